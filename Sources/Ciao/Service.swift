@@ -1,0 +1,103 @@
+/// A DNS-SD service instance `<name>.<type>.<domain>` (RFC 6763 §4.1) seen on, or published to, an interface.
+///
+/// Identity (``id``, `==`, `hash`) is name, type, domain and interface index; the name and domain are
+/// compared byte-wise as UTF-8 with ASCII letters case-folded, as DNS compares names (RFC 6762 §16).
+/// `Codable` with keys `name`, `type`, `domain`, `interfaceIndex`, so a reference can be stored and resolved later.
+public struct Service: Hashable, Identifiable, Sendable, Codable {
+    /// The identity of a ``Service``: its name and domain with ASCII letters lowercased, its type and its
+    /// interface index. Two services are equal exactly when their `ID`s are equal.
+    public struct ID: Hashable, Sendable, CustomStringConvertible {
+        /// The instance name with ASCII letters lowercased (other characters unchanged).
+        public let name: String
+        public let type: ServiceType
+        /// The normalised domain with ASCII letters lowercased, e.g. `local.`.
+        public let domain: String
+        public let interfaceIndex: UInt32
+
+        fileprivate init(_ service: Service) {
+            name = Service.asciiLowercased(service.name)
+            type = service.type
+            domain = Service.asciiLowercased(service.domain)
+            interfaceIndex = service.interfaceIndex
+        }
+
+        // Byte-wise (not Unicode canonical-equivalence) comparison, as on the wire.
+        public static func == (lhs: ID, rhs: ID) -> Bool {
+            lhs.interfaceIndex == rhs.interfaceIndex && lhs.type == rhs.type
+                && lhs.name.utf8.elementsEqual(rhs.name.utf8) && lhs.domain.utf8.elementsEqual(rhs.domain.utf8)
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(interfaceIndex)
+            hasher.combine(type)
+            hasher.combine(name.utf8.count)
+            for byte in name.utf8 { hasher.combine(byte) }
+            for byte in domain.utf8 { hasher.combine(byte) }
+        }
+
+        public var description: String { "\(name).\(type).\(domain)%\(interfaceIndex)" }
+    }
+
+    /// The instance name, any UTF-8 text up to 63 bytes (RFC 6763 §4.1.1), e.g. `Living Room Speaker`.
+    public let name: String
+    public let type: ServiceType
+    /// The domain, always with a trailing dot; `local.` for Multicast DNS.
+    public let domain: String
+    /// The interface the service was seen on or is published to; 0 means any / all interfaces.
+    public let interfaceIndex: UInt32
+
+    /// Creates a service reference. `domain` `""`, `"local"` or `"local."` (any case) becomes `"local."`;
+    /// any other domain gets a trailing dot if it lacks one.
+    public init(name: String, type: ServiceType, domain: String = "local.", interfaceIndex: UInt32 = 0) {
+        self.name = name
+        self.type = type
+        self.domain = Service.normalisedDomain(domain)
+        self.interfaceIndex = interfaceIndex
+    }
+
+    /// The identity of this service; see ``ID``.
+    public var id: ID { ID(self) }
+
+    public static func == (lhs: Service, rhs: Service) -> Bool { lhs.id == rhs.id }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+
+    private enum CodingKeys: String, CodingKey {
+        case name, type, domain, interfaceIndex
+    }
+
+    /// Decodes `name` and `type` (required), `domain` (default `local.`, normalised like ``init(name:type:domain:interfaceIndex:)``)
+    /// and `interfaceIndex` (default 0).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            name: try container.decode(String.self, forKey: .name),
+            type: try container.decode(ServiceType.self, forKey: .type),
+            domain: try container.decodeIfPresent(String.self, forKey: .domain) ?? "local.",
+            interfaceIndex: try container.decodeIfPresent(UInt32.self, forKey: .interfaceIndex) ?? 0)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(type, forKey: .type)
+        try container.encode(domain, forKey: .domain)
+        try container.encode(interfaceIndex, forKey: .interfaceIndex)
+    }
+
+    private static func normalisedDomain(_ domain: String) -> String {
+        switch asciiLowercased(domain) {
+        case "", "local", "local.": return "local."
+        default: return domain.hasSuffix(".") ? domain : domain + "."
+        }
+    }
+
+    fileprivate static func asciiLowercased(_ text: String) -> String {
+        String(decoding: text.utf8.map { ($0 >= 0x41 && $0 <= 0x5A) ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+}
+
+extension Service: CustomStringConvertible {
+    /// `name._type._tcp.domain`, with the instance name unescaped, e.g. `My Printer._ipp._tcp.local.`.
+    public var description: String { "\(name).\(type).\(domain)" }
+}

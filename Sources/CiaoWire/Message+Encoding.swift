@@ -1,0 +1,69 @@
+extension Message {
+    /// Encodes the message as one packet of at most `maximumSize` bytes.
+    /// - Throws: ``EncodingError/messageTooLarge(maximumSize:)`` when it does not fit.
+    public func encoded(maximumSize: Int = Message.maximumSize) throws(EncodingError) -> [UInt8] {
+        var encoder = MessageEncoder(maximumSize: maximumSize, entryCount: entryCount)
+        encoder.start(header)
+        for question in questions {
+            guard case .placed = encoder.place(question) else { throw .messageTooLarge(maximumSize: maximumSize) }
+        }
+        for (section, records) in [answers, authorities, additionals].enumerated() {
+            for record in records {
+                guard case .placed = try encoder.place(record, section: section + 1) else {
+                    throw .messageTooLarge(maximumSize: maximumSize)
+                }
+            }
+        }
+        return encoder.finish()
+    }
+
+    /// Encodes the message as as many packets of at most `maximumSize` bytes as it needs.
+    ///
+    /// Questions, answers and authority records fill packets in order; each packet repeats the
+    /// header. In a query, every packet but the last has TC set, so responders wait for the rest of
+    /// the known-answer list (RFC 6762 §7.2). Additional records are optional (RFC 6763 §12): those
+    /// that do not fit in the last packet are left out.
+    /// - Throws: ``EncodingError/entryTooLarge(size:maximumSize:)`` when one entry cannot fit in any
+    ///   packet, ``EncodingError/rdataTooLong(type:length:)`` for oversized RDATA.
+    public func encodedPackets(maximumSize: Int = Message.maximumSize) throws(EncodingError) -> [[UInt8]] {
+        var encoder = MessageEncoder(maximumSize: maximumSize, entryCount: entryCount)
+        var packets: [[UInt8]] = []
+        encoder.start(header)
+
+        func place(_ attempt: (inout MessageEncoder) throws(EncodingError) -> MessageEncoder.Placement)
+            throws(EncodingError)
+        {
+            guard case .overflow(let size) = try attempt(&encoder) else { return }
+            guard !encoder.isEmpty else { throw .entryTooLarge(size: size, maximumSize: maximumSize) }
+            packets.append(encoder.finish())
+            encoder.start(header)
+            guard case .placed = try attempt(&encoder) else {
+                throw .entryTooLarge(size: size, maximumSize: maximumSize)
+            }
+        }
+
+        for question in questions {
+            try place { $0.place(question) }
+        }
+        for (section, records) in [answers, authorities].enumerated() {
+            for record in records {
+                try place { encoder throws(EncodingError) in try encoder.place(record, section: section + 1) }
+            }
+        }
+        for record in additionals {
+            _ = try encoder.place(record, section: 3)
+        }
+        packets.append(encoder.finish())
+
+        if !header.isResponse {
+            for index in packets.indices.dropLast() {
+                packets[index][2] |= 0x02
+            }
+        }
+        return packets
+    }
+
+    private var entryCount: Int {
+        questions.count + answers.count + authorities.count + additionals.count
+    }
+}

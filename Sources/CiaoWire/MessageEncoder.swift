@@ -1,0 +1,221 @@
+/// Writes messages into bytes with name compression, within a size budget (RFC 1035 §4.1.4,
+/// RFC 6762 §17, §18.14). Output is deterministic: the same message always gives the same bytes.
+struct MessageEncoder {
+    /// What happened to an entry offered to the message.
+    enum Placement {
+        case placed
+        /// The entry would take the message past its budget and was left out; it takes `size` bytes.
+        case overflow(size: Int)
+    }
+
+    let maximumSize: Int
+    private(set) var bytes: [UInt8] = []
+    private var table: CompressionTable
+    private var counts: [UInt16] = [0, 0, 0, 0]
+
+    /// An encoder for messages of at most `maximumSize` bytes holding about `entryCount` entries.
+    init(maximumSize: Int, entryCount: Int) {
+        self.maximumSize = maximumSize
+        table = CompressionTable(capacity: min(maximumSize / 2, entryCount * 6 + 16))
+        bytes.reserveCapacity(min(maximumSize, 512))
+    }
+
+    /// True when no entry has been placed in the current message.
+    var isEmpty: Bool { counts == [0, 0, 0, 0] }
+
+    /// Begins a new message with `header`.
+    mutating func start(_ header: MessageHeader) {
+        bytes.removeAll(keepingCapacity: true)
+        table.truncate(to: 0)
+        counts = [0, 0, 0, 0]
+        append(header.id)
+        append(header.flags)
+        bytes.append(contentsOf: repeatElement(0, count: 8))
+    }
+
+    /// The current message with its section counts filled in.
+    mutating func finish() -> [UInt8] {
+        for (index, count) in counts.enumerated() {
+            bytes[4 + 2 * index] = UInt8(count >> 8)
+            bytes[5 + 2 * index] = UInt8(truncatingIfNeeded: count)
+        }
+        return bytes
+    }
+
+    mutating func place(_ question: Question) -> Placement {
+        placeEntry(section: 0) { encoder in
+            encoder.write(question.name)
+            encoder.append(question.type.rawValue)
+            encoder.append(question.qClass.rawValue & 0x7FFF | (question.unicastResponse ? 0x8000 : 0))
+        }
+    }
+
+    /// Places a record in section 1 (answer), 2 (authority) or 3 (additional).
+    mutating func place(_ record: ResourceRecord, section: Int) throws(EncodingError) -> Placement {
+        try placeEntry(section: section) { encoder throws(EncodingError) in try encoder.write(record) }
+    }
+
+    private mutating func placeEntry<Failure: Error>(
+        section: Int, _ write: (inout MessageEncoder) throws(Failure) -> Void
+    ) throws(Failure) -> Placement {
+        let byteMark = bytes.count
+        let tableMark = table.count
+        try write(&self)
+        guard bytes.count <= maximumSize, counts[section] < UInt16.max else {
+            let size = bytes.count - byteMark
+            bytes.removeSubrange(byteMark...)
+            table.truncate(to: tableMark)
+            return .overflow(size: size)
+        }
+        counts[section] += 1
+        return .placed
+    }
+
+    // MARK: Records
+
+    private mutating func write(_ record: ResourceRecord) throws(EncodingError) {
+        write(record.name)
+        append(record.type.rawValue)
+        append(record.rrClass.rawValue & 0x7FFF | (record.cacheFlush ? 0x8000 : 0))
+        append(UInt16(record.ttl >> 16))
+        append(UInt16(truncatingIfNeeded: record.ttl))
+        let lengthPosition = bytes.count
+        append(UInt16(0))
+        switch record.data {
+        case .a(let address):
+            bytes.append(contentsOf: [address.bytes.0, address.bytes.1, address.bytes.2, address.bytes.3])
+        case .aaaa(let address):
+            append(address.high)
+            append(address.low)
+        case .ptr(let name):
+            write(name)
+        case .srv(let srv):
+            append(srv.priority)
+            append(srv.weight)
+            append(srv.port)
+            write(srv.target)
+        case .txt(let txt):
+            bytes.append(contentsOf: txt.wireBytes)
+        case .nsec(let nsec):
+            write(nsec.nextDomainName)
+            writeTypeBitmaps(nsec.types)
+        case .opt(let options):
+            for option in options {
+                append(option.code)
+                append(UInt16(truncatingIfNeeded: option.data.count))
+                bytes.append(contentsOf: option.data)
+                guard option.data.count <= 0xFFFF else {
+                    throw .rdataTooLong(type: .opt, length: option.data.count)
+                }
+            }
+        case .unknown(_, let data):
+            bytes.append(contentsOf: data)
+        }
+        let length = bytes.count - lengthPosition - 2
+        guard length <= 0xFFFF else { throw .rdataTooLong(type: record.type, length: length) }
+        bytes[lengthPosition] = UInt8(length >> 8)
+        bytes[lengthPosition + 1] = UInt8(truncatingIfNeeded: length)
+    }
+
+    /// Window blocks for the sorted `types` (RFC 4034 §4.1.2).
+    private mutating func writeTypeBitmaps(_ types: [RecordType]) {
+        var index = types.startIndex
+        while index < types.endIndex {
+            let window = types[index].rawValue >> 8
+            var bitmap = [UInt8](repeating: 0, count: 32)
+            var length = 0
+            while index < types.endIndex, types[index].rawValue >> 8 == window {
+                let low = Int(types[index].rawValue & 0xFF)
+                bitmap[low >> 3] |= 0x80 >> UInt8(low & 7)
+                length = low >> 3 + 1
+                index += 1
+            }
+            bytes.append(UInt8(window))
+            bytes.append(UInt8(length))
+            bytes.append(contentsOf: bitmap[..<length])
+        }
+    }
+
+    // MARK: Names
+
+    /// Writes `name`, replacing its longest suffix already in the message with a pointer.
+    private mutating func write(_ name: DomainName) {
+        let storage = name.storage
+        withUnsafeTemporaryAllocation(of: (start: Int, hash: UInt64).self, capacity: 128) { suffixes in
+            // Label starts, then suffix hashes from the last label back to the first, so each
+            // suffix's hash extends the one after it.
+            var labelCount = 0
+            var index = 0
+            while index < storage.count {
+                suffixes[labelCount] = (index, 0)
+                labelCount += 1
+                index += 1 + Int(storage[index])
+            }
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            var end = storage.count
+            for label in stride(from: labelCount - 1, through: 0, by: -1) {
+                let start = suffixes[label].start
+                for position in start..<end { hash = (hash ^ UInt64(storage[position])) &* 0x100_0000_01b3 }
+                suffixes[label].hash = hash
+                end = start
+            }
+
+            var pointer: Int?
+            var written = labelCount
+            for label in 0..<labelCount {
+                let suffix = suffixes[label]
+                table.forEachOffset(of: suffix.hash) { offset in
+                    guard matches(storage, from: suffix.start, at: offset) else { return false }
+                    pointer = offset
+                    return true
+                }
+                if pointer != nil {
+                    written = label
+                    break
+                }
+            }
+            for label in 0..<written {
+                let start = suffixes[label].start
+                if bytes.count < 0x4000 { table.insert(suffixes[label].hash, offset: bytes.count) }
+                bytes.append(contentsOf: storage[start...(start + Int(storage[start]))])
+            }
+            if let pointer {
+                append(UInt16(0xC000 | pointer))
+            } else {
+                bytes.append(0)
+            }
+        }
+    }
+
+    /// True when the name written at `offset` (following our own pointers) is byte for byte the
+    /// suffix of `storage` that starts at `start`.
+    private func matches(_ storage: [UInt8], from start: Int, at offset: Int) -> Bool {
+        var index = start
+        var position = offset
+        while true {
+            while bytes[position] >= 0xC0 {
+                position = Int(bytes[position] & 0x3F) << 8 | Int(bytes[position + 1])
+            }
+            let length = Int(bytes[position])
+            guard index < storage.count else { return length == 0 }
+            guard length == Int(storage[index]),
+                storage[(index + 1)...(index + length)].elementsEqual(bytes[(position + 1)...(position + length)])
+            else { return false }
+            index += 1 + length
+            position += 1 + length
+        }
+    }
+
+    // MARK: Integers
+
+    private mutating func append(_ value: UInt16) {
+        bytes.append(UInt8(value >> 8))
+        bytes.append(UInt8(truncatingIfNeeded: value))
+    }
+
+    private mutating func append(_ value: UInt64) {
+        for shift in stride(from: 56, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+        }
+    }
+}
