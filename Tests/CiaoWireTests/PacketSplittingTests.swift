@@ -1,0 +1,89 @@
+import Testing
+@testable import CiaoWire
+
+@Suite struct PacketSplittingTests {
+    typealias F = Fixtures
+
+    /// `count` PTR records for distinct instances of `_ciao._tcp.local.`.
+    private func pointers(_ count: Int, ttl: UInt32 = 4500) -> [ResourceRecord] {
+        let type = F.name("_ciao._tcp.local.")
+        return (0..<count).map { index in
+            ResourceRecord(name: type, ttl: ttl, data: .ptr(try! type.prepending(label: Array("Service number \(index)".utf8))))
+        }
+    }
+
+    @Test func smallMessageIsOnePacket() throws {
+        let packets = try F.dnsSDAnswer.encodedPackets()
+        #expect(packets == [try F.dnsSDAnswer.encoded()])
+    }
+
+    @Test func knownAnswerListSplitsWithTruncationBit() throws {
+        let question = Question(name: F.name("_ciao._tcp.local."), type: .ptr)
+        let query = Message(questions: [question], answers: pointers(300))
+        #expect(throws: EncodingError.messageTooLarge(maximumSize: 1500)) { try query.encoded(maximumSize: 1500) }
+        let packets = try query.encodedPackets(maximumSize: 1500)
+        #expect(packets.count > 1)
+        var knownAnswers: [ResourceRecord] = []
+        for (index, packet) in packets.enumerated() {
+            #expect(packet.count <= 1500)
+            let message = try Message(decoding: packet)
+            #expect(message.header.isTruncated == (index < packets.count - 1), "TC on all but the last (RFC 6762 §7.2)")
+            #expect(message.questions == (index == 0 ? [question] : []), "questions only in the first packet")
+            knownAnswers += message.answers
+        }
+        #expect(knownAnswers == query.answers, "every known answer sent once, in order")
+    }
+
+    @Test func responsesSplitWithoutTruncationBit() throws {
+        let response = Message(header: .response(), answers: pointers(400))
+        let packets = try response.encodedPackets()
+        #expect(packets.count == 2)
+        #expect(packets.allSatisfy { $0.count <= Message.maximumSize })
+        let messages = try packets.map { try Message(decoding: $0) }
+        #expect(messages.allSatisfy { !$0.header.isTruncated && $0.header.isResponse })
+        #expect(messages.flatMap(\.answers) == response.answers)
+    }
+
+    @Test func additionalRecordsThatDoNotFitAreLeftOut() throws {
+        var response = Message(header: .response(), answers: pointers(1))
+        response.additionals = pointers(200)
+        let packets = try response.encodedPackets(maximumSize: 1000)
+        #expect(packets.count == 1)
+        let message = try Message(decoding: packets[0])
+        #expect(message.answers == response.answers)
+        #expect(!message.additionals.isEmpty && message.additionals.count < 200)
+        #expect(message.additionals == Array(response.additionals.prefix(message.additionals.count)))
+    }
+
+    @Test func entryLargerThanAPacketIsAnError() throws {
+        let big = ResourceRecord(name: F.name("big.local."), ttl: 1, data: .unknown(RecordType(65280), Array(repeating: 0, count: 600)))
+        let message = Message(header: .response(), answers: [big])
+        #expect(throws: EncodingError.self) { try message.encodedPackets(maximumSize: 512) }
+        do {
+            _ = try message.encodedPackets(maximumSize: 512)
+        } catch {
+            guard case .entryTooLarge(let size, 512) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
+            #expect(size == F.name("big.local.").wireLength + 10 + 600)
+        }
+    }
+
+    @Test func oversizedRDataIsAnError() {
+        let huge = ResourceRecord(name: .root, ttl: 1, data: .unknown(RecordType(65280), Array(repeating: 0, count: 70_000)))
+        #expect(throws: EncodingError.rdataTooLong(type: RecordType(65280), length: 70_000)) {
+            try Message(answers: [huge]).encoded(maximumSize: 100_000)
+        }
+    }
+
+    @Test func compressionSurvivesPacketBoundaries() throws {
+        // Each packet must be decodable alone: no pointer may reach into an earlier packet.
+        let packets = try Message(header: .response(), answers: pointers(400)).encodedPackets(maximumSize: 700)
+        #expect(packets.count > 5)
+        for packet in packets {
+            let decoded = try Message.decode(packet)
+            #expect(decoded.skippedRecords.isEmpty)
+        }
+    }
+}

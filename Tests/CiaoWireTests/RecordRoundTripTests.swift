@@ -1,0 +1,108 @@
+import Testing
+@testable import CiaoWire
+
+@Suite struct RecordRoundTripTests {
+    static let owner = Fixtures.name("Ciao Test\\.One._ciao._tcp.local.")
+
+    static let records: [RecordData] = [
+        .a(IPv4Address(198, 18, 0, 1)),
+        .aaaa(IPv6Address("fe80::1:2:3:4")!),
+        .ptr(Fixtures.name("Other._ciao._tcp.local.")),
+        .srv(SRVData(priority: 1, weight: 2, port: 5353, target: Fixtures.name("host.local."))),
+        .srv(SRVData(port: 1, target: .root)),
+        .txt(try! TXTData(strings: [Array("a=b".utf8), [], [0, 0xFF, 0x3D], Array(repeating: 0x41, count: 255)])),
+        .txt(try! TXTData(wireBytes: [])),
+        .nsec(NSECData(nextDomainName: owner, types: [.a, .aaaa, .txt, .srv, RecordType(1234), RecordType(65535)])),
+        .nsec(NSECData(nextDomainName: owner, types: [])),
+        .opt([EDNSOption(code: 4, data: [0, 1, 2, 3, 4, 5, 6, 7]), EDNSOption(code: 65001, data: [])]),
+        .unknown(.hinfo, [3, 0x61, 0x62, 0x63, 0]),
+        .unknown(RecordType(65280), []),
+    ]
+
+    @Test(arguments: records)
+    func recordRoundTrips(data: RecordData) throws {
+        let record = ResourceRecord(name: Self.owner, cacheFlush: true, ttl: 0xFFFF_FFFF, data: data)
+        let message = Message(header: .response(id: 7), answers: [record], authorities: [record], additionals: [record])
+        let bytes = try message.encoded()
+        let decoded = try Message.decode(bytes)
+        #expect(decoded.skippedRecords.isEmpty)
+        #expect(decoded.message == message)
+        #expect(try decoded.message.encoded() == bytes)
+    }
+
+    @Test func questionFlagsAndClassesRoundTrip() throws {
+        let questions = [
+            Question(name: Self.owner, type: .any, unicastResponse: true),
+            Question(name: Self.owner, type: .srv, qClass: .any),
+            Question(name: .root, type: RecordType(0xFFFF), qClass: RecordClass(rawValue: 0x7FFF)),
+        ]
+        let message = Message(header: MessageHeader(id: 0xBEEF, flags: 0x0100), questions: questions)
+        let bytes = try message.encoded()
+        #expect(bytes[12 + Self.owner.wireLength + 2] & 0x80 == 0x80, "QU bit is the class's top bit")
+        #expect(try Message(decoding: bytes) == message)
+    }
+
+    @Test func headerFlagsRoundTrip() throws {
+        var header = MessageHeader(id: 0x1234)
+        header.isResponse = true
+        header.isAuthoritativeAnswer = true
+        header.isTruncated = true
+        header.isRecursionDesired = true
+        header.isRecursionAvailable = true
+        header.zero = true
+        header.isAuthenticData = true
+        header.isCheckingDisabled = true
+        header.rcode = 3
+        #expect(header.flags == 0x87F3)
+        let decoded = try Message(decoding: Message(header: header).encoded())
+        #expect(decoded.header == header)
+        #expect(decoded.header.rcode == 3)
+        #expect(decoded.header.opcode == 0)
+    }
+
+    @Test func cacheFlushIsTheClassTopBit() throws {
+        let record = ResourceRecord(name: Self.owner, cacheFlush: true, ttl: 120, data: .a(IPv4Address(1, 2, 3, 4)))
+        let bytes = try Message(header: .response(), answers: [record]).encoded()
+        let classOffset = 12 + Self.owner.wireLength + 2
+        #expect(Array(bytes[classOffset...(classOffset + 1)]) == [0x80, 0x01])
+    }
+
+    @Test func nsecBitmapMatchesRFC4034Example() throws {
+        // RFC 4034 §4.3: A, MX, RRSIG, NSEC, TYPE1234 → windows 0 and 4.
+        let nsec = NSECData(nextDomainName: Fixtures.name("host.example.com."),
+                            types: [RecordType(1), RecordType(15), RecordType(46), RecordType(47), RecordType(1234)])
+        let bytes = try Message(header: .response(), answers: [ResourceRecord(name: .root, ttl: 1, data: .nsec(nsec))]).encoded()
+        // Header, root owner, fixed fields, then the 18-byte uncompressed next name.
+        let bitmaps = Array(bytes[(12 + 1 + 10 + 18)...])
+        #expect(bitmaps == [0x00, 0x06, 0x40, 0x01, 0x00, 0x00, 0x00, 0x03, 0x04, 0x1B]
+                + Array(repeating: 0, count: 26) + [0x20])
+    }
+
+    @Test func dnsSDAnswerCompressesSharedSuffixes() throws {
+        let bytes = try Fixtures.dnsSDAnswer.encoded()
+        let uncompressed = 12 + 5 * 10 + [Fixtures.dnsSDAnswer.answers, Fixtures.dnsSDAnswer.additionals].joined().reduce(0) {
+            $0 + $1.name.wireLength
+        }
+        #expect(bytes.count < uncompressed)
+        #expect(try Message(decoding: bytes) == Fixtures.dnsSDAnswer)
+        // The instance name is written once; later owners point at it.
+        let instance = Array("Living Room Speaker".utf8)
+        #expect(bytes.indices.filter { bytes[$0...].starts(with: instance) }.count == 1)
+    }
+
+    @Test func encodingIsDeterministic() throws {
+        let first = try Fixtures.dnsSDAnswer.encoded()
+        for _ in 0..<10 { #expect(try Fixtures.dnsSDAnswer.encoded() == first) }
+    }
+
+    @Test func compressionPreservesCase() throws {
+        let lower = Fixtures.name("host.local.")
+        let upper = Fixtures.name("HOST.local.")
+        let message = Message(header: .response(), answers: [
+            ResourceRecord(name: lower, ttl: 1, data: .a(IPv4Address(1, 1, 1, 1))),
+            ResourceRecord(name: upper, ttl: 1, data: .a(IPv4Address(2, 2, 2, 2))),
+        ])
+        let decoded = try Message(decoding: message.encoded())
+        #expect(decoded.answers[1].name.isIdentical(to: upper))
+    }
+}
