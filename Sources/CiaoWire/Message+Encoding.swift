@@ -7,12 +7,14 @@ extension Message {
         for question in questions {
             guard case .placed = encoder.place(question) else { throw .messageTooLarge(maximumSize: maximumSize) }
         }
-        for (section, records) in [answers, authorities, additionals].enumerated() {
-            for record in records {
-                guard case .placed = try encoder.place(record, section: section + 1) else {
-                    throw .messageTooLarge(maximumSize: maximumSize)
-                }
-            }
+        for record in answers {
+            guard case .placed = try encoder.place(record, section: 1) else { throw .messageTooLarge(maximumSize: maximumSize) }
+        }
+        for record in authorities {
+            guard case .placed = try encoder.place(record, section: 2) else { throw .messageTooLarge(maximumSize: maximumSize) }
+        }
+        for record in additionals {
+            guard case .placed = try encoder.place(record, section: 3) else { throw .messageTooLarge(maximumSize: maximumSize) }
         }
         return encoder.finish()
     }

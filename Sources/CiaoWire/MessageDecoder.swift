@@ -16,12 +16,10 @@ extension Message {
     /// and memory bounded by the input's length. Records whose RDATA is malformed are skipped and
     /// reported, the rest of the message kept (DESIGN.md §5).
     public static func decode(_ bytes: [UInt8]) throws(DecodingError) -> DecodedMessage {
-        let result = bytes.withUnsafeBytes { buffer -> Result<DecodedMessage, DecodingError> in
-            var decoder = MessageDecoder(buffer)
-            do throws(DecodingError) {
-                return .success(try decoder.decodeMessage())
-            } catch {
-                return .failure(error)
+        let result = bytes.withUnsafeBytes { buffer in
+            withUnsafeTemporaryAllocation(byteCount: DomainName.maximumWireLength, alignment: 1) { scratch in
+                var decoder = MessageDecoder(buffer, scratch: scratch)
+                return Result { () throws(DecodingError) in try decoder.decodeMessage() }
             }
         }
         return try result.get()
@@ -34,14 +32,21 @@ struct MessageDecoder {
     /// real name needs more; a loop or an absurd chain ends here.
     static let maximumPointerHops = 128
 
+    /// A name needing this many pointers turns on ``nameCache`` for the rest of the packet.
+    static let nameCacheThreshold = 8
+
     private let bytes: UnsafeRawBufferPointer
     private var offset = 0
-    /// Reused for every name: the uncompressed name under construction.
-    private var scratch: [UInt8] = []
+    /// Reused for every name: the uncompressed name under construction (255 bytes).
+    private let scratch: UnsafeMutableRawBufferPointer
+    /// The name read from each pointer target, once a packet has shown a long pointer chain. With
+    /// it, each target is walked at most once, so a packet of chains decodes in time linear in its
+    /// size rather than in size × chain length.
+    private var nameCache: [Int: DomainName]?
 
-    init(_ bytes: UnsafeRawBufferPointer) {
+    init(_ bytes: UnsafeRawBufferPointer, scratch: UnsafeMutableRawBufferPointer) {
         self.bytes = bytes
-        scratch.reserveCapacity(DomainName.maximumWireLength)
+        self.scratch = scratch
     }
 
     mutating func decodeMessage() throws(DecodingError) -> DecodedMessage {
@@ -200,11 +205,13 @@ struct MessageDecoder {
     /// Reads a possibly compressed name whose in-place bytes end before `end`; pointers may lead
     /// anywhere in the message after the header, backwards or forwards (RFC 1035 §4.1.4).
     private mutating func readName(end: Int) throws(DecodingError) -> DomainName {
-        scratch.removeAll(keepingCapacity: true)
+        var length = 0
         var position = offset
         var limit = end
         var resumeOffset: Int?
         var hops = 0
+        // Pointer targets walked in this name and where their labels start in `scratch`.
+        var walkedTargets: [(target: Int, start: Int)] = []
         while true {
             guard position < limit else { throw DecodingError(.truncated, at: position) }
             let byte = bytes[position]
@@ -212,16 +219,17 @@ struct MessageDecoder {
             case 0x00:
                 if byte == 0 {
                     offset = resumeOffset ?? position + 1
-                    return DomainName(validatedStorage: scratch)
+                    return finishName(length: length, hops: hops, walkedTargets: walkedTargets)
                 }
-                let length = Int(byte)
-                guard position + 1 + length <= limit else { throw DecodingError(.truncated, at: position) }
-                guard scratch.count + 1 + length + 1 <= DomainName.maximumWireLength else {
+                let labelLength = Int(byte)
+                guard position + 1 + labelLength <= limit else { throw DecodingError(.truncated, at: position) }
+                guard length + 1 + labelLength + 1 <= DomainName.maximumWireLength else {
                     throw DecodingError(.nameTooLong, at: position)
                 }
-                scratch.append(byte)
-                scratch.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[(position + 1)..<(position + 1 + length)]))
-                position += 1 + length
+                scratch.baseAddress!.advanced(by: length)
+                    .copyMemory(from: bytes.baseAddress!.advanced(by: position), byteCount: 1 + labelLength)
+                length += 1 + labelLength
+                position += 1 + labelLength
             case 0xC0:
                 guard position + 2 <= limit else { throw DecodingError(.truncated, at: position) }
                 let target = Int(readUInt16(at: position) & 0x3FFF)
@@ -231,12 +239,36 @@ struct MessageDecoder {
                 hops += 1
                 guard hops <= Self.maximumPointerHops else { throw DecodingError(.tooManyPointers, at: position) }
                 if resumeOffset == nil { resumeOffset = position + 2 }
+                if let suffix = nameCache?[target] {
+                    guard length + suffix.wireLength <= DomainName.maximumWireLength else {
+                        throw DecodingError(.nameTooLong, at: position)
+                    }
+                    suffix.storage.withUnsafeBytes {
+                        scratch.baseAddress!.advanced(by: length).copyMemory(from: $0.baseAddress!, byteCount: $0.count)
+                    }
+                    offset = resumeOffset!
+                    return finishName(length: length + suffix.storage.count, hops: hops, walkedTargets: walkedTargets)
+                }
+                if nameCache != nil { walkedTargets.append((target, length)) }
                 position = target
                 limit = bytes.count
             default:
                 throw DecodingError(.reservedLabelType(byte & 0xC0), at: position)
             }
         }
+    }
+
+    /// The name in `scratch`; caches the suffix at each pointer target walked, when caching is on.
+    private mutating func finishName(
+        length: Int, hops: Int, walkedTargets: [(target: Int, start: Int)]
+    ) -> DomainName {
+        let name = DomainName(validatedStorage: Array(UnsafeRawBufferPointer(rebasing: scratch[..<length])))
+        if nameCache == nil, hops >= Self.nameCacheThreshold { nameCache = [:] }
+        for (target, start) in walkedTargets where nameCache?[target] == nil {
+            nameCache?[target] = DomainName(
+                validatedStorage: Array(UnsafeRawBufferPointer(rebasing: scratch[start..<length])))
+        }
+        return name
     }
 
     // MARK: Primitives

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Writes messages into bytes with name compression, within a size budget (RFC 1035 §4.1.4,
 /// RFC 6762 §17, §18.14). Output is deterministic: the same message always gives the same bytes.
 struct MessageEncoder {
@@ -11,23 +17,24 @@ struct MessageEncoder {
     let maximumSize: Int
     private(set) var bytes: [UInt8] = []
     private var table: CompressionTable
-    private var counts: [UInt16] = [0, 0, 0, 0]
+    /// Questions, answers, authority and additional records in the current message.
+    private var counts = SIMD4<UInt16>()
 
     /// An encoder for messages of at most `maximumSize` bytes holding about `entryCount` entries.
     init(maximumSize: Int, entryCount: Int) {
         self.maximumSize = maximumSize
-        table = CompressionTable(capacity: min(maximumSize / 2, entryCount * 6 + 16))
+        table = CompressionTable(capacity: entryCount * 3 + 8)
         bytes.reserveCapacity(min(maximumSize, 512))
     }
 
     /// True when no entry has been placed in the current message.
-    var isEmpty: Bool { counts == [0, 0, 0, 0] }
+    var isEmpty: Bool { counts == .zero }
 
     /// Begins a new message with `header`.
     mutating func start(_ header: MessageHeader) {
         bytes.removeAll(keepingCapacity: true)
         table.truncate(to: 0)
-        counts = [0, 0, 0, 0]
+        counts = .zero
         append(header.id)
         append(header.flags)
         bytes.append(contentsOf: repeatElement(0, count: 8))
@@ -35,9 +42,9 @@ struct MessageEncoder {
 
     /// The current message with its section counts filled in.
     mutating func finish() -> [UInt8] {
-        for (index, count) in counts.enumerated() {
-            bytes[4 + 2 * index] = UInt8(count >> 8)
-            bytes[5 + 2 * index] = UInt8(truncatingIfNeeded: count)
+        for index in 0..<4 {
+            bytes[4 + 2 * index] = UInt8(counts[index] >> 8)
+            bytes[5 + 2 * index] = UInt8(truncatingIfNeeded: counts[index])
         }
         return bytes
     }
@@ -199,7 +206,11 @@ struct MessageEncoder {
             let length = Int(bytes[position])
             guard index < storage.count else { return length == 0 }
             guard length == Int(storage[index]),
-                storage[(index + 1)...(index + length)].elementsEqual(bytes[(position + 1)...(position + length)])
+                storage.withUnsafeBufferPointer({ name in
+                    bytes.withUnsafeBufferPointer { message in
+                        memcmp(name.baseAddress! + index + 1, message.baseAddress! + position + 1, length) == 0
+                    }
+                })
             else { return false }
             index += 1 + length
             position += 1 + length
