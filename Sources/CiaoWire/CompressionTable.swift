@@ -15,6 +15,7 @@ struct CompressionTable {
         var slotCount = 16
         while slotCount < capacity * 2 { slotCount <<= 1 }
         slots = Array(repeating: 0, count: slotCount)
+        log.reserveCapacity(slotCount / 2)
     }
 
     /// Number of entries, usable as a rollback mark.

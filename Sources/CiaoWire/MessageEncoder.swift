@@ -24,7 +24,7 @@ struct MessageEncoder {
     init(maximumSize: Int, entryCount: Int) {
         self.maximumSize = maximumSize
         table = CompressionTable(capacity: entryCount * 3 + 8)
-        bytes.reserveCapacity(min(maximumSize, 512))
+        bytes.reserveCapacity(min(maximumSize, 12 + entryCount * 48))
     }
 
     /// True when no entry has been placed in the current message.
@@ -147,73 +147,79 @@ struct MessageEncoder {
 
     /// Writes `name`, replacing its longest suffix already in the message with a pointer.
     private mutating func write(_ name: DomainName) {
-        let storage = name.storage
-        withUnsafeTemporaryAllocation(of: (start: Int, hash: UInt64).self, capacity: 128) { suffixes in
-            // Label starts, then suffix hashes from the last label back to the first, so each
-            // suffix's hash extends the one after it.
-            var labelCount = 0
-            var index = 0
-            while index < storage.count {
-                suffixes[labelCount] = (index, 0)
-                labelCount += 1
-                index += 1 + Int(storage[index])
+        name.storage.withUnsafeBufferPointer { storage in
+            withUnsafeTemporaryAllocation(of: (start: Int, hash: UInt64).self, capacity: 128) { suffixes in
+                write(storage, suffixes: suffixes)
             }
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            var end = storage.count
-            for label in stride(from: labelCount - 1, through: 0, by: -1) {
-                let start = suffixes[label].start
-                for position in start..<end { hash = (hash ^ UInt64(storage[position])) &* 0x100_0000_01b3 }
-                suffixes[label].hash = hash
-                end = start
-            }
+        }
+    }
 
-            var pointer: Int?
-            var written = labelCount
-            for label in 0..<labelCount {
-                let suffix = suffixes[label]
-                table.forEachOffset(of: suffix.hash) { offset in
-                    guard matches(storage, from: suffix.start, at: offset) else { return false }
-                    pointer = offset
-                    return true
-                }
-                if pointer != nil {
-                    written = label
-                    break
-                }
+    /// `storage` is a name's labels; `suffixes` is room for one entry per label.
+    private mutating func write(
+        _ storage: UnsafeBufferPointer<UInt8>, suffixes: UnsafeMutableBufferPointer<(start: Int, hash: UInt64)>
+    ) {
+        // Label starts, then suffix hashes (FNV-1a) from the last label back to the first, so each
+        // suffix's hash extends the one after it.
+        var labelCount = 0
+        var index = 0
+        while index < storage.count {
+            suffixes[labelCount] = (index, 0)
+            labelCount += 1
+            index += 1 + Int(storage[index])
+        }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var end = storage.count
+        for label in stride(from: labelCount - 1, through: 0, by: -1) {
+            let start = suffixes[label].start
+            for position in start..<end { hash = (hash ^ UInt64(storage[position])) &* 0x100_0000_01b3 }
+            suffixes[label].hash = hash
+            end = start
+        }
+
+        var pointer: Int?
+        var written = labelCount
+        for label in 0..<labelCount {
+            let suffix = suffixes[label]
+            table.forEachOffset(of: suffix.hash) { offset in
+                guard matches(storage, from: suffix.start, at: offset) else { return false }
+                pointer = offset
+                return true
             }
-            for label in 0..<written {
-                let start = suffixes[label].start
-                if bytes.count < 0x4000 { table.insert(suffixes[label].hash, offset: bytes.count) }
-                bytes.append(contentsOf: storage[start...(start + Int(storage[start]))])
+            if pointer != nil {
+                written = label
+                break
             }
-            if let pointer {
-                append(UInt16(0xC000 | pointer))
-            } else {
-                bytes.append(0)
-            }
+        }
+        for label in 0..<written {
+            let start = suffixes[label].start
+            if bytes.count < 0x4000 { table.insert(suffixes[label].hash, offset: bytes.count) }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: storage[start...(start + Int(storage[start]))]))
+        }
+        if let pointer {
+            append(UInt16(0xC000 | pointer))
+        } else {
+            bytes.append(0)
         }
     }
 
     /// True when the name written at `offset` (following our own pointers) is byte for byte the
     /// suffix of `storage` that starts at `start`.
-    private func matches(_ storage: [UInt8], from start: Int, at offset: Int) -> Bool {
-        var index = start
-        var position = offset
-        while true {
-            while bytes[position] >= 0xC0 {
-                position = Int(bytes[position] & 0x3F) << 8 | Int(bytes[position + 1])
+    private func matches(_ storage: UnsafeBufferPointer<UInt8>, from start: Int, at offset: Int) -> Bool {
+        bytes.withUnsafeBufferPointer { message in
+            var index = start
+            var position = offset
+            while true {
+                while message[position] >= 0xC0 {
+                    position = Int(message[position] & 0x3F) << 8 | Int(message[position + 1])
+                }
+                let length = Int(message[position])
+                guard index < storage.count else { return length == 0 }
+                guard length == Int(storage[index]),
+                    memcmp(storage.baseAddress! + index + 1, message.baseAddress! + position + 1, length) == 0
+                else { return false }
+                index += 1 + length
+                position += 1 + length
             }
-            let length = Int(bytes[position])
-            guard index < storage.count else { return length == 0 }
-            guard length == Int(storage[index]),
-                storage.withUnsafeBufferPointer({ name in
-                    bytes.withUnsafeBufferPointer { message in
-                        memcmp(name.baseAddress! + index + 1, message.baseAddress! + position + 1, length) == 0
-                    }
-                })
-            else { return false }
-            index += 1 + length
-            position += 1 + length
         }
     }
 
