@@ -20,6 +20,7 @@ let package = Package(
         .executableTarget(name: "CiaoCodecBenchmark", dependencies: ["CiaoWire"]),
         .testTarget(name: "CiaoWireTests", dependencies: ["CiaoWire"], resources: [.copy("Captures")]),
         .testTarget(name: "CiaoTests", dependencies: ["Ciao"]),
+        .testTarget(name: "CiaoCommandTests", dependencies: ["ciao", "CiaoWire"]),
     ],
     swiftLanguageModes: [.v6]
 )

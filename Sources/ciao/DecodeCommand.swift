@@ -1,0 +1,63 @@
+import CiaoWire
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `ciao decode [FILE]`: prints every DNS message in a capture, hex dump or raw file like `dig`.
+enum DecodeCommand {
+    static let usage = """
+        usage: ciao decode [FILE]
+
+        Decodes DNS messages and prints them as dig does. FILE (or standard input when absent or "-")
+        may be a pcap or pcapng capture (UDP port 5353 packets are decoded), hex text (one message per
+        block of lines separated by a blank line), or the raw bytes of one message.
+
+        Exit status: 0 every message decoded; 1 a message or the file could not be decoded; 2 bad arguments.
+        """
+
+    static func run(_ arguments: [String]) -> Int32 {
+        guard arguments.count <= 1 else { return CommandLineTool.usageError("decode takes at most one FILE", usage: usage) }
+        let path = arguments.first ?? "-"
+        guard let data = readAll(path) else {
+            CommandLineTool.printError("cannot read \(path): \(String(cString: strerror(errno)))")
+            return 1
+        }
+        let file: CaptureFile
+        do throws(CaptureFile.FormatError) {
+            file = try CaptureFile(data)
+        } catch {
+            CommandLineTool.printError("\(path): \(error)")
+            return 1
+        }
+        var status: Int32 = 0
+        for (index, entry) in file.entries.enumerated() {
+            if index > 0 { print("") }
+            print(";; \(entry.label), \(entry.bytes.count) bytes")
+            do throws(DecodingError) {
+                print(MessageFormatter.format(try Message.decode(entry.bytes)))
+            } catch {
+                print(";; error: \(error)")
+                status = 1
+            }
+        }
+        if file.entries.isEmpty { print(";; no mDNS messages found") }
+        return status
+    }
+
+    /// The whole file (or standard input for "-"), or nil with errno set.
+    private static func readAll(_ path: String) -> [UInt8]? {
+        let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY)
+        guard descriptor >= 0 else { return nil }
+        defer { if path != "-" { close(descriptor) } }
+        var data: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(descriptor, &buffer, buffer.count)
+            if count < 0 { return nil }
+            if count == 0 { return data }
+            data += buffer[..<count]
+        }
+    }
+}
