@@ -2,6 +2,7 @@ extension Message {
     /// Encodes the message as one packet of at most `maximumSize` bytes.
     /// - Throws: ``EncodingError/messageTooLarge(maximumSize:)`` when it does not fit.
     public func encoded(maximumSize: Int = Message.maximumSize) throws(EncodingError) -> [UInt8] {
+        guard maximumSize >= MessageHeader.size else { throw .messageTooLarge(maximumSize: maximumSize) }
         var encoder = MessageEncoder(maximumSize: maximumSize, entryCount: entryCount)
         encoder.start(header)
         for question in questions {
@@ -28,6 +29,7 @@ extension Message {
     /// - Throws: ``EncodingError/entryTooLarge(size:maximumSize:)`` when one entry cannot fit in any
     ///   packet, ``EncodingError/rdataTooLong(type:length:)`` for oversized RDATA.
     public func encodedPackets(maximumSize: Int = Message.maximumSize) throws(EncodingError) -> [[UInt8]] {
+        guard maximumSize >= MessageHeader.size else { throw .messageTooLarge(maximumSize: maximumSize) }
         var encoder = MessageEncoder(maximumSize: maximumSize, entryCount: entryCount)
         var packets: [[UInt8]] = []
         encoder.start(header)
@@ -39,7 +41,8 @@ extension Message {
             guard !encoder.isEmpty else { throw .entryTooLarge(size: size, maximumSize: maximumSize) }
             packets.append(encoder.finish())
             encoder.start(header)
-            guard case .placed = try attempt(&encoder) else {
+            // Alone in a packet the entry may be larger than it was after names it could point to.
+            if case .overflow(let size) = try attempt(&encoder) {
                 throw .entryTooLarge(size: size, maximumSize: maximumSize)
             }
         }

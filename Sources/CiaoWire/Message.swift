@@ -24,6 +24,9 @@ public struct Message: Hashable, Sendable {
 /// The fixed 12-byte header without its four counts, which the encoder derives from the sections
 /// (RFC 1035 §4.1.1). The flags stay as given, so unusual bits survive a decode–encode round trip.
 public struct MessageHeader: Hashable, Sendable {
+    /// Bytes of a header on the wire.
+    public static let size = 12
+
     public var id: UInt16
     /// The 16-bit flags word: QR, OPCODE, AA, TC, RD, RA, Z, AD, CD, RCODE.
     public var flags: UInt16

@@ -42,7 +42,13 @@ struct MessageDecoder {
     /// The name read from each pointer target, once a packet has shown a long pointer chain. With
     /// it, each target is walked at most once, so a packet of chains decodes in time linear in its
     /// size rather than in size × chain length.
-    private var nameCache: [Int: DomainName]?
+    private var nameCache: [Int: CachedName]?
+
+    /// A name read from a pointer target, and the pointers followed to read it.
+    private struct CachedName {
+        var name: DomainName
+        var hops: Int
+    }
 
     init(_ bytes: UnsafeRawBufferPointer, scratch: UnsafeMutableRawBufferPointer) {
         self.bytes = bytes
@@ -50,7 +56,7 @@ struct MessageDecoder {
     }
 
     mutating func decodeMessage() throws(DecodingError) -> DecodedMessage {
-        guard bytes.count >= 12 else { throw DecodingError(.messageTooShort(length: bytes.count), at: 0) }
+        guard bytes.count >= MessageHeader.size else { throw DecodingError(.messageTooShort(length: bytes.count), at: 0) }
         guard bytes.count <= Message.maximumSize else {
             throw DecodingError(.messageTooLong(length: bytes.count), at: 0)
         }
@@ -60,7 +66,7 @@ struct MessageDecoder {
         let answerCount = Int(readUInt16(at: 6))
         let authorityCount = Int(readUInt16(at: 8))
         let additionalCount = Int(readUInt16(at: 10))
-        offset = 12
+        offset = MessageHeader.size
 
         var message = Message(header: header)
         var skipped: [SkippedRecord] = []
@@ -157,9 +163,35 @@ struct MessageDecoder {
         case .opt:
             return .opt(try readOptions(end: end))
         default:
+            if let fields = RDataLayout.fields(of: type) {
+                return .unknown(type, try readExpandingNames(fields, type: type, end: end))
+            }
             defer { offset = end }
             return .unknown(type, Array(bytes[offset..<end]))
         }
+    }
+
+    /// RDATA of a type kept as opaque bytes, with any compressed names written out in full.
+    private mutating func readExpandingNames(
+        _ fields: [RDataLayout.Field], type: RecordType, end: Int
+    ) throws(DecodingError) -> [UInt8] {
+        var expanded: [UInt8] = []
+        for field in fields {
+            switch field {
+            case .uint16:
+                try require(2, end: end)
+                expanded += bytes[offset..<(offset + 2)]
+                offset += 2
+            case .bytes(let count):
+                try require(count, end: end)
+                expanded += bytes[offset..<(offset + count)]
+                offset += count
+            case .name:
+                let name = try readName(end: end)
+                expanded += name.storage + [0]
+            }
+        }
+        return expanded
     }
 
     /// NSEC RDATA: next domain name, then window blocks in increasing order, each with a bitmap of
@@ -210,8 +242,9 @@ struct MessageDecoder {
         var limit = end
         var resumeOffset: Int?
         var hops = 0
-        // Pointer targets walked in this name and where their labels start in `scratch`.
-        var walkedTargets: [(target: Int, start: Int)] = []
+        // Pointer targets walked in this name, where their labels start in `scratch`, and the
+        // pointers followed before reaching them.
+        var walkedTargets: [WalkedTarget] = []
         while true {
             guard position < limit else { throw DecodingError(.truncated, at: position) }
             let byte = bytes[position]
@@ -233,23 +266,30 @@ struct MessageDecoder {
             case 0xC0:
                 guard position + 2 <= limit else { throw DecodingError(.truncated, at: position) }
                 let target = Int(readUInt16(at: position) & 0x3FFF)
-                guard target >= 12, target < bytes.count else {
+                guard target >= MessageHeader.size, target < bytes.count else {
                     throw DecodingError(.pointerOutOfBounds(target: target), at: position)
                 }
                 hops += 1
-                guard hops <= Self.maximumPointerHops else { throw DecodingError(.tooManyPointers, at: position) }
+                // A cached suffix counts with the pointers it took, so the limit does not depend on
+                // what else the packet holds.
+                let cached = nameCache?[target]
+                guard hops + (cached?.hops ?? 0) <= Self.maximumPointerHops else {
+                    throw DecodingError(.tooManyPointers, at: position)
+                }
                 if resumeOffset == nil { resumeOffset = position + 2 }
-                if let suffix = nameCache?[target] {
-                    guard length + suffix.wireLength <= DomainName.maximumWireLength else {
+                if let cached {
+                    let suffix = cached.name.storage
+                    guard length + suffix.count + 1 <= DomainName.maximumWireLength else {
                         throw DecodingError(.nameTooLong, at: position)
                     }
-                    suffix.storage.withUnsafeBytes {
+                    suffix.withUnsafeBytes {
                         scratch.baseAddress!.advanced(by: length).copyMemory(from: $0.baseAddress!, byteCount: $0.count)
                     }
                     offset = resumeOffset!
-                    return finishName(length: length + suffix.storage.count, hops: hops, walkedTargets: walkedTargets)
+                    return finishName(
+                        length: length + suffix.count, hops: hops + cached.hops, walkedTargets: walkedTargets)
                 }
-                if nameCache != nil { walkedTargets.append((target, length)) }
+                if nameCache != nil { walkedTargets.append(WalkedTarget(target: target, start: length, hops: hops)) }
                 position = target
                 limit = bytes.count
             default:
@@ -259,16 +299,23 @@ struct MessageDecoder {
     }
 
     /// The name in `scratch`; caches the suffix at each pointer target walked, when caching is on.
-    private mutating func finishName(
-        length: Int, hops: Int, walkedTargets: [(target: Int, start: Int)]
-    ) -> DomainName {
+    private mutating func finishName(length: Int, hops: Int, walkedTargets: [WalkedTarget]) -> DomainName {
         let name = DomainName(validatedStorage: Array(UnsafeRawBufferPointer(rebasing: scratch[..<length])))
         if nameCache == nil, hops >= Self.nameCacheThreshold { nameCache = [:] }
-        for (target, start) in walkedTargets where nameCache?[target] == nil {
-            nameCache?[target] = DomainName(
-                validatedStorage: Array(UnsafeRawBufferPointer(rebasing: scratch[start..<length])))
+        for walked in walkedTargets where nameCache?[walked.target] == nil {
+            let suffix = DomainName(validatedStorage: Array(UnsafeRawBufferPointer(rebasing: scratch[walked.start..<length])))
+            nameCache?[walked.target] = CachedName(name: suffix, hops: hops - walked.hops)
         }
         return name
+    }
+
+    /// A pointer target passed while reading one name.
+    private struct WalkedTarget {
+        var target: Int
+        /// Where the target's labels start in `scratch`.
+        var start: Int
+        /// Pointers followed up to and including the one to `target`.
+        var hops: Int
     }
 
     // MARK: Primitives

@@ -227,3 +227,82 @@ import Testing
         #expect(outcomes.decoded > 0 && outcomes.failed > 0)
     }
 }
+
+/// Inputs the fuzzers turned up.
+@Suite struct FuzzerFindingTests {
+    static func bytes(_ hex: String) -> [UInt8] {
+        let digits = Array(hex.utf8)
+        return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16)! }
+    }
+
+    /// A CNAME whose RDATA is a pointer: kept as opaque bytes, it must not keep the pointer, or
+    /// re-encoding at another offset would point elsewhere (RFC 3597 §4).
+    @Test func compressedNamesInOpaqueRDataAreExpanded() throws {
+        let packet = Self.bytes(
+            "00008400000000040000000004686f7374056c6f63616c000001000100000078000401010101056f74686572056c6f63616c"
+                + "00000100010000007800040202020206746172676574056c6f63616c00000100010000007800040303030303777777056c"
+                + "6f63616c0000050001000000780002c041")
+        let message = try Message(decoding: packet)
+        let target = try DomainName(parsing: "target.local.")
+        #expect(message.answers[3].data == .unknown(.cname, target.storage + [0]))
+        let again = try Message(decoding: message.encoded())
+        #expect(again == message)
+    }
+
+    @Test func mxAndSOANamesAreExpanded() throws {
+        let owner = Fixtures.wire("example.local.")
+        // MX 10 → pointer to the owner; SOA with two pointers and 20 bytes of serial and timers.
+        let mx = owner + Fixtures.fields(type: 15, rdlength: 4) + [0, 10, 0xC0, 12]
+        let soaOwner: [UInt8] = [0xC0, 12]
+        let soa = soaOwner + Fixtures.fields(type: 6, rdlength: 24) + [0xC0, 12, 0xC0, 12] + Array(1...20)
+        let message = try Message(decoding: Fixtures.header(flags: 0x8400, counts: [0, 2]) + mx + soa)
+        #expect(message.answers[0].data == .unknown(RecordType(15), [0, 10] + owner))
+        #expect(message.answers[1].data == .unknown(RecordType(6), owner + owner + Array(1...20)))
+        // An SOA cut short inside its fixed fields is skipped, not misread.
+        let shortSOA = soaOwner + Fixtures.fields(type: 6, rdlength: 10) + [0xC0, 12, 0xC0, 12] + Array(1...6)
+        let decoded = try Message.decode(Fixtures.header(flags: 0x8400, counts: [0, 2]) + mx + shortSOA)
+        #expect(decoded.skippedRecords.map(\.error.reason) == [.truncated])
+    }
+
+    /// The 128-pointer limit holds whether or not earlier names filled the decoder's name cache.
+    @Test func pointerLimitDoesNotDependOnTheNameCache() throws {
+        let alone = Self.bytes(
+            "000000000001000100000000c11e0001000100ffee0001000000000109017800c01dc020c022c024c026c028c02ac02cc02e"
+                + (0x30...0x122).filter { $0 % 2 == 0 }.map { String(format4: 0xC000 | $0) }.joined())
+        let afterCache = Self.bytes(
+            "000000000003000100000000c03e00010001c0f200010001c12a0001000100ffee0001000000000109017800c029c02c"
+                + (0x2E...0x12E).filter { $0 % 2 == 0 }.map { String(format4: 0xC000 | $0) }.joined())
+        for packet in [alone, afterCache] {
+            #expect(throws: DecodingError.self) { try Message.decode(packet) }
+        }
+    }
+
+    @Test func sizeBudgetsBelowAHeaderAreRejected() {
+        for size in [-1, 0, 11] {
+            #expect(throws: EncodingError.messageTooLarge(maximumSize: size)) { try Message().encoded(maximumSize: size) }
+            #expect(throws: EncodingError.messageTooLarge(maximumSize: size)) { try Message().encodedPackets(maximumSize: size) }
+        }
+    }
+
+    /// `entryTooLarge` gives the entry's size alone in a packet, not after compression against others.
+    @Test func entryTooLargeReportsTheSizeAlone() throws {
+        let long = String(repeating: "b", count: 63) + "." + String(repeating: "c", count: 63) + ".local."
+        let pointer = try DomainName(parsing: String(repeating: "z", count: 63) + "." + long)
+        let message = Message(header: .response(), answers: [
+            ResourceRecord(name: try DomainName(parsing: long), ttl: 1, data: .a(IPv4Address(1, 2, 3, 4))),
+            ResourceRecord(name: try DomainName(parsing: "x.local."), ttl: 1, data: .ptr(pointer)),
+        ])
+        let alone = try Message(header: .response(), answers: [message.answers[1]]).encoded().count - MessageHeader.size
+        #expect(throws: EncodingError.entryTooLarge(size: alone, maximumSize: 224)) {
+            try message.encodedPackets(maximumSize: 224)
+        }
+    }
+}
+
+extension String {
+    /// Four lowercase hex digits.
+    init(format4 value: Int) {
+        let hex = String(value, radix: 16)
+        self = String(repeating: "0", count: 4 - hex.count) + hex
+    }
+}
