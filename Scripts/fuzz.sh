@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# fuzz.sh — build and run CiaoWire's libFuzzer targets.
+#
+# Usage: Scripts/fuzz.sh [SECONDS] [TARGET...]
+#   SECONDS  how long to fuzz each target (default 60)
+#   TARGET   DecodeFuzzer and/or RoundTripFuzzer (also: decode, roundtrip); default both
+# Environment:
+#   SWIFTC        swiftc to use (default: swiftc on PATH, else /opt/swift/usr/bin/swiftc)
+#   FUZZ_VERBOSE  1 = stream libFuzzer's own output instead of only writing it to the log
+#
+# Each target is Fuzz/<Target>.swift compiled together with Sources/CiaoWire/*.swift into
+# Fuzz/.build/<Target> (gitignored). It then runs for SECONDS on a throw-away copy of the committed
+# seeds (Fuzz/Seeds), so new corpus entries never pollute the repository. Inputs that crash, leak,
+# time out (> 5 s) or run out of memory (> 2 GB) are saved in the findings directory printed at the
+# start, next to each target's full libFuzzer log. Exit status: 0 when nothing was found, 1 when any
+# target found something, 2 for usage or build errors.
+#
+# Needs only the Swift toolchain (it ships libFuzzer, AddressSanitizer, lld and llvm-symbolizer) and
+# coreutils/grep/sed; no extra Debian packages. Runs fine as root.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+FUZZ_DIR=$ROOT/Fuzz
+BUILD_DIR=$FUZZ_DIR/.build
+SEEDS=$FUZZ_DIR/Seeds
+ALL_TARGETS=(DecodeFuzzer RoundTripFuzzer)
+
+usage() { sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+
+# --- Arguments -----------------------------------------------------------------------------------
+SECONDS_PER_TARGET=60
+if [ $# -gt 0 ] && [[ $1 =~ ^[0-9]+$ ]]; then
+    SECONDS_PER_TARGET=$1
+    shift
+fi
+[ "$SECONDS_PER_TARGET" -gt 0 ] || usage
+TARGETS=()
+for arg in "$@"; do
+    case "$arg" in
+        DecodeFuzzer | decode) TARGETS+=(DecodeFuzzer) ;;
+        RoundTripFuzzer | roundtrip | round-trip) TARGETS+=(RoundTripFuzzer) ;;
+        -h | --help) usage ;;
+        *) echo "fuzz.sh: unknown target '$arg' (expected: ${ALL_TARGETS[*]})" >&2; usage ;;
+    esac
+done
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL_TARGETS[@]}")
+
+# --- Toolchain -----------------------------------------------------------------------------------
+SWIFTC=${SWIFTC:-$(command -v swiftc || echo /opt/swift/usr/bin/swiftc)}
+[ -x "$SWIFTC" ] || { echo "fuzz.sh: swiftc not found (set SWIFTC)" >&2; exit 2; }
+TOOLCHAIN_BIN=$(dirname "$(readlink -f "$SWIFTC")")
+LINKER_FLAGS=()
+# The toolchain's lld links sanitized binaries cleanly; the system's gold (binutils) also works but
+# prints a warning for every ASan helper symbol.
+if [ -x "$TOOLCHAIN_BIN/ld.lld" ]; then LINKER_FLAGS=(-use-ld=lld); fi
+# Symbolized stack traces in crash reports.
+if [ -x "$TOOLCHAIN_BIN/llvm-symbolizer" ]; then export ASAN_SYMBOLIZER_PATH=$TOOLCHAIN_BIN/llvm-symbolizer; fi
+# Swift's own crash backtracer would fight libFuzzer/ASan's signal handlers; let them report.
+export SWIFT_BACKTRACE=enable=no
+
+# --- Work and findings directories ---------------------------------------------------------------
+FINDINGS=$BUILD_DIR/findings/$(date +%Y%m%d-%H%M%S)
+mkdir -p "$FINDINGS"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/ciao-fuzz.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+echo "fuzz.sh: ${SECONDS_PER_TARGET}s per target: ${TARGETS[*]}"
+echo "fuzz.sh: findings and logs in $FINDINGS"
+
+build() {
+    local target=$1
+    echo "fuzz.sh: building $target"
+    # One swiftc invocation: whole-module optimization across the codec and the fuzzer entry point.
+    # -parse-as-library: no top-level code, libFuzzer provides main. -g: line numbers in reports.
+    "$SWIFTC" -O -g -sanitize=fuzzer,address -parse-as-library -module-name CiaoWireFuzz \
+        "${LINKER_FLAGS[@]}" "$ROOT"/Sources/CiaoWire/*.swift "$FUZZ_DIR/$target.swift" \
+        -o "$BUILD_DIR/$target"
+}
+
+# Runs one target; prints its summary; returns 1 when libFuzzer found something.
+run() {
+    local target=$1
+    local corpus=$WORK/$target-corpus
+    local log=$FINDINGS/$target.log
+    mkdir -p "$corpus"
+    cp "$SEEDS"/* "$corpus"/
+    local seed_count
+    seed_count=$(find "$corpus" -type f | wc -l)
+
+    local args=(
+        -max_len=9000                       # the mDNS message limit (RFC 6762 §17); longer inputs just fail to decode
+        -max_total_time="$SECONDS_PER_TARGET"
+        -timeout=5                          # one input taking > 5 s is a hang
+        -rss_limit_mb=2048                  # and > 2 GB an OOM
+        -dict="$FUZZ_DIR/dns.dict"
+        -artifact_prefix="$FINDINGS/$target-"
+        -print_final_stats=1
+        "$corpus"
+    )
+    echo "fuzz.sh: running $target (${SECONDS_PER_TARGET}s, $seed_count seeds)"
+    echo "  $BUILD_DIR/$target ${args[*]}" | sed "s|$corpus|<copy of Fuzz/Seeds>|"
+    local status=0
+    if [ "${FUZZ_VERBOSE:-0}" = 1 ]; then
+        "$BUILD_DIR/$target" "${args[@]}" 2>&1 | tee "$log" || status=$?
+    else
+        "$BUILD_DIR/$target" "${args[@]}" >"$log" 2>&1 || status=$?
+    fi
+
+    # Summary from libFuzzer's final stats and its last status line ("#N DONE cov: C ft: F corp: ...").
+    local execs rate last cov ft corp
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+    rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
+    last=$(grep -E '^#[0-9]+.*cov: ' "$log" | tail -n 1 || true)
+    cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
+    ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
+    corp=$(sed -n 's/.* corp: \([0-9]*\/[0-9]*[a-zA-Z]*\).*/\1/p' <<<"$last")
+
+    local found
+    found=$(find "$FINDINGS" -maxdepth 1 -type f \
+        \( -name "$target-crash-*" -o -name "$target-leak-*" -o -name "$target-timeout-*" -o -name "$target-oom-*" \) |
+        sort)
+    printf '%-16s %s execs, %s exec/s, cov %s, ft %s, corpus %s (entries/bytes; from %s seeds)%s\n' \
+        "$target:" "${execs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$seed_count" \
+        "$([ -z "$found" ] && [ "$status" = 0 ] && echo ", no findings" || echo ", FINDINGS (libFuzzer exit $status)")"
+    if [ -n "$found" ] || [ "$status" != 0 ]; then
+        # Show the report: from the first sanitizer/Swift/libFuzzer error line to the end.
+        echo "---- $target report (full log: $log) ----"
+        sed -n '/==[0-9]*==\|Fatal error\|ERROR: libFuzzer\|^SUMMARY/,$p' "$log" | grep -v -e '^stat::' -e '^0x[0-9a-f]' -e '^Base64:' | head -n 60
+        for file in $found; do
+            echo "input $file ($(wc -c <"$file") bytes):"
+            od -An -v -tx1 "$file" | tr -d ' \n' | fold -w 128
+            echo
+        done
+        echo "----"
+        return 1
+    fi
+}
+
+mkdir -p "$BUILD_DIR"
+for target in "${TARGETS[@]}"; do
+    build "$target" || { echo "fuzz.sh: build of $target failed" >&2; exit 2; }
+done
+failed=0
+for target in "${TARGETS[@]}"; do
+    run "$target" || failed=1
+done
+exit $failed
