@@ -3,9 +3,17 @@ import CiaoWire
 /// A realistic (or adversarial) packet to decode and encode.
 struct BenchmarkCase {
     var name: String
+    /// File-name stem for `--dump`: lowercase letters, digits and hyphens.
+    var slug: String
     var message: Message
     /// Bytes to decode instead of `message.encoded()`, for packets our encoder would not produce.
     var bytes: [UInt8]? = nil
+
+    /// The bytes to decode.
+    func packet() throws -> [UInt8] { try bytes ?? message.encoded() }
+
+    /// Whether the case is also encoded; packets our encoder would not produce are only decoded.
+    var encodes: Bool { bytes == nil }
 
     static let all: [BenchmarkCase] = [dnsSDAnswer, thirtyServicePointers, knownAnswerQuery, adversarialPointerChains]
 
@@ -17,7 +25,7 @@ struct BenchmarkCase {
         let instance = name("Living Room Speaker._http._tcp.local.")
         let host = name("speaker-4.local.")
         let txt = try! TXTData(strings: [Array("path=/api".utf8), Array("version=4.2.1".utf8), Array("secure".utf8)])
-        return BenchmarkCase(name: "DNS-SD answer (PTR+SRV+TXT+A+AAAA)", message: Message(
+        return BenchmarkCase(name: "DNS-SD answer (PTR+SRV+TXT+A+AAAA)", slug: "dns-sd-answer", message: Message(
             header: .response(),
             answers: [ResourceRecord(name: type, ttl: 4500, data: .ptr(instance))],
             additionals: [
@@ -37,11 +45,12 @@ struct BenchmarkCase {
 
     /// A response listing 30 instances of one type.
     static let thirtyServicePointers = BenchmarkCase(
-        name: "30-service PTR answer", message: Message(header: .response(), answers: servicePointers))
+        name: "30-service PTR answer", slug: "30-service-ptr-answer",
+        message: Message(header: .response(), answers: servicePointers))
 
     /// A browse query carrying 30 known answers (RFC 6762 §7.1).
     static let knownAnswerQuery = BenchmarkCase(
-        name: "query + 30 known answers",
+        name: "query + 30 known answers", slug: "query-30-known-answers",
         message: Message(questions: [Question(name: name("_http._tcp.local."), type: .ptr)], answers: servicePointers))
 
     /// 9000 bytes of questions: the first 127 build a 127-label name as a chain of 126 compression
@@ -64,6 +73,7 @@ struct BenchmarkCase {
         bytes[4] = UInt8(questionCount >> 8)
         bytes[5] = UInt8(questionCount & 0xFF)
         return BenchmarkCase(
-            name: "adversarial 9000-byte pointer chains (\(questionCount) names of 127 labels)", message: Message(), bytes: bytes)
+            name: "adversarial 9000-byte pointer chains (\(questionCount) names of 127 labels)",
+            slug: "adversarial-pointer-chains", message: Message(), bytes: bytes)
     }()
 }

@@ -105,7 +105,7 @@ struct MessageEncoder {
             bytes.append(contentsOf: txt.wireBytes)
         case .nsec(let nsec):
             write(nsec.nextDomainName)
-            writeTypeBitmaps(nsec.types)
+            bytes.append(contentsOf: TypeBitmap.bytes(nsec.types))
         case .opt(let options):
             for option in options {
                 append(option.code)
@@ -124,64 +124,49 @@ struct MessageEncoder {
         bytes[lengthPosition + 1] = UInt8(truncatingIfNeeded: length)
     }
 
-    /// Window blocks for the sorted `types` (RFC 4034 §4.1.2).
-    private mutating func writeTypeBitmaps(_ types: [RecordType]) {
-        var index = types.startIndex
-        while index < types.endIndex {
-            let window = types[index].rawValue >> 8
-            var bitmap = [UInt8](repeating: 0, count: 32)
-            var length = 0
-            while index < types.endIndex, types[index].rawValue >> 8 == window {
-                let low = Int(types[index].rawValue & 0xFF)
-                bitmap[low >> 3] |= 0x80 >> UInt8(low & 7)
-                length = low >> 3 + 1
-                index += 1
-            }
-            bytes.append(UInt8(window))
-            bytes.append(UInt8(length))
-            bytes.append(contentsOf: bitmap[..<length])
-        }
-    }
-
     // MARK: Names
 
     /// Writes `name`, replacing its longest suffix already in the message with a pointer.
     private mutating func write(_ name: DomainName) {
+        // Two buffers of at most 1 KiB each, which Swift always places on the stack.
         name.storage.withUnsafeBufferPointer { storage in
-            withUnsafeTemporaryAllocation(of: (start: Int, hash: UInt64).self, capacity: 128) { suffixes in
-                write(storage, suffixes: suffixes)
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { starts in
+                withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 128) { hashes in
+                    write(storage, labelStarts: starts, suffixHashes: hashes)
+                }
             }
         }
     }
 
-    /// `storage` is a name's labels; `suffixes` is room for one entry per label.
+    /// `storage` is a name's labels; `labelStarts` and `suffixHashes` have room for one entry per label.
     private mutating func write(
-        _ storage: UnsafeBufferPointer<UInt8>, suffixes: UnsafeMutableBufferPointer<(start: Int, hash: UInt64)>
+        _ storage: UnsafeBufferPointer<UInt8>, labelStarts: UnsafeMutableBufferPointer<UInt8>,
+        suffixHashes: UnsafeMutableBufferPointer<UInt64>
     ) {
         // Label starts, then suffix hashes (FNV-1a) from the last label back to the first, so each
         // suffix's hash extends the one after it.
         var labelCount = 0
         var index = 0
         while index < storage.count {
-            suffixes[labelCount] = (index, 0)
+            labelStarts[labelCount] = UInt8(index)
             labelCount += 1
             index += 1 + Int(storage[index])
         }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         var end = storage.count
         for label in stride(from: labelCount - 1, through: 0, by: -1) {
-            let start = suffixes[label].start
+            let start = Int(labelStarts[label])
             for position in start..<end { hash = (hash ^ UInt64(storage[position])) &* 0x100_0000_01b3 }
-            suffixes[label].hash = hash
+            suffixHashes[label] = hash
             end = start
         }
 
         var pointer: Int?
         var written = labelCount
         for label in 0..<labelCount {
-            let suffix = suffixes[label]
-            table.forEachOffset(of: suffix.hash) { offset in
-                guard matches(storage, from: suffix.start, at: offset) else { return false }
+            let start = Int(labelStarts[label])
+            table.forEachOffset(of: suffixHashes[label]) { offset in
+                guard matches(storage, from: start, at: offset) else { return false }
                 pointer = offset
                 return true
             }
@@ -191,8 +176,8 @@ struct MessageEncoder {
             }
         }
         for label in 0..<written {
-            let start = suffixes[label].start
-            if bytes.count < 0x4000 { table.insert(suffixes[label].hash, offset: bytes.count) }
+            let start = Int(labelStarts[label])
+            if bytes.count < 0x4000 { table.insert(suffixHashes[label], offset: bytes.count) }
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: storage[start...(start + Int(storage[start]))]))
         }
         if let pointer {
