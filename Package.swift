@@ -12,12 +12,17 @@ let package = Package(
     targets: [
         // DNS wire format: names, records, messages, encoder and decoder. No I/O.
         .target(name: "CiaoWire"),
+        // The mDNS protocol as a sans-I/O state machine: bytes and time in, datagrams and events out.
+        .target(name: "CiaoEngine", dependencies: ["CiaoWire"]),
         // The public API (DESIGN.md §2).
         .target(name: "Ciao", dependencies: ["CiaoWire"]),
         // The command-line tool.
         .executableTarget(name: "ciao", dependencies: ["Ciao", "CiaoWire"]),
         // Codec throughput benchmark; run with `swift run -c release CiaoCodecBenchmark`.
         .executableTarget(name: "CiaoCodecBenchmark", dependencies: ["CiaoWire"]),
+        // Test support: many engines on a simulated network in virtual time.
+        .target(name: "CiaoSimulation", dependencies: ["CiaoEngine", "CiaoWire"], path: "Tests/CiaoSimulation"),
+        .testTarget(name: "CiaoEngineTests", dependencies: ["CiaoEngine", "CiaoSimulation", "CiaoWire"]),
         .testTarget(name: "CiaoWireTests", dependencies: ["CiaoWire"], resources: [.copy("Captures")]),
         .testTarget(name: "CiaoTests", dependencies: ["Ciao"]),
         .testTarget(name: "CiaoCommandTests", dependencies: ["ciao", "CiaoWire"]),

@@ -1,0 +1,38 @@
+/// The names to try after a conflict (RFC 6762 §9, RFC 6763 §4.1.1): `Name (2)`, `Name (3)` … for
+/// service instances and `host-2`, `host-3` … for host names, never longer than a 63-byte label
+/// and never cutting a UTF-8 character.
+enum InstanceNamer {
+    /// The service instance name after `name`: `Printer` → `Printer (2)`, `Printer (2)` → `Printer (3)`.
+    static func nextInstanceName(after name: String) -> String {
+        var base = name
+        var number = 1
+        if name.hasSuffix(")"), let open = name.lastIndex(of: "("), open > name.startIndex,
+            name[name.index(before: open)] == " ",
+            let value = Int(name[name.index(after: open)..<name.index(before: name.endIndex)]), value >= 2
+        {
+            base = String(name[..<name.index(before: open)])
+            number = value
+        }
+        return fitted(base, suffix: " (\(number + 1))")
+    }
+
+    /// The host name after `name`: `myhost` → `myhost-2`, `myhost-2` → `myhost-3`.
+    static func nextHostName(after name: String) -> String {
+        var base = name
+        var number = 1
+        if let dash = name.lastIndex(of: "-"), let value = Int(name[name.index(after: dash)...]), value >= 2 {
+            base = String(name[..<dash])
+            number = value
+        }
+        return fitted(base, suffix: "-\(number + 1)")
+    }
+
+    /// `base` shortened by whole characters until `base + suffix` fits in 63 bytes of UTF-8.
+    private static func fitted(_ base: String, suffix: String) -> String {
+        var base = Substring(base)
+        while base.utf8.count + suffix.utf8.count > 63, !base.isEmpty {
+            base = base.dropLast()
+        }
+        return base + suffix
+    }
+}

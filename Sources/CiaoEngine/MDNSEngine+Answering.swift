@@ -1,0 +1,229 @@
+import CiaoWire
+
+/// The responder's answers: which records answer a query, when and where they go
+/// (RFC 6762 §5.4, §6, §7; RFC 6763 §12).
+extension MDNSEngine {
+    static let sharedAnswerDelay: ClosedRange<Duration> = .milliseconds(20)...(.milliseconds(120))
+    static let truncatedQueryDelay: ClosedRange<Duration> = .milliseconds(400)...(.milliseconds(500))
+    /// A record is multicast on a link at most once per this interval (§6)…
+    static let multicastInterval: Duration = .seconds(1)
+    /// …except in defence against a probe (§6, §8.1).
+    static let probeDefenceInterval: Duration = .milliseconds(250)
+    /// Legacy unicast answers carry at most this TTL (§6.7).
+    static let legacyTTL: UInt32 = 10
+
+    mutating func handleQuery(_ message: Message, from datagram: ReceivedDatagram, at now: Instant) {
+        guard let interface = interfaces[datagram.interface]?.interface else { return }
+        let source = datagram.source
+        let isLegacy = source.port != mdnsPort
+        if !isLegacy {
+            if !message.authorities.isEmpty { handleProbe(message, from: source, on: interface, at: now) }
+            observeQuery(message, on: interface.id, at: now)
+        }
+        // Known-answer lists that span packets (§7.2): hold the query until the rest arrives.
+        if var held = interfaces[interface.id]!.truncatedQueries[source] {
+            held.questions += message.questions
+            held.knownAnswers = Array((held.knownAnswers + message.answers).prefix(Self.maximumKnownAnswersPerQuery))
+            interfaces[interface.id]!.truncatedQueries[source] = held
+            return
+        }
+        if message.header.isTruncated && !isLegacy {
+            guard interfaces[interface.id]!.truncatedQueries.count < Self.maximumTruncatedQueries else { return }
+            interfaces[interface.id]!.truncatedQueries[source] = TruncatedQuery(
+                answerAt: now + random.duration(in: Self.truncatedQueryDelay), questions: message.questions,
+                knownAnswers: Array(message.answers.prefix(Self.maximumKnownAnswersPerQuery)), family: source.address.family)
+            return
+        }
+        answer(message, from: datagram, on: interface, at: now)
+    }
+
+    mutating func handleResponse(_ message: Message, from datagram: ReceivedDatagram, at now: Instant) {
+        guard let interface = interfaces[datagram.interface]?.interface else { return }
+        detectConflicts(in: message, on: interface, at: now)
+        // Duplicate answer suppression (§7.4): someone else just multicast what we were about to.
+        let family = datagram.source.address.family
+        if datagram.isMulticast, var pending = interfaces[interface.id]!.pendingResponses[family] {
+            let sent = Dictionary(message.answers.map { (RecordKey($0), $0.ttl) }, uniquingKeysWith: max)
+            pending.answers.removeAll { record in sent[RecordKey(record)].map { UInt64($0) * 2 >= UInt64(record.ttl) } ?? false }
+            interfaces[interface.id]!.pendingResponses[family] = pending.answers.isEmpty ? nil : pending
+        }
+        cacheResponse(message, on: interface.id, at: now)
+    }
+
+    /// Answers a (complete) query: legacy unicast at once, QU and direct unicast by unicast,
+    /// unique answers multicast at once, shared ones after 20–120 ms, aggregated (§6).
+    mutating func answer(
+        _ message: Message, knownAnswers: [ResourceRecord]? = nil, from datagram: ReceivedDatagram,
+        on interface: NetworkInterface, at now: Instant, delay: ClosedRange<Duration> = sharedAnswerDelay
+    ) {
+        let source = datagram.source
+        let family = source.address.family
+        let known = Dictionary(
+            (knownAnswers ?? message.answers).map { (RecordKey($0), $0.ttl) }, uniquingKeysWith: max)
+        var unicastAnswers: [ResourceRecord] = []
+        var multicastAnswers: [ResourceRecord] = []
+        for question in message.questions {
+            for record in answers(to: question, on: interface) {
+                // Known-answer suppression (§7.1): they hold it with at least half its TTL.
+                if let ttl = known[RecordKey(record)], UInt64(ttl) * 2 >= UInt64(record.ttl) { continue }
+                let wantsUnicast = question.unicastResponse || !datagram.isMulticast || source.port != mdnsPort
+                if wantsUnicast && !wasMulticast(record, on: interface.id, family: family, within: .seconds(Int64(record.ttl / 4)), at: now) {
+                    unicastAnswers.append(record)
+                } else {
+                    multicastAnswers.append(record)
+                }
+            }
+        }
+        if source.port != mdnsPort {
+            // Legacy unicast (§6.7): echo ID and questions, no cache-flush bit, TTL at most 10 s.
+            let answers = (unicastAnswers + multicastAnswers).map(\.legacy)
+            guard !answers.isEmpty else { return }
+            let response = Message(
+                header: .response(id: message.header.id), questions: message.questions, answers: answers,
+                additionals: additionals(for: answers, on: interface).map(\.legacy))
+            send(response, on: interface.id, to: .unicast(source))
+            return
+        }
+        if !unicastAnswers.isEmpty {
+            let response = Message(header: .response(), answers: unicastAnswers, additionals: additionals(for: unicastAnswers, on: interface))
+            send(response, on: interface.id, to: .unicast(source))
+        }
+        multicastAnswers = multicastAnswers.filter {
+            !wasMulticast($0, on: interface.id, family: family, within: Self.multicastInterval, at: now)
+        }
+        guard !multicastAnswers.isEmpty else { return }
+        if multicastAnswers.allSatisfy(\.cacheFlush) && delay == Self.sharedAnswerDelay {
+            sendMulticastResponse(multicastAnswers, on: interface, family: family, at: now)
+        } else {
+            let sendAt = now + random.duration(in: delay)
+            var pending = interfaces[interface.id]!.pendingResponses[family] ?? PendingResponse(sendAt: sendAt, answers: [])
+            pending.sendAt = min(pending.sendAt, sendAt)
+            pending.answers += multicastAnswers.filter { record in !pending.answers.contains { RecordKey($0) == RecordKey(record) } }
+            interfaces[interface.id]!.pendingResponses[family] = pending
+        }
+    }
+
+    /// Sends aggregated responses and answers held truncated queries whose time has come.
+    mutating func sendDueResponses(at now: Instant) {
+        for interfaceID in interfaces.keys.sorted() {
+            guard let interface = interfaces[interfaceID]?.interface else { continue }
+            for family in IPFamily.allCases {
+                guard let pending = interfaces[interfaceID]!.pendingResponses[family], pending.sendAt <= now else { continue }
+                interfaces[interfaceID]!.pendingResponses[family] = nil
+                let answers = pending.answers.filter {
+                    !wasMulticast($0, on: interfaceID, family: family, within: Self.multicastInterval, at: now)
+                }
+                sendMulticastResponse(answers, on: interface, family: family, at: now)
+            }
+            for (source, held) in interfaces[interfaceID]!.truncatedQueries where held.answerAt <= now {
+                interfaces[interfaceID]!.truncatedQueries[source] = nil
+                let datagram = ReceivedDatagram(bytes: [], source: source, interface: interfaceID, isMulticast: true)
+                answer(Message(questions: held.questions), knownAnswers: held.knownAnswers, from: datagram, on: interface,
+                       at: now, delay: .zero...(.zero))
+            }
+        }
+    }
+
+    /// Multicasts our records in answer to a probe for a name we own, at most every 250 ms (§8.1).
+    mutating func defend(_ records: [ResourceRecord], on interfaceID: InterfaceID, family: IPFamily, at now: Instant) {
+        guard let interface = interfaces[interfaceID]?.interface else { return }
+        let answers = records.filter {
+            !wasMulticast($0, on: interfaceID, family: family, within: Self.probeDefenceInterval, at: now)
+        }
+        sendMulticastResponse(answers, on: interface, family: family, at: now)
+    }
+
+    /// Records that `records` were multicast now on every family of an interface.
+    mutating func noteMulticast(_ records: [ResourceRecord], on interfaceID: InterfaceID, at now: Instant) {
+        for family in IPFamily.allCases {
+            for record in records { interfaces[interfaceID]?.lastMulticast[family, default: [:]][RecordKey(record)] = now }
+        }
+    }
+
+    // MARK: Private
+
+    private mutating func sendMulticastResponse(
+        _ answers: [ResourceRecord], on interface: NetworkInterface, family: IPFamily, at now: Instant
+    ) {
+        guard !answers.isEmpty else { return }
+        let response = Message(header: .response(), answers: answers, additionals: additionals(for: answers, on: interface))
+        send(response, on: interface.id, to: .multicast(family))
+        for record in answers { interfaces[interface.id]?.lastMulticast[family, default: [:]][RecordKey(record)] = now }
+    }
+
+    private func wasMulticast(
+        _ record: ResourceRecord, on interfaceID: InterfaceID, family: IPFamily, within interval: Duration, at now: Instant
+    ) -> Bool {
+        guard let last = interfaces[interfaceID]?.lastMulticast[family]?[RecordKey(record)] else { return false }
+        return now - last < interval
+    }
+
+    /// The registrations whose records we may answer with: names not being probed.
+    private var answeringRegistrations: [Registration] {
+        ([host] + registrations.keys.sorted().map { registrations[$0]! }).filter { !isProbing($0) }
+    }
+
+    /// Our records answering `question` on `interface`; an NSEC when we own the name but not the
+    /// type (§6.1).
+    private func answers(to question: Question, on interface: NetworkInterface) -> [ResourceRecord] {
+        guard question.qClass == .internet || question.qClass == .any else { return [] }
+        var result: [ResourceRecord] = []
+        var ownsName = false
+        for registration in answeringRegistrations where registration.appliesTo(interface.id) {
+            for record in registration.records(hostName: host.name, interface: interface) where record.name == question.name {
+                if registration.name == question.name { ownsName = true }
+                if (question.type == .any && record.type != .nsec) || record.type == question.type {
+                    if !result.contains(where: { RecordKey($0) == RecordKey(record) }) { result.append(record) }
+                }
+            }
+        }
+        if result.isEmpty && ownsName {
+            return answeringRegistrations.filter { $0.name == question.name }.flatMap {
+                $0.records(hostName: host.name, interface: interface).filter { $0.type == .nsec }
+            }
+        }
+        return result
+    }
+
+    /// Additional records (RFC 6763 §12): SRV, TXT and addresses for PTR answers, addresses for SRV
+    /// answers, and NSEC for an address family we do not have (§6.1).
+    private func additionals(for answers: [ResourceRecord], on interface: NetworkInterface) -> [ResourceRecord] {
+        let answered = Set(answers.map(RecordKey.init))
+        var names: [DomainName] = []
+        for record in answers {
+            switch record.data {
+            case .ptr(let target): names.append(target)
+            case .srv(let srv): names.append(srv.target)
+            case .a, .aaaa: names.append(record.name)
+            default: break
+            }
+        }
+        var result: [ResourceRecord] = []
+        var seen = answered
+        for name in names {
+            for registration in answeringRegistrations where registration.name == name && registration.appliesTo(interface.id) {
+                var records = registration.records(hostName: host.name, interface: interface)
+                if case .service = registration.kind {
+                    records = records.filter { $0.name == name }
+                    if let hostRegistration = answeringRegistrations.first(where: { $0.kind == .host }) {
+                        records += hostRegistration.records(hostName: host.name, interface: interface)
+                    }
+                }
+                for record in records where seen.insert(RecordKey(record)).inserted {
+                    result.append(record)
+                }
+            }
+        }
+        return result
+    }
+}
+
+extension ResourceRecord {
+    /// This record as a legacy unicast answer carries it (§6.7).
+    var legacy: ResourceRecord {
+        var record = self
+        record.cacheFlush = false
+        record.ttl = min(record.ttl, MDNSEngine.legacyTTL)
+        return record
+    }
+}

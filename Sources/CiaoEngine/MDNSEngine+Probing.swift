@@ -1,0 +1,210 @@
+import CiaoWire
+
+/// The responder's ownership of names: probing, announcing, conflicts and goodbyes
+/// (RFC 6762 §8, §9, §10.1).
+extension MDNSEngine {
+    static let probeInterval: Duration = .milliseconds(250)
+    static let probeCount = 3
+    static let firstProbeDelay: ClosedRange<Duration> = .zero...(.milliseconds(250))
+    /// After this many conflicts within ``conflictWindow``, wait ``conflictBackoff`` between probes (§8.1).
+    static let conflictLimit = 15
+    static let conflictWindow: Duration = .seconds(10)
+    static let conflictBackoff: Duration = .seconds(5)
+
+    /// When a new probe sequence starts: 0–250 ms from now, shared with any registration that has
+    /// not sent its first probe yet, so registrations made together probe together (§8.1).
+    mutating func firstProbeTime(at now: Instant) -> Instant {
+        for registration in [host] + Array(registrations.values) {
+            if case .probing(0, let next) = registration.state, next >= now { return next }
+        }
+        return now + random.duration(in: Self.firstProbeDelay)
+    }
+
+    func isProbing(_ registration: Registration) -> Bool {
+        if case .probing = registration.state { return true }
+        return false
+    }
+
+    func isAnnouncing(_ registration: Registration) -> Bool {
+        if case .announcing = registration.state { return true }
+        return false
+    }
+
+    /// Probes every name again, as on a new interface (§8.1).
+    mutating func restartProbing(at now: Instant) {
+        let start = firstProbeTime(at: now)
+        host.state = .probing(sent: 0, next: start)
+        for id in registrations.keys { registrations[id]!.state = .probing(sent: 0, next: start) }
+    }
+
+    /// Sends the probes and announcements due at `now`, aggregated per interface and family.
+    mutating func advanceRegistrations(at now: Instant) {
+        var probing: [Registration] = []
+        var announcing: [Registration] = []
+        var newlyRegistered: [RegistrationID] = []
+        let ids: [RegistrationID?] = [nil] + registrations.keys.sorted()
+        for id in ids {
+            var registration = id.flatMap { registrations[$0] } ?? host
+            switch registration.state {
+            case .probing(let sent, let next) where next <= now:
+                if sent < Self.probeCount {
+                    probing.append(registration)
+                    registration.state = .probing(sent: sent + 1, next: now + Self.probeInterval)
+                } else {
+                    // Three probes without conflict: the name is ours (§8.3).
+                    registration.state = .announcing(sent: 0, next: now)
+                    if let id, !reportedRegistrations.contains(id) {
+                        newlyRegistered.append(id)
+                    }
+                }
+            default:
+                break
+            }
+            if case .announcing(let sent, let next) = registration.state, next <= now {
+                announcing.append(registration)
+                registration.state =
+                    sent + 1 >= Registration.announcementCount
+                    ? .established : .announcing(sent: sent + 1, next: now + .seconds(1 << sent))
+            }
+            if let id { registrations[id] = registration } else { host = registration }
+        }
+        for id in newlyRegistered {
+            reportedRegistrations.insert(id)
+            events.append(.registered(id, name: registrations[id]!.name))
+        }
+        for state in interfaces.values.sorted(by: { $0.interface.id < $1.interface.id }) {
+            let interface = state.interface
+            let probes = probing.filter { $0.appliesTo(interface.id) }
+            if !probes.isEmpty {
+                // The first probe asks for a unicast reply (§8.1); all carry the proposal in Authority.
+                var message = Message(
+                    questions: probes.map { Question(name: $0.name, type: .any, unicastResponse: true) },
+                    authorities: probes.flatMap { $0.probeRecords(hostName: host.name, interface: interface) })
+                message.header.id = 0
+                multicast(message, on: interface)
+            }
+            let announcements = announcing.filter { $0.appliesTo(interface.id) }
+            if !announcements.isEmpty {
+                let records = uniqued(announcements.flatMap { $0.records(hostName: host.name, interface: interface) })
+                multicast(Message(header: .response(), answers: records), on: interface)
+                noteMulticast(records, on: interface.id, at: now)
+            }
+        }
+    }
+
+    /// Goodbyes for a registration's records, keeping shared records other registrations still use.
+    mutating func sendGoodbyes(for registration: Registration) {
+        for state in interfaces.values.sorted(by: { $0.interface.id < $1.interface.id })
+        where registration.appliesTo(state.interface.id) {
+            let stillPublished = Set(registrations.values.filter { $0.appliesTo(state.interface.id) }.flatMap {
+                $0.records(hostName: host.name, interface: state.interface).map(RecordKey.init)
+            })
+            let goodbyes = registration.records(hostName: host.name, interface: state.interface)
+                .filter { !stillPublished.contains(RecordKey($0)) }.map(\.goodbye)
+            multicast(Message(header: .response(), answers: goodbyes), on: state.interface)
+        }
+    }
+
+    // MARK: Conflicts
+
+    /// Checks a response for records that conflict with names we own or are probing (§8.1, §9).
+    mutating func detectConflicts(in message: Message, on interface: NetworkInterface, at now: Instant) {
+        for id in [nil] + registrations.keys.sorted() as [RegistrationID?] {
+            guard let registration = id.flatMap({ registrations[$0] }) ?? (id == nil ? host : nil) else { continue }
+            let ours = Set(registration.records(hostName: host.name, interface: interface).map(RecordKey.init))
+            let ourTypes = Set(ours.map(\.data.type))
+            let conflicting = (message.answers + message.additionals).contains { record in
+                guard record.name == registration.name, record.ttl > 0, !ours.contains(RecordKey(record)) else { return false }
+                // While probing any record with our name is a conflict; afterwards, only a
+                // different answer for one of our unique types (§9).
+                return isProbing(registration) || (ourTypes.contains(record.type) && record.type != .ptr && record.type != .nsec)
+            }
+            guard conflicting else { continue }
+            if isProbing(registration) {
+                rename(id, at: now)
+            } else {
+                // §9: reset to probing; a real owner will defend and we rename then.
+                setState(of: id, to: .probing(sent: 0, next: now + random.duration(in: Self.firstProbeDelay)))
+            }
+        }
+    }
+
+    /// Simultaneous probe tie-breaking (§8.2) and defence of established names against probes.
+    mutating func handleProbe(_ message: Message, from source: SocketAddress, on interface: NetworkInterface, at now: Instant) {
+        let family = source.address.family
+        for id in [nil] + registrations.keys.sorted() as [RegistrationID?] {
+            guard let registration = id.flatMap({ registrations[$0] }) ?? (id == nil ? host : nil) else { continue }
+            let theirs = message.authorities.filter { $0.name == registration.name }
+            guard !theirs.isEmpty else { continue }
+            let ours = registration.probeRecords(hostName: host.name, interface: interface)
+            switch registration.state {
+            case .probing:
+                // The lexicographically later set wins; on a loss, wait a second and probe again.
+                if Self.compareProbeRecords(ours, theirs) < 0 {
+                    setState(of: id, to: .probing(sent: 0, next: now + .seconds(1)))
+                }
+            case .announcing, .established:
+                guard Set(ours.map(RecordKey.init)) != Set(theirs.map(RecordKey.init)) else { continue }
+                defend(ours, on: interface.id, family: family, at: now)
+            }
+        }
+    }
+
+    /// Orders two probe record sets as RFC 6762 §8.2 does: sorted by class, type and raw RDATA,
+    /// then compared record by record; a set that runs out first is the lesser.
+    static func compareProbeRecords(_ ours: [ResourceRecord], _ theirs: [ResourceRecord]) -> Int {
+        func sortKey(_ record: ResourceRecord) -> [UInt8] {
+            let fixed = [UInt8(record.rrClass.rawValue >> 8), UInt8(record.rrClass.rawValue & 0xFF),
+                         UInt8(record.type.rawValue >> 8), UInt8(record.type.rawValue & 0xFF)]
+            return fixed + record.data.uncompressedBytes
+        }
+        let left = ours.map(sortKey).sorted { $0.lexicographicallyPrecedes($1) }
+        let right = theirs.map(sortKey).sorted { $0.lexicographicallyPrecedes($1) }
+        for (a, b) in zip(left, right) where a != b {
+            return a.lexicographicallyPrecedes(b) ? -1 : 1
+        }
+        return left.count == right.count ? 0 : (left.count < right.count ? -1 : 1)
+    }
+
+    /// Renames after a conflict and probes again, slowing down after repeated conflicts (§8.1, §9).
+    private mutating func rename(_ id: RegistrationID?, at now: Instant) {
+        var registration = id.flatMap { registrations[$0] } ?? host
+        let oldName = registration.name
+        if let id, registration.service?.allowsRenaming == false {
+            registrations[id] = nil
+            reportedRegistrations.remove(id)
+            events.append(.nameConflict(id, name: oldName))
+            return
+        }
+        registration.conflictTimes = registration.conflictTimes.filter { now - $0 < Self.conflictWindow } + [now]
+        registration.label =
+            id == nil
+            ? InstanceNamer.nextHostName(after: registration.label)
+            : InstanceNamer.nextInstanceName(after: registration.label)
+        let delay =
+            registration.conflictTimes.count >= Self.conflictLimit
+            ? Self.conflictBackoff : random.duration(in: Self.firstProbeDelay)
+        registration.state = .probing(sent: 0, next: now + delay)
+        if let id {
+            registrations[id] = registration
+            reportedRegistrations.remove(id)
+            events.append(.renamed(id, from: oldName, to: registration.name))
+        } else {
+            host = registration
+            events.append(.hostRenamed(from: oldName, to: registration.name))
+            // Services carry the host name in SRV: announce them again (§8.4).
+            for other in registrations.keys where registrations[other]!.state == .established {
+                registrations[other]!.state = .announcing(sent: 0, next: now + delay + .seconds(1))
+            }
+        }
+    }
+
+    private mutating func setState(of id: RegistrationID?, to state: Registration.State) {
+        if let id { registrations[id]?.state = state } else { host.state = state }
+    }
+
+    private func uniqued(_ records: [ResourceRecord]) -> [ResourceRecord] {
+        var seen: Set<RecordKey> = []
+        return records.filter { seen.insert(RecordKey($0)).inserted }
+    }
+}

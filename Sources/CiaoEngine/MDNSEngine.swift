@@ -1,0 +1,296 @@
+import CiaoWire
+
+/// Multicast DNS (RFC 6762) and DNS-SD (RFC 6763) as a state machine with no sockets, threads or
+/// clock: feed it datagrams with ``receive(_:at:)`` and time with ``advance(to:)``, then collect
+/// what to send with ``takeDatagrams()`` and what happened with ``takeEvents()``. Call
+/// ``advance(to:)`` again no later than ``nextDeadline``.
+///
+/// One engine serves every interface of a host. The same seed and the same inputs give the same
+/// outputs, byte for byte.
+public struct MDNSEngine {
+    public struct Configuration: Sendable {
+        /// The host label, published as `<hostName>.local.`.
+        public var hostName: String
+        /// Cached records per interface at most (DESIGN.md §5).
+        public var cacheCapacity: Int
+        /// Largest datagram to send; larger messages are split (RFC 6762 §17). Records that alone
+        /// exceed it are sent in packets of up to 9000 bytes.
+        public var maximumDatagramSize: Int
+
+        public init(hostName: String, cacheCapacity: Int = 4096, maximumDatagramSize: Int = 1440) {
+            self.hostName = hostName
+            self.cacheCapacity = cacheCapacity
+            self.maximumDatagramSize = maximumDatagramSize
+        }
+    }
+
+    /// Questions and known-answer fragments held for a truncated query (RFC 6762 §7.2), per source.
+    static let maximumTruncatedQueries = 64
+    static let maximumKnownAnswersPerQuery = 4096
+
+    public let configuration: Configuration
+    var random: SplitMix64
+    var interfaces: [InterfaceID: InterfaceState] = [:]
+    var host: Registration
+    var registrations: [RegistrationID: Registration] = [:]
+    /// Registrations that have reported ``EngineEvent/registered(_:name:)`` at least once.
+    var reportedRegistrations: Set<RegistrationID> = []
+    var queries: [QueryID: ContinuousQuery] = [:]
+    private var nextRegistrationNumber = 1
+    private var nextQueryNumber = 1
+    var outgoing: [OutgoingDatagram] = []
+    var events: [EngineEvent] = []
+
+    public init(configuration: Configuration, seed: UInt64) {
+        self.configuration = configuration
+        random = SplitMix64(seed: seed)
+        host = Registration(kind: .host, label: configuration.hostName, state: .established)
+    }
+
+    /// The host's current name, e.g. `ciao.local.`.
+    public var hostName: DomainName { host.name }
+
+    /// The current name of a registration, or nil once it is gone.
+    public func name(of id: RegistrationID) -> DomainName? { registrations[id]?.name }
+
+    /// Records cached on `interface`, for inspection.
+    public func cachedRecords(on interface: InterfaceID) -> [ResourceRecord] {
+        interfaces[interface]?.cache.entries.values.map(\.record) ?? []
+    }
+
+    // MARK: Output
+
+    /// Datagrams to send, in order; clears them.
+    public mutating func takeDatagrams() -> [OutgoingDatagram] {
+        defer { outgoing = [] }
+        return outgoing
+    }
+
+    /// Events since the last call, in order; clears them.
+    public mutating func takeEvents() -> [EngineEvent] {
+        defer { events = [] }
+        return events
+    }
+
+    // MARK: Interfaces
+
+    /// Adds an interface or updates its addresses. A new interface gets probing, announcements and
+    /// queries; changed addresses are announced and removed ones said goodbye to (RFC 6762 §8.4, §10.1).
+    public mutating func setInterface(_ interface: NetworkInterface, at now: Instant) {
+        guard let existing = interfaces[interface.id] else {
+            interfaces[interface.id] = InterfaceState(interface: interface, cacheCapacity: configuration.cacheCapacity)
+            restartProbing(at: now)
+            for id in queries.keys { queries[id]?.schedule(on: interface.id, at: now, random: &random) }
+            return
+        }
+        guard existing.interface != interface else { return }
+        let removed = existing.interface.addresses.filter { !interface.addresses.contains($0) }
+        if !removed.isEmpty {
+            let goodbyes = removed.map {
+                ResourceRecord(name: host.name, cacheFlush: true, ttl: 0, data: $0.address.recordData)
+            }
+            multicast(Message(header: .response(), answers: goodbyes), on: existing.interface)
+        }
+        interfaces[interface.id]?.interface = interface
+        host.state = .announcing(sent: 0, next: now)
+    }
+
+    /// Removes an interface: goodbyes for our records there, and its cache reported removed.
+    public mutating func removeInterface(_ id: InterfaceID, at now: Instant) {
+        guard var state = interfaces[id] else { return }
+        let goodbyes = ([host] + registrations.values.filter { $0.appliesTo(id) }).flatMap {
+            $0.records(hostName: host.name, interface: state.interface)
+        }
+        multicast(Message(header: .response(), answers: goodbyes.map(\.goodbye)), on: state.interface)
+        for record in state.cache.removeAll() { report(.removed, record, on: id) }
+        interfaces[id] = nil
+    }
+
+    // MARK: Registrations
+
+    /// Starts probing for a service (RFC 6762 §8.1); ``EngineEvent/registered(_:name:)`` follows
+    /// once the name is ours.
+    public mutating func register(_ service: ServiceRegistration, at now: Instant) -> RegistrationID {
+        let id = RegistrationID(rawValue: nextRegistrationNumber)
+        nextRegistrationNumber += 1
+        registrations[id] = Registration(
+            kind: .service(service), label: service.instanceName, state: .probing(sent: 0, next: firstProbeTime(at: now)))
+        return id
+    }
+
+    /// Replaces a service's TXT record and announces it again (RFC 6762 §8.4).
+    public mutating func updateTXT(_ id: RegistrationID, to txt: TXTData, at now: Instant) {
+        guard var registration = registrations[id], var service = registration.service else { return }
+        service.txt = txt
+        registration.kind = .service(service)
+        if registration.state == .established || isAnnouncing(registration) {
+            registration.state = .announcing(sent: 0, next: now)
+        }
+        registrations[id] = registration
+    }
+
+    /// Withdraws a service with goodbyes (RFC 6762 §10.1).
+    public mutating func deregister(_ id: RegistrationID, at now: Instant) {
+        guard let registration = registrations.removeValue(forKey: id) else { return }
+        reportedRegistrations.remove(id)
+        guard !isProbing(registration) else { return }
+        sendGoodbyes(for: registration)
+    }
+
+    // MARK: Queries
+
+    /// Starts a continuous query for `name`/`type` (RFC 6762 §5.2). Records already cached are
+    /// reported at once as ``EngineEvent/added(_:_:_:)``.
+    public mutating func startQuery(
+        name: DomainName, type: RecordType, interfaces selected: Set<InterfaceID>? = nil, at now: Instant
+    ) -> QueryID {
+        let id = QueryID(rawValue: nextQueryNumber)
+        nextQueryNumber += 1
+        var query = ContinuousQuery(name: name, type: type, interfaces: selected)
+        for interface in interfaces.keys.sorted() where query.appliesTo(interface) {
+            query.schedule(on: interface, at: now, random: &random)
+            for entry in interfaces[interface]!.cache.records(named: name, type: type) {
+                events.append(.added(id, entry.record, interface))
+            }
+        }
+        queries[id] = query
+        return id
+    }
+
+    /// Stops a continuous query.
+    public mutating func stopQuery(_ id: QueryID) {
+        queries[id] = nil
+    }
+
+    // MARK: Time
+
+    /// The latest instant by which ``advance(to:)`` must be called.
+    public var nextDeadline: Instant? {
+        var deadlines: [Instant] = []
+        for registration in [host] + Array(registrations.values) {
+            switch registration.state {
+            case .probing(_, let next), .announcing(_, let next): deadlines.append(next)
+            case .established: break
+            }
+        }
+        for state in interfaces.values {
+            deadlines += state.pendingResponses.values.map(\.sendAt)
+            deadlines += state.truncatedQueries.values.map(\.answerAt)
+            if let cacheDeadline = state.cache.nextDeadline(refreshing: { isQueried($0, on: state.interface.id) }) {
+                deadlines.append(cacheDeadline)
+            }
+        }
+        for query in queries.values { deadlines += query.nextSends.values }
+        return deadlines.min()
+    }
+
+    /// Runs everything due at or before `now`.
+    public mutating func advance(to now: Instant) {
+        advanceRegistrations(at: now)
+        sendDueResponses(at: now)
+        sendDueQueries(at: now)
+        expireCachedRecords(at: now)
+    }
+
+    // MARK: Receiving
+
+    /// Handles one received datagram (RFC 6762 §6, §11, §18).
+    public mutating func receive(_ datagram: ReceivedDatagram, at now: Instant) {
+        guard let state = interfaces[datagram.interface],
+            let message = try? Message(decoding: datagram.bytes)
+        else { return }
+        let interface = state.interface
+        // §11: unicast packets must come from on-link sources (CERT VU#550620).
+        guard datagram.isMulticast || interface.isOnLink(datagram.source.address) else { return }
+        advance(to: now)
+        if message.header.isResponse {
+            // §18.11 and §6: responses with an error code or from a port other than 5353 are ignored.
+            guard message.header.rcode == 0, datagram.source.port == mdnsPort else { return }
+            handleResponse(message, from: datagram, at: now)
+        } else {
+            handleQuery(message, from: datagram, at: now)
+        }
+    }
+
+    // MARK: Sending
+
+    /// Sends `message` to the mDNS group on every family `interface` has an address of.
+    mutating func multicast(_ message: Message, on interface: NetworkInterface) {
+        for family in interface.families {
+            send(message, on: interface.id, to: .multicast(family))
+        }
+    }
+
+    mutating func send(_ message: Message, on interface: InterfaceID, to destination: OutgoingDatagram.Destination) {
+        guard !message.questions.isEmpty || !message.answers.isEmpty || !message.authorities.isEmpty else { return }
+        let packets =
+            (try? message.encodedPackets(maximumSize: configuration.maximumDatagramSize))
+            ?? (try? message.encodedPackets(maximumSize: Message.maximumSize)) ?? []
+        outgoing += packets.map { OutgoingDatagram(bytes: $0, interface: interface, destination: destination) }
+    }
+
+    /// Reports a cache change to every query the record answers on that interface.
+    mutating func report(_ change: CacheChange, _ record: ResourceRecord, on interface: InterfaceID) {
+        for (id, query) in queries.sorted(by: { $0.key < $1.key }) where query.matches(record) && query.appliesTo(interface) {
+            switch change {
+            case .added: events.append(.added(id, record, interface))
+            case .updated: events.append(.updated(id, record, interface))
+            case .removed: events.append(.removed(id, record, interface))
+            }
+        }
+    }
+
+    /// True when an active query on `interface` asks for the RRset.
+    func isQueried(_ rrset: RRSetKey, on interface: InterfaceID) -> Bool {
+        queries.values.contains { $0.appliesTo(interface) && $0.name == rrset.name && ($0.type == rrset.type || $0.type == .any) }
+    }
+}
+
+enum CacheChange {
+    case added, updated, removed
+}
+
+/// Per-interface state: its addresses, its cache, and the responses and truncated queries pending on it.
+struct InterfaceState {
+    var interface: NetworkInterface
+    var cache: RecordCache
+    /// When each record was last multicast, per family, for the once-a-second rule (RFC 6762 §6).
+    var lastMulticast: [IPFamily: [RecordKey: Instant]] = [:]
+    var pendingResponses: [IPFamily: PendingResponse] = [:]
+    var truncatedQueries: [SocketAddress: TruncatedQuery] = [:]
+
+    init(interface: NetworkInterface, cacheCapacity: Int) {
+        self.interface = interface
+        cache = RecordCache(capacity: cacheCapacity)
+    }
+}
+
+/// A multicast response being aggregated before it is sent (RFC 6762 §6).
+struct PendingResponse {
+    var sendAt: Instant
+    var answers: [ResourceRecord]
+}
+
+/// A query with TC set, waiting for the rest of its known answers (RFC 6762 §7.2).
+struct TruncatedQuery {
+    var answerAt: Instant
+    var questions: [Question]
+    var knownAnswers: [ResourceRecord]
+    var family: IPFamily
+}
+
+extension NetworkInterface {
+    /// The families this interface has addresses of.
+    var families: [IPFamily] {
+        IPFamily.allCases.filter { family in addresses.contains { $0.address.family == family } }
+    }
+}
+
+extension ResourceRecord {
+    /// This record with TTL 0 (RFC 6762 §10.1).
+    var goodbye: ResourceRecord {
+        var record = self
+        record.ttl = 0
+        return record
+    }
+}

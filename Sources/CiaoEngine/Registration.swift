@@ -1,0 +1,103 @@
+import CiaoWire
+
+/// A set of unique records under one name that the engine owns, probes and defends: a service
+/// instance (SRV, TXT) or the host name (A, AAAA). RFC 6762 §8, §9.
+struct Registration {
+    enum Kind: Equatable {
+        case service(ServiceRegistration)
+        case host
+    }
+
+    /// Where the name is in its life (RFC 6762 §8).
+    enum State: Equatable {
+        /// Sending probe `sent + 1` of three at `next` (§8.1).
+        case probing(sent: Int, next: Instant)
+        /// Sending announcement `sent + 1` at `next` (§8.3).
+        case announcing(sent: Int, next: Instant)
+        case established
+    }
+
+    /// TTL of records that carry a host name (RFC 6762 §10).
+    static let hostRecordTTL: UInt32 = 120
+    /// TTL of the other records (RFC 6762 §10).
+    static let otherRecordTTL: UInt32 = 4500
+    /// Announcements after probing; intervals double from one second (RFC 6762 §8.3).
+    static let announcementCount = 3
+
+    var kind: Kind
+    /// The instance label (services) or host label (the host name), without the domain.
+    var label: String
+    var state: State
+    /// Times of recent conflicts, for the 15-in-10-seconds rule (RFC 6762 §8.1).
+    var conflictTimes: [Instant] = []
+
+    var service: ServiceRegistration? {
+        if case .service(let service) = kind { return service }
+        return nil
+    }
+
+    /// The full name this registration owns.
+    var name: DomainName {
+        switch kind {
+        case .service(let service):
+            (try? service.serviceType.prepending(label: Array(label.utf8))) ?? service.serviceType
+        case .host:
+            (try? DomainName(labels: [label, "local"])) ?? .root
+        }
+    }
+
+    func appliesTo(_ interface: InterfaceID) -> Bool {
+        service?.interfaces.map { $0.contains(interface) } ?? true
+    }
+
+    /// The records this registration publishes on `interface`, given the host's name. Unique
+    /// records carry the cache-flush bit. Host records list every address of the interface, IPv4
+    /// and IPv6, whichever family carries them, and an NSEC naming the families present (§6.1).
+    func records(hostName: DomainName, interface: NetworkInterface) -> [ResourceRecord] {
+        switch kind {
+        case .host:
+            var records = interface.addresses.map {
+                ResourceRecord(name: name, cacheFlush: true, ttl: Self.hostRecordTTL, data: $0.address.recordData)
+            }
+            records += [nsec(types: Set(records.map(\.type)))]
+            return records
+        case .service(let service):
+            let instance = name
+            var records = [
+                ResourceRecord(
+                    name: instance, cacheFlush: true, ttl: Self.hostRecordTTL,
+                    data: .srv(SRVData(port: service.port, target: hostName))),
+                ResourceRecord(name: instance, cacheFlush: true, ttl: Self.otherRecordTTL, data: .txt(service.txt)),
+                ResourceRecord(name: service.serviceType, ttl: Self.otherRecordTTL, data: .ptr(instance)),
+            ]
+            for subtype in service.subtypes {
+                guard let subtypeName = try? DomainName(labels: [subtype, "_sub"]).appending(service.serviceType) else {
+                    continue
+                }
+                records.append(ResourceRecord(name: subtypeName, ttl: Self.otherRecordTTL, data: .ptr(instance)))
+            }
+            records.append(
+                ResourceRecord(name: Self.serviceEnumerationName(for: service.serviceType), ttl: Self.otherRecordTTL,
+                               data: .ptr(service.serviceType)))
+            records.append(nsec(types: [.srv, .txt]))
+            return records
+        }
+    }
+
+    /// The records proposed in probes: the unique records except NSEC (RFC 6762 §8.2).
+    func probeRecords(hostName: DomainName, interface: NetworkInterface) -> [ResourceRecord] {
+        records(hostName: hostName, interface: interface).filter { $0.cacheFlush && $0.type != .nsec }
+    }
+
+    /// `_services._dns-sd._udp.<domain>` for the domain of `serviceType` (RFC 6763 §9).
+    static func serviceEnumerationName(for serviceType: DomainName) -> DomainName {
+        let domain = serviceType.parent.parent
+        return (try? DomainName(labels: ["_services", "_dns-sd", "_udp"]).appending(domain)) ?? domain
+    }
+
+    private func nsec(types: Set<RecordType>) -> ResourceRecord {
+        ResourceRecord(
+            name: name, cacheFlush: true, ttl: Self.hostRecordTTL,
+            data: .nsec(NSECData(nextDomainName: name, types: types)))
+    }
+}

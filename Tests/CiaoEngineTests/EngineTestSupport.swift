@@ -1,0 +1,46 @@
+import CiaoEngine
+import CiaoSimulation
+import CiaoWire
+
+enum Support {
+    static let serviceType = try! DomainName(parsing: "_ciao._tcp.local.")
+
+    static func service(_ name: String, port: UInt16 = 8080, txt: [String] = ["v=1"], allowsRenaming: Bool = true) -> ServiceRegistration {
+        ServiceRegistration(
+            instanceName: name, serviceType: serviceType, port: port,
+            txt: try! TXTData(strings: txt.map { Array($0.utf8) }), allowsRenaming: allowsRenaming)
+    }
+
+    static func instance(_ name: String) -> DomainName {
+        try! serviceType.prepending(label: Array(name.utf8))
+    }
+}
+
+extension SimulatedNetwork {
+    /// Events of one host, in order.
+    func events(of host: HostID) -> [EngineEvent] {
+        events.filter { $0.host == host }.map(\.event)
+    }
+
+    /// PTR targets currently reported present for a query (added minus removed), from the events.
+    func browsed(_ query: QueryID, by host: HostID) -> Set<DomainName> {
+        var present: Set<DomainName> = []
+        for event in events(of: host) {
+            switch event {
+            case .added(query, let record, _):
+                if case .ptr(let target) = record.data { present.insert(target) }
+            case .removed(query, let record, _):
+                if case .ptr(let target) = record.data { present.remove(target) }
+            default: break
+            }
+        }
+        return present
+    }
+
+    /// Decoded messages sent by `host` (multicast and unicast), with their times.
+    func sentMessages(by host: HostID) -> [(time: Instant, message: Message)] {
+        transmissions.filter { $0.sender == host }.compactMap { transmission in
+            (try? Message(decoding: transmission.datagram.bytes)).map { (transmission.time, $0) }
+        }
+    }
+}

@@ -1,0 +1,267 @@
+import CiaoEngine
+import CiaoWire
+
+/// Many hosts running ``MDNSEngine`` on simulated links, in virtual time.
+///
+/// Links deliver multicast to every other host on them and unicast to the owner of the address,
+/// each copy independently lost, delayed or duplicated per the link's conditions; delays make
+/// reordering. All randomness comes from one seed, so a seed fixes a run byte for byte.
+public struct SimulatedNetwork {
+    public struct HostID: Hashable, Comparable, Sendable, CustomStringConvertible {
+        public var index: Int
+        public static func < (lhs: HostID, rhs: HostID) -> Bool { lhs.index < rhs.index }
+        public var description: String { "host\(index)" }
+    }
+
+    public struct LinkID: Hashable, Sendable {
+        public var index: Int
+    }
+
+    /// How a link treats each copy of a datagram.
+    public struct Conditions: Sendable {
+        public var loss: Double
+        public var delay: ClosedRange<Duration>
+        public var duplication: Double
+
+        public init(loss: Double = 0, delay: ClosedRange<Duration> = .milliseconds(1)...(.milliseconds(1)), duplication: Double = 0) {
+            self.loss = loss
+            self.delay = delay
+            self.duplication = duplication
+        }
+    }
+
+    /// A datagram as it crossed a link.
+    public struct Transmission: Sendable {
+        public var time: Instant
+        public var sender: HostID
+        public var link: LinkID
+        public var datagram: OutgoingDatagram
+    }
+
+    /// An event from a host's engine, with when it happened.
+    public struct TimedEvent: Sendable {
+        public var time: Instant
+        public var host: HostID
+        public var event: EngineEvent
+    }
+
+    struct Host {
+        var engine: MDNSEngine?
+        /// Interface per link, and its addresses.
+        var interfaces: [LinkID: NetworkInterface]
+        var up: Set<LinkID>
+        /// Datagrams received, for hosts without an engine (observers).
+        var received: [ReceivedDatagram] = []
+    }
+
+    struct Delivery: Comparable {
+        var time: Instant
+        var sequence: Int
+        var host: HostID
+        var datagram: ReceivedDatagram
+        static func < (lhs: Delivery, rhs: Delivery) -> Bool { (lhs.time, lhs.sequence) < (rhs.time, rhs.sequence) }
+        static func == (lhs: Delivery, rhs: Delivery) -> Bool { (lhs.time, lhs.sequence) == (rhs.time, rhs.sequence) }
+    }
+
+    public private(set) var now: Instant = .zero
+    public private(set) var transmissions: [Transmission] = []
+    public private(set) var events: [TimedEvent] = []
+    /// Keep every transmission in ``transmissions`` (off for long runs, to bound memory).
+    public var recordsTransmissions = true
+    public private(set) var transmissionCount = 0
+    private var random: SplitMix64
+    private var links: [Conditions] = []
+    private var hosts: [Host] = []
+    private var deliveries = Heap<Delivery>()
+    private var deadlines = Heap<Deadline>()
+    private var sequence = 0
+
+    struct Deadline: Comparable {
+        var time: Instant
+        var host: Int
+        static func < (lhs: Deadline, rhs: Deadline) -> Bool { (lhs.time, lhs.host) < (rhs.time, rhs.host) }
+    }
+
+    public init(seed: UInt64) {
+        random = SplitMix64(seed: seed)
+    }
+
+    // MARK: Building
+
+    public mutating func addLink(_ conditions: Conditions = Conditions()) -> LinkID {
+        links.append(conditions)
+        return LinkID(index: links.count - 1)
+    }
+
+    public mutating func setConditions(_ conditions: Conditions, on link: LinkID) {
+        links[link.index] = conditions
+    }
+
+    /// Adds a host with an engine named `hostName` (or an observer without one when nil), with one
+    /// interface on each link: 198.18.L.H/24 and fd00:198:18:L::H/64.
+    @discardableResult
+    public mutating func addHost(named hostName: String?, links hostLinks: [LinkID], seed: UInt64? = nil,
+                                 cacheCapacity: Int = 4096) -> HostID {
+        let id = HostID(index: hosts.count)
+        var interfaces: [LinkID: NetworkInterface] = [:]
+        for link in hostLinks {
+            interfaces[link] = Self.interface(for: id, on: link)
+        }
+        let engine = hostName.map {
+            MDNSEngine(configuration: .init(hostName: $0, cacheCapacity: cacheCapacity), seed: seed ?? random.next())
+        }
+        hosts.append(Host(engine: engine, interfaces: interfaces, up: Set(hostLinks)))
+        if hosts[id.index].engine != nil {
+            for link in hostLinks.sorted(by: { $0.index < $1.index }) {
+                hosts[id.index].engine!.setInterface(interfaces[link]!, at: now)
+            }
+            collect(from: id)
+        }
+        return id
+    }
+
+    /// The interface a host has on a link.
+    public static func interface(for host: HostID, on link: LinkID) -> NetworkInterface {
+        let h = UInt8(truncatingIfNeeded: host.index % 250 + 1)
+        let l = UInt8(truncatingIfNeeded: link.index)
+        let v6 = IPv6Address(high: 0xFD00_0198_0018_0000 | UInt64(link.index), low: UInt64(host.index + 1))
+        return NetworkInterface(
+            id: InterfaceID(UInt32(link.index + 1)), name: "sim\(link.index)",
+            addresses: [
+                InterfaceAddress(.v4(IPv4Address(198, 18 + UInt8(host.index / 250 % 2), l, h)), prefixLength: 15),
+                InterfaceAddress(.v6(v6), prefixLength: 64),
+            ])
+    }
+
+    public func address(of host: HostID, on link: LinkID, family: IPFamily) -> IPAddress {
+        hosts[host.index].interfaces[link]!.addresses.first { $0.address.family == family }!.address
+    }
+
+    // MARK: Driving engines
+
+    /// Runs `body` on a host's engine at the current time, then collects what it produced.
+    public mutating func withEngine<Result>(_ host: HostID, _ body: (inout MDNSEngine, Instant) -> Result) -> Result {
+        let result = body(&hosts[host.index].engine!, now)
+        collect(from: host)
+        return result
+    }
+
+    public func engine(_ host: HostID) -> MDNSEngine { hosts[host.index].engine! }
+
+    /// Datagrams an observer host received.
+    public func received(by host: HostID) -> [ReceivedDatagram] { hosts[host.index].received }
+
+    /// Sends raw bytes from `host` (typically an observer) as if from `source`, multicast or to `target`.
+    public mutating func inject(_ bytes: [UInt8], from host: HostID, on link: LinkID, source: SocketAddress,
+                                to target: HostID? = nil) {
+        for (receiver, index) in zip(hosts, hosts.indices) where index != host.index && receiver.interfaces[link] != nil {
+            if let target, target.index != index { continue }
+            schedule(ReceivedDatagram(bytes: bytes, source: source, interface: receiver.interfaces[link]!.id,
+                                      isMulticast: target == nil), to: HostID(index: index), on: link)
+        }
+    }
+
+    /// Takes a host's link down (its interface removed from the engine, nothing delivered) or up.
+    public mutating func setLink(_ link: LinkID, of host: HostID, up: Bool) {
+        guard let interface = hosts[host.index].interfaces[link] else { return }
+        if up {
+            hosts[host.index].up.insert(link)
+            withEngine(host) { engine, now in engine.setInterface(interface, at: now) }
+        } else {
+            withEngine(host) { engine, now in engine.removeInterface(interface.id, at: now) }
+            hosts[host.index].up.remove(link)
+        }
+    }
+
+    /// Replaces a host's addresses on a link.
+    public mutating func setAddresses(_ addresses: [InterfaceAddress], of host: HostID, on link: LinkID) {
+        hosts[host.index].interfaces[link]!.addresses = addresses
+        let interface = hosts[host.index].interfaces[link]!
+        withEngine(host) { engine, now in engine.setInterface(interface, at: now) }
+    }
+
+    /// Runs the network until virtual time `end`.
+    public mutating func run(until end: Instant) {
+        while true {
+            let nextDelivery = deliveries.peek?.time
+            while let top = deadlines.peek, hosts[top.host].engine?.nextDeadline != top.time {
+                _ = deadlines.pop()  // stale
+            }
+            let nextDeadline = deadlines.peek?.time
+            guard let next = [nextDelivery, nextDeadline].compactMap({ $0 }).min(), next <= end else { break }
+            now = next
+            if let delivery = deliveries.peek, delivery.time == next {
+                _ = deliveries.pop()
+                deliver(delivery)
+            } else if let deadline = deadlines.pop() {
+                withEngine(HostID(index: deadline.host)) { engine, now in engine.advance(to: now) }
+            }
+        }
+        now = max(now, end)
+    }
+
+    public mutating func run(for duration: Duration) {
+        run(until: now + duration)
+    }
+
+    // MARK: Private
+
+    private mutating func deliver(_ delivery: Delivery) {
+        let host = delivery.host
+        guard let link = hosts[host.index].interfaces.first(where: { $0.value.id == delivery.datagram.interface })?.key,
+            hosts[host.index].up.contains(link)
+        else { return }
+        if hosts[host.index].engine == nil {
+            hosts[host.index].received.append(delivery.datagram)
+        } else {
+            withEngine(host) { engine, now in engine.receive(delivery.datagram, at: now) }
+        }
+    }
+
+    private mutating func collect(from host: HostID) {
+        guard var engine = hosts[host.index].engine else { return }
+        let datagrams = engine.takeDatagrams()
+        events += engine.takeEvents().map { TimedEvent(time: now, host: host, event: $0) }
+        hosts[host.index].engine = engine
+        if let deadline = engine.nextDeadline { deadlines.push(Deadline(time: max(deadline, now), host: host.index)) }
+        for datagram in datagrams { transmit(datagram, from: host) }
+    }
+
+    private mutating func transmit(_ datagram: OutgoingDatagram, from sender: HostID) {
+        guard let (link, interface) = hosts[sender.index].interfaces.first(where: { $0.value.id == datagram.interface }),
+            hosts[sender.index].up.contains(link),
+            let source = interface.addresses.first(where: { $0.address.family == datagram.family })?.address
+        else { return }
+        transmissionCount += 1
+        if recordsTransmissions {
+            transmissions.append(Transmission(time: now, sender: sender, link: link, datagram: datagram))
+        }
+        for index in hosts.indices where index != sender.index {
+            guard let receiverInterface = hosts[index].interfaces[link], hosts[index].up.contains(link) else { continue }
+            let isMulticast: Bool
+            switch datagram.destination {
+            case .multicast:
+                isMulticast = true
+            case .unicast(let target):
+                guard receiverInterface.owns(target.address) else { continue }
+                isMulticast = false
+            }
+            let received = ReceivedDatagram(
+                bytes: datagram.bytes, source: SocketAddress(source, port: mdnsPort), interface: receiverInterface.id,
+                isMulticast: isMulticast)
+            schedule(received, to: HostID(index: index), on: link)
+        }
+    }
+
+    private mutating func schedule(_ datagram: ReceivedDatagram, to host: HostID, on link: LinkID) {
+        let conditions = links[link.index]
+        let copies = Double.random(in: 0..<1, using: &random) < conditions.duplication ? 2 : 1
+        for _ in 0..<copies {
+            guard Double.random(in: 0..<1, using: &random) >= conditions.loss else { continue }
+            let delay = Duration.nanoseconds(Int64.random(
+                in: conditions.delay.lowerBound.nanoseconds...conditions.delay.upperBound.nanoseconds, using: &random))
+            sequence += 1
+            deliveries.push(Delivery(time: now + delay, sequence: sequence, host: host, datagram: datagram))
+        }
+    }
+}
