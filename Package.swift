@@ -20,6 +20,8 @@ let package = Package(
         .executableTarget(name: "ciao", dependencies: ["Ciao", "CiaoWire"]),
         // Codec throughput benchmark; run with `swift run -c release CiaoCodecBenchmark`.
         .executableTarget(name: "CiaoCodecBenchmark", dependencies: ["CiaoWire"]),
+        // Many-host churn run in virtual time; run with `swift run -c release CiaoSimulationBenchmark`.
+        .executableTarget(name: "CiaoSimulationBenchmark", dependencies: ["CiaoEngine", "CiaoSimulation", "CiaoWire"]),
         // Test support: many engines on a simulated network in virtual time.
         .target(name: "CiaoSimulation", dependencies: ["CiaoEngine", "CiaoWire"], path: "Tests/CiaoSimulation"),
         .testTarget(name: "CiaoEngineTests", dependencies: ["CiaoEngine", "CiaoSimulation", "CiaoWire"]),

@@ -4,6 +4,8 @@ import CiaoWire
 /// (RFC 6762 §5.4, §6, §7; RFC 6763 §12).
 extension MDNSEngine {
     static let sharedAnswerDelay: ClosedRange<Duration> = .milliseconds(20)...(.milliseconds(120))
+    /// Answers already scheduled may be held this much longer to go out with later ones (§6).
+    static let aggregationDelay: Duration = .milliseconds(500)
     static let truncatedQueryDelay: ClosedRange<Duration> = .milliseconds(400)...(.milliseconds(500))
     /// A record is multicast on a link at most once per this interval (§6)…
     static let multicastInterval: Duration = .seconds(1)
@@ -43,8 +45,11 @@ extension MDNSEngine {
         // Duplicate answer suppression (§7.4): someone else just multicast what we were about to.
         let family = datagram.source.address.family
         if datagram.isMulticast, var pending = interfaces[interface.id]!.pendingResponses[family] {
+            // Only a copy with at least our TTL counts; we treat ours as sent then.
             let sent = Dictionary(message.answers.map { (RecordKey($0), $0.ttl) }, uniquingKeysWith: max)
-            pending.answers.removeAll { record in sent[RecordKey(record)].map { UInt64($0) * 2 >= UInt64(record.ttl) } ?? false }
+            let duplicates = pending.answers.filter { record in sent[RecordKey(record)].map { $0 >= record.ttl } ?? false }
+            pending.answers.removeAll { record in duplicates.contains { RecordKey($0) == RecordKey(record) } }
+            for record in duplicates { interfaces[interface.id]!.lastMulticast[family, default: [:]][RecordKey(record)] = now }
             interfaces[interface.id]!.pendingResponses[family] = pending.answers.isEmpty ? nil : pending
         }
         cacheResponse(message, on: interface.id, at: now)
@@ -62,12 +67,20 @@ extension MDNSEngine {
             (knownAnswers ?? message.answers).map { (RecordKey($0), $0.ttl) }, uniquingKeysWith: max)
         var unicastAnswers: [ResourceRecord] = []
         var multicastAnswers: [ResourceRecord] = []
+        // §11, CERT VU#550620: never send a unicast reply off the link, whatever asked for it.
+        let mayUnicast = interface.isOnLink(source.address)
         for question in message.questions {
             for record in answers(to: question, on: interface) {
                 // Known-answer suppression (§7.1): they hold it with at least half its TTL.
                 if let ttl = known[RecordKey(record)], UInt64(ttl) * 2 >= UInt64(record.ttl) { continue }
-                let wantsUnicast = question.unicastResponse || !datagram.isMulticast || source.port != mdnsPort
-                if wantsUnicast && !wasMulticast(record, on: interface.id, family: family, within: .seconds(Int64(record.ttl / 4)), at: now) {
+                if !datagram.isMulticast || source.port != mdnsPort {
+                    // Direct unicast (§5.5) and legacy (§6.7) queries get unicast replies only.
+                    if mayUnicast { unicastAnswers.append(record) }
+                } else if question.unicastResponse && mayUnicast
+                    && wasMulticast(record, on: interface.id, family: family, within: .seconds(Int64(record.ttl / 4)), at: now)
+                {
+                    // QU (§5.4): unicast, unless we have not multicast the record within a quarter
+                    // of its TTL; then multicast it, so every cache on the link is refreshed.
                     unicastAnswers.append(record)
                 } else {
                     multicastAnswers.append(record)
@@ -76,7 +89,7 @@ extension MDNSEngine {
         }
         if source.port != mdnsPort {
             // Legacy unicast (§6.7): echo ID and questions, no cache-flush bit, TTL at most 10 s.
-            let answers = (unicastAnswers + multicastAnswers).map(\.legacy)
+            let answers = unicastAnswers.map(\.legacy)
             guard !answers.isEmpty else { return }
             let response = Message(
                 header: .response(id: message.header.id), questions: message.questions, answers: answers,
@@ -96,8 +109,12 @@ extension MDNSEngine {
             sendMulticastResponse(multicastAnswers, on: interface, family: family, at: now)
         } else {
             let sendAt = now + random.duration(in: delay)
-            var pending = interfaces[interface.id]!.pendingResponses[family] ?? PendingResponse(sendAt: sendAt, answers: [])
-            pending.sendAt = min(pending.sendAt, sendAt)
+            var pending =
+                interfaces[interface.id]!.pendingResponses[family]
+                ?? PendingResponse(sendAt: sendAt, latest: sendAt + Self.aggregationDelay, answers: [])
+            // Aggregate (§6): the earlier answers may wait for the later ones, up to 500 ms more,
+            // so each answer still goes out at least its own random delay after its query.
+            pending.sendAt = min(max(pending.sendAt, sendAt), pending.latest)
             pending.answers += multicastAnswers.filter { record in !pending.answers.contains { RecordKey($0) == RecordKey(record) } }
             interfaces[interface.id]!.pendingResponses[family] = pending
         }

@@ -53,6 +53,8 @@ extension MDNSEngine {
                 } else {
                     // Three probes without conflict: the name is ours (§8.3).
                     registration.state = .announcing(sent: 0, next: now)
+                    registration.isThrottled = false
+                    registration.conflictTimes = []
                     if let id, !reportedRegistrations.contains(id) {
                         newlyRegistered.append(id)
                     }
@@ -177,13 +179,19 @@ extension MDNSEngine {
             return
         }
         registration.conflictTimes = registration.conflictTimes.filter { now - $0 < Self.conflictWindow } + [now]
+        // §8.1: after 15 conflicts in 10 s, wait 5 s before *each* further attempt — for as long
+        // as conflicts keep coming (a 10-second window alone would allow a burst every 10 s).
+        if registration.conflictTimes.count >= Self.conflictLimit {
+            registration.isThrottled = true
+        } else if registration.conflictTimes.count == 1 {
+            registration.isThrottled = false
+        }
         registration.label =
             id == nil
             ? InstanceNamer.nextHostName(after: registration.label)
             : InstanceNamer.nextInstanceName(after: registration.label)
         let delay =
-            registration.conflictTimes.count >= Self.conflictLimit
-            ? Self.conflictBackoff : random.duration(in: Self.firstProbeDelay)
+            registration.isThrottled ? Self.conflictBackoff : random.duration(in: Self.firstProbeDelay)
         registration.state = .probing(sent: 0, next: now + delay)
         if let id {
             registrations[id] = registration

@@ -6,18 +6,39 @@ extension MDNSEngine {
     /// Sends the continuous queries and cache refreshes due on each interface, one message per
     /// interface and family (split with TC when the known answers do not fit, §7.2).
     mutating func sendDueQueries(at now: Instant) {
+        // One pass over the queries: what is due where. Schedules on interfaces that went away
+        // would stay due forever: drop them.
+        var due: [InterfaceID: [QueryID]] = [:]
+        for (id, query) in queries {
+            for (interfaceID, next) in query.nextSends where next <= now {
+                if interfaces[interfaceID] == nil {
+                    queries[id]!.forget(interfaceID)
+                } else {
+                    due[interfaceID, default: []].append(id)
+                }
+            }
+        }
         for interfaceID in interfaces.keys.sorted() {
             var questions: [Question] = []
-            for id in queries.keys.sorted() where queries[id]!.isDue(on: interfaceID, at: now) {
-                questions.append(queries[id]!.question)
+            var asked: Set<Question> = []
+            for id in (due[interfaceID] ?? []).sorted() {
+                let question = queries[id]!.question
+                if asked.insert(question).inserted { questions.append(question) }
                 queries[id]!.markSent(on: interfaceID, at: now)
             }
+            // The records these questions ask for are refreshed from now on (§5.2).
+            for question in questions {
+                interfaces[interfaceID]!.cache.watch(name: question.name, type: question.type, at: now, random: &random)
+            }
             // Refresh records that answer active queries at 80–95 % of their TTL (§5.2).
-            let refreshes = interfaces[interfaceID]!.cache.takeDueRefreshes(at: now, random: &random)
-            for rrset in refreshes.sorted(by: { $0.name.description < $1.name.description })
-            where isQueried(rrset, on: interfaceID) {
+            var refreshes: Set<RRSetKey> = []
+            if interfaces[interfaceID]!.cache.hasDueRefresh(at: now) {
+                let watched = watchedQuestions(on: interfaceID)
+                refreshes = interfaces[interfaceID]!.cache.takeDueRefreshes(at: now, random: &random, isQueried: watched.contains)
+            }
+            for rrset in refreshes.sorted(by: { ($0.name.description, $0.type.rawValue) < ($1.name.description, $1.type.rawValue) }) {
                 let question = Question(name: rrset.name, type: rrset.type)
-                if !questions.contains(question) { questions.append(question) }
+                if asked.insert(question).inserted { questions.append(question) }
             }
             guard !questions.isEmpty, let state = interfaces[interfaceID] else { continue }
             let message = Message(questions: questions, answers: knownAnswers(for: questions, in: state.cache, at: now))
@@ -31,7 +52,7 @@ extension MDNSEngine {
         var answers: [ResourceRecord] = []
         for question in questions {
             for entry in cache.records(named: question.name, type: question.type) {
-                guard let remaining = cache.remainingTTL(of: RecordKey(entry.record), at: now),
+                guard let remaining = cache.remainingTTL(of: entry.key, at: now),
                     UInt64(remaining) * 2 > UInt64(entry.record.ttl)
                 else { continue }
                 var record = entry.record
@@ -40,22 +61,24 @@ extension MDNSEngine {
                 answers.append(record)
             }
         }
-        return answers.sorted { $0.description < $1.description }
+        // A stable order (the cache's is a hash order), each description made once.
+        return answers.map { ($0.description, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
     }
 
     /// Caches the answers and additional records of a response and reports changes (§10).
     mutating func cacheResponse(_ message: Message, on interfaceID: InterfaceID, at now: Instant) {
+        let watched = watchedQuestions(on: interfaceID)
         for record in message.answers + message.additionals where record.type != .opt {
-            guard var state = interfaces[interfaceID] else { return }
-            let queried = queries
-            let (insertion, evicted) = state.cache.insert(record, at: now, random: &random) { rrset in
-                queried.values.contains { $0.appliesTo(interfaceID) && $0.name == rrset.name && ($0.type == rrset.type || $0.type == .any) }
-            }
-            interfaces[interfaceID] = state
+            guard interfaces[interfaceID] != nil else { return }
+            // Mutated in place: a copy of the interface state would copy the whole cache.
+            let key = RecordKey(record)
+            let (insertion, evicted) = interfaces[interfaceID]!.cache.insert(
+                record, key: key, at: now, random: &random, isWatched: watched.contains)
+            // Records no query asks for have no one to report to (a flood is mostly those).
             switch insertion {
-            case .added: report(.added, record, on: interfaceID)
-            case .replaced: report(.updated, record, on: interfaceID)
-            case .refreshed, .ignored: break
+            case .added where watched.contains(key.rrset): report(.added, record, on: interfaceID)
+            case .replaced where watched.contains(key.rrset): report(.updated, record, on: interfaceID)
+            default: break
             }
             for record in evicted { report(.removed, record, on: interfaceID) }
         }
@@ -63,13 +86,13 @@ extension MDNSEngine {
 
     /// From another host's query: POOF bookkeeping (§10.5) and duplicate question suppression (§7.3).
     mutating func observeQuery(_ message: Message, on interfaceID: InterfaceID, at now: Instant) {
-        guard var state = interfaces[interfaceID] else { return }
+        guard interfaces[interfaceID] != nil else { return }
         let known = Set(message.answers.map(RecordKey.init))
         for question in message.questions {
-            state.cache.noteUnansweredQuery(name: question.name, type: question.type, knownAnswers: known, at: now)
+            interfaces[interfaceID]!.cache.noteUnansweredQuery(
+                name: question.name, type: question.type, knownAnswers: known, at: now)
         }
-        interfaces[interfaceID] = state
-        guard !message.header.isTruncated else { return }
+        guard !message.header.isTruncated, let state = interfaces[interfaceID] else { return }
         for id in queries.keys.sorted() {
             guard let query = queries[id], query.appliesTo(interfaceID),
                 message.questions.contains(where: { $0 == query.question })
@@ -91,5 +114,38 @@ extension MDNSEngine {
                 report(.removed, record, on: interfaceID)
             }
         }
+    }
+}
+
+/// The questions active queries ask on one interface, for constant-time "does a query want this
+/// RRset" checks while caching.
+struct WatchedQuestions {
+    /// RRsets of class IN asked for by type.
+    private var exact: Set<RRSetKey> = []
+    /// Names asked with type ANY: every type matches.
+    private var anyNames: Set<NameKey> = []
+
+    init(_ queries: some Sequence<ContinuousQuery>, on interface: InterfaceID) {
+        for query in queries where query.appliesTo(interface) {
+            if query.type == .any {
+                anyNames.insert(NameKey(query.name))
+            } else {
+                exact.insert(RRSetKey(name: query.name, type: query.type, rrClass: .internet))
+            }
+        }
+    }
+
+    var isEmpty: Bool { exact.isEmpty && anyNames.isEmpty }
+
+    func contains(_ rrset: RRSetKey) -> Bool {
+        guard !isEmpty else { return false }
+        let asked = rrset.rrClass == .internet ? rrset : RRSetKey(name: rrset.name, type: rrset.type, rrClass: .internet)
+        return exact.contains(asked) || anyNames.contains(rrset.nameKey)
+    }
+}
+
+extension MDNSEngine {
+    func watchedQuestions(on interface: InterfaceID) -> WatchedQuestions {
+        WatchedQuestions(queries.values, on: interface)
     }
 }

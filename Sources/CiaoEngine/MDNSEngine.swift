@@ -176,7 +176,7 @@ public struct MDNSEngine {
         for state in interfaces.values {
             deadlines += state.pendingResponses.values.map(\.sendAt)
             deadlines += state.truncatedQueries.values.map(\.answerAt)
-            if let cacheDeadline = state.cache.nextDeadline(refreshing: { isQueried($0, on: state.interface.id) }) {
+            if let cacheDeadline = state.cache.nextDeadline {
                 deadlines.append(cacheDeadline)
             }
         }
@@ -196,10 +196,10 @@ public struct MDNSEngine {
 
     /// Handles one received datagram (RFC 6762 §6, §11, §18).
     public mutating func receive(_ datagram: ReceivedDatagram, at now: Instant) {
-        guard let state = interfaces[datagram.interface],
+        // Only the interface: a copy of its whole state would make the cache copy itself on write.
+        guard let interface = interfaces[datagram.interface]?.interface,
             let message = try? Message(decoding: datagram.bytes)
         else { return }
-        let interface = state.interface
         // §11: unicast packets must come from on-link sources (CERT VU#550620).
         guard datagram.isMulticast || interface.isOnLink(datagram.source.address) else { return }
         advance(to: now)
@@ -268,6 +268,8 @@ struct InterfaceState {
 /// A multicast response being aggregated before it is sent (RFC 6762 §6).
 struct PendingResponse {
     var sendAt: Instant
+    /// Aggregating later answers may move ``sendAt`` up to here (§6: 500 ms past the first plan).
+    var latest: Instant
     var answers: [ResourceRecord]
 }
 

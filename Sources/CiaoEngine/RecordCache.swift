@@ -2,47 +2,127 @@ import CiaoWire
 
 /// A record's identity: name, type, class and data (RFC 6762 §10.2 treats records with the same
 /// name, type and class as one RRset).
+///
+/// The hash is computed once, when the key is made: a key is hashed many times over in the cache's
+/// indexes, and hashing a name folds the case of every byte.
 struct RecordKey: Hashable {
-    var name: DomainName
-    var rrClass: RecordClass
-    var data: RecordData
+    let rrset: RRSetKey
+    let data: RecordData
+    private let hashCode: Int
 
     init(_ record: ResourceRecord) {
-        name = record.name
-        rrClass = record.rrClass
+        rrset = RRSetKey(name: record.name, type: record.data.type, rrClass: record.rrClass)
         data = record.data
+        var hasher = Hasher()
+        hasher.combine(rrset.hashCode)
+        hasher.combine(data)
+        hashCode = hasher.finalize()
     }
 
-    var rrset: RRSetKey { RRSetKey(name: name, type: data.type, rrClass: rrClass) }
+    var name: DomainName { rrset.name }
+    var rrClass: RecordClass { rrset.rrClass }
+
+    static func == (lhs: RecordKey, rhs: RecordKey) -> Bool {
+        lhs.hashCode == rhs.hashCode && lhs.data == rhs.data && lhs.rrset == rhs.rrset
+    }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(hashCode) }
 }
 
-/// Name, type and class: an RRset.
+/// Name, type and class: an RRset. Hashed once, like ``RecordKey``.
 struct RRSetKey: Hashable {
-    var name: DomainName
-    var type: RecordType
-    var rrClass: RecordClass
+    let name: DomainName
+    let type: RecordType
+    let rrClass: RecordClass
+    /// The hash of the name alone, for the by-name index.
+    let nameHash: Int
+    fileprivate let hashCode: Int
+
+    init(name: DomainName, type: RecordType, rrClass: RecordClass) {
+        self.name = name
+        self.type = type
+        self.rrClass = rrClass
+        nameHash = name.hashValue
+        var hasher = Hasher()
+        hasher.combine(nameHash)
+        hasher.combine(type)
+        hasher.combine(rrClass)
+        hashCode = hasher.finalize()
+    }
+
+    var nameKey: NameKey { NameKey(name: name, hashCode: nameHash) }
+
+    static func == (lhs: RRSetKey, rhs: RRSetKey) -> Bool {
+        lhs.hashCode == rhs.hashCode && lhs.type == rhs.type && lhs.rrClass == rhs.rrClass && lhs.name.sameName(as: rhs.name)
+    }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(hashCode) }
+}
+
+extension DomainName {
+    /// `==`, with a fast path for copies of one name (byte-identical storage compares by identity
+    /// first): the cache's keys are mostly copies of each other.
+    fileprivate func sameName(as other: DomainName) -> Bool {
+        isIdentical(to: other) || self == other
+    }
+}
+
+/// A name with its hash computed once.
+struct NameKey: Hashable {
+    let name: DomainName
+    fileprivate let hashCode: Int
+
+    init(_ name: DomainName) {
+        self.name = name
+        hashCode = name.hashValue
+    }
+
+    fileprivate init(name: DomainName, hashCode: Int) {
+        self.name = name
+        self.hashCode = hashCode
+    }
+
+    static func == (lhs: NameKey, rhs: NameKey) -> Bool { lhs.hashCode == rhs.hashCode && lhs.name.sameName(as: rhs.name) }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(hashCode) }
 }
 
 /// The records learned on one interface, with their lifetimes (RFC 6762 §10).
 ///
 /// TTLs expire; goodbyes (TTL 0) expire after one second (§10.1); a cache-flush record flushes the
 /// rest of its RRset received more than a second earlier (§10.2); records that other hosts keep
-/// asking for without an answer are flushed by Passive Observation Of Failures (§10.5). The number of
-/// records is capped; when it overflows, the records closest to expiry go first, and records
-/// answering active queries last.
+/// asking for without an answer are flushed by Passive Observation Of Failures (§10.5). Records
+/// that answer an active query ("watched") are refreshed at 80–95 % of their TTL (§5.2).
+///
+/// The number of records is capped; when it overflows, the records closest to expiry go first, and
+/// records answering active queries last. Entries live in slots; the indexes and the two deadline
+/// heaps (lifetimes and refreshes, with lazy deletion) hold slot numbers, so a flood costs
+/// O(log n) cheap steps per record and ``nextDeadline`` is O(1).
 struct RecordCache {
     struct Entry {
+        var key: RecordKey
         var record: ResourceRecord
         var received: Instant
         var expiry: Instant
         /// Index into ``RecordCache/refreshPoints`` of the next refresh query, if any left.
         var refreshStep = 0
         var nextRefresh: Instant?
+        /// Answers an active query: its refreshes are deadlines.
+        var watched = false
         /// Queries from other hosts this record would answer, seen without an answer since (§10.5).
         var unansweredQueries = 0
         var firstUnansweredQuery: Instant?
         /// Replaced by a cache-flush update: its removal is not reported.
         var replaced = false
+
+        /// When the record leaves: TTL expiry, or earlier by POOF.
+        var lifetimeDeadline: Instant {
+            guard unansweredQueries >= 2, let first = firstUnansweredQuery else { return expiry }
+            return min(expiry, first + RecordCache.poofWindow)
+        }
+
+        /// The refresh that is a deadline: only watched records are refreshed.
+        var refreshDeadline: Instant? { watched ? nextRefresh : nil }
     }
 
     /// What an insertion did.
@@ -63,134 +143,178 @@ struct RecordCache {
     static let poofWindow: Duration = .seconds(10)
 
     let capacity: Int
-    private(set) var entries: [RecordKey: Entry] = [:]
-    private var byRRSet: [RRSetKey: Set<RecordKey>] = [:]
+    private var slots: [Entry?] = []
+    private var freeSlots: [Int] = []
+    private var slotOf: [RecordKey: Int] = [:]
+    private var byRRSet: [RRSetKey: Set<Int>] = [:]
+    private var byName: [NameKey: Set<Int>] = [:]
+    /// Lifetime deadlines; an item is live while its slot's ``Entry/lifetimeDeadline`` equals it.
+    private var lifetimes = DeadlineHeap()
+    /// Refresh deadlines of watched entries; live while the slot's ``Entry/refreshDeadline`` equals it.
+    private var refreshes = DeadlineHeap()
 
     init(capacity: Int) {
-        self.capacity = capacity
+        self.capacity = max(capacity, 1)
     }
 
-    var count: Int { entries.count }
+    var count: Int { slotOf.count }
+
+    /// Every entry, for inspection.
+    var entries: [RecordKey: Entry] {
+        Dictionary(uniqueKeysWithValues: slots.compactMap { $0.map { ($0.key, $0) } })
+    }
 
     /// The live records answering `name`/`type` (`ANY` matches every type).
     func records(named name: DomainName, type: RecordType) -> [Entry] {
-        if type == .any {
-            return entries.values.filter { $0.record.name == name }
-        }
-        return (byRRSet[RRSetKey(name: name, type: type, rrClass: .internet)] ?? []).compactMap { entries[$0] }
+        slots(named: name, type: type).compactMap { slots[$0] }
     }
 
-    /// Adds or refreshes `record`. Returns what happened and the records it pushed out of the cache
-    /// by overflowing the cap (their removal is to be reported). `isProtected` says whether an
-    /// RRset answers an active query.
+    /// Adds or refreshes `record` (whose key is `key`). Returns what happened and the watched
+    /// records it pushed out of the cache by overflowing the cap (their removal is to be reported;
+    /// unwatched ones answer no query and go silently). `isWatched` says whether an RRset answers an
+    /// active query: such records are refreshed, and evicted last.
     mutating func insert(
-        _ record: ResourceRecord, at now: Instant, random: inout SplitMix64, isProtected: (RRSetKey) -> Bool
+        _ record: ResourceRecord, key: RecordKey? = nil, at now: Instant, random: inout SplitMix64,
+        isWatched: (RRSetKey) -> Bool
     ) -> (Insertion, evicted: [ResourceRecord]) {
-        let key = RecordKey(record)
+        defer { discardStaleTops() }
+        let key = key ?? RecordKey(record)
+        let existing = slotOf[key]
         if record.ttl == 0 {
-            guard var entry = entries[key] else { return (.ignored, []) }
+            guard let slot = existing, var entry = slots[slot] else { return (.ignored, []) }
             entry.expiry = min(entry.expiry, now + .seconds(1))
             entry.nextRefresh = nil
-            entries[key] = entry
+            store(entry, in: slot)
             return (.refreshed, [])
         }
         var insertion = Insertion.added
-        if record.cacheFlush {
+        if record.cacheFlush, let members = byRRSet[key.rrset] {
             // Members of the RRset older than one second go in a second (RFC 6762 §10.2).
-            let others = (byRRSet[key.rrset] ?? []).filter { $0 != key }
+            let others = members.filter { $0 != existing }
             for other in others {
-                guard var entry = entries[other], now - entry.received > .seconds(1) else { continue }
+                guard var entry = slots[other], now - entry.received > .seconds(1) else { continue }
                 entry.expiry = min(entry.expiry, now + .seconds(1))
                 entry.nextRefresh = nil
-                if entries[key] == nil && others.count == 1 {
+                if existing == nil && others.count == 1 {
                     entry.replaced = true
                     insertion = .replaced
                 }
-                entries[other] = entry
+                store(entry, in: other)
             }
         }
-        var entry = Entry(record: record, received: now, expiry: now + .seconds(Int64(record.ttl)))
-        if entries[key] != nil { insertion = .refreshed }
+        var entry = Entry(key: key, record: record, received: now, expiry: now + .seconds(Int64(record.ttl)))
+        entry.watched = isWatched(key.rrset)
         scheduleRefresh(&entry, random: &random)
-        entries[key] = entry
-        byRRSet[key.rrset, default: []].insert(key)
-        let evicted = entries.count > capacity ? evict(isProtected: isProtected) : []
+        if let slot = existing {
+            store(entry, in: slot)
+            return (.refreshed, [])
+        }
+        let slot = freeSlots.popLast() ?? {
+            slots.append(nil)
+            return slots.count - 1
+        }()
+        slotOf[key] = slot
+        byRRSet[key.rrset, default: []].insert(slot)
+        byName[key.rrset.nameKey, default: []].insert(slot)
+        store(entry, in: slot)
+        let evicted = slotOf.count > capacity ? evict(isProtected: isWatched) : []
         return (insertion, evicted)
+    }
+
+    /// Marks the records answering `name`/`type` as watched by an active query whose question just
+    /// went out: their refreshes become deadlines. Refresh points already past are skipped (the
+    /// question just asked for them).
+    mutating func watch(name: DomainName, type: RecordType, at now: Instant, random: inout SplitMix64) {
+        defer { discardStaleTops() }
+        for slot in slots(named: name, type: type) {
+            guard var entry = slots[slot], !entry.watched else { continue }
+            entry.watched = true
+            while let refresh = entry.nextRefresh, refresh <= now { scheduleRefresh(&entry, random: &random) }
+            store(entry, in: slot)
+        }
     }
 
     /// Notes a query from another host for `name`/`type` whose known answers did not include these
     /// records (RFC 6762 §10.5).
     mutating func noteUnansweredQuery(name: DomainName, type: RecordType, knownAnswers: Set<RecordKey>, at now: Instant) {
-        for entry in records(named: name, type: type) {
-            let key = RecordKey(entry.record)
-            guard !knownAnswers.contains(key), var updated = entries[key] else { continue }
-            if updated.unansweredQueries == 0 { updated.firstUnansweredQuery = now }
-            updated.unansweredQueries += 1
-            entries[key] = updated
+        defer { discardStaleTops() }
+        for slot in slots(named: name, type: type) {
+            guard var entry = slots[slot], !knownAnswers.contains(entry.key) else { continue }
+            if entry.unansweredQueries == 0 { entry.firstUnansweredQuery = now }
+            entry.unansweredQueries += 1
+            store(entry, in: slot)
         }
     }
 
     /// The records whose time is up at `now`: expired, flushed or POOFed. Replaced records are
     /// dropped without being returned.
     mutating func removeExpired(at now: Instant) -> [ResourceRecord] {
+        defer { discardStaleTops() }
         var removed: [ResourceRecord] = []
-        for (key, entry) in entries where entry.expiry <= now || isPoofed(entry, at: now) {
-            remove(key)
+        while let top = lifetimes.top, top.time <= now {
+            lifetimes.pop()
+            guard let entry = slots[top.slot], entry.lifetimeDeadline == top.time else { continue }
+            remove(top.slot)
             if !entry.replaced { removed.append(entry.record) }
         }
         return removed
     }
 
-    /// The RRsets due for a refresh query at `now`; advances their refresh schedule.
-    mutating func takeDueRefreshes(at now: Instant, random: inout SplitMix64) -> Set<RRSetKey> {
+    /// The RRsets due for a refresh query at `now` that `isQueried` still asks for; advances their
+    /// refresh schedule. Records no query asks for any more stop being watched.
+    mutating func takeDueRefreshes(
+        at now: Instant, random: inout SplitMix64, isQueried: (RRSetKey) -> Bool
+    ) -> Set<RRSetKey> {
+        defer { discardStaleTops() }
         var due: Set<RRSetKey> = []
-        for (key, entry) in entries {
-            guard let refresh = entry.nextRefresh, refresh <= now else { continue }
-            var updated = entry
-            scheduleRefresh(&updated, random: &random)
-            entries[key] = updated
-            due.insert(key.rrset)
+        while let top = refreshes.top, top.time <= now {
+            refreshes.pop()
+            guard var entry = slots[top.slot], entry.refreshDeadline == top.time else { continue }
+            if isQueried(entry.key.rrset) {
+                due.insert(entry.key.rrset)
+                scheduleRefresh(&entry, random: &random)
+            } else {
+                entry.watched = false
+            }
+            store(entry, in: top.slot)
         }
         return due
     }
 
-    /// Removes every record, returning those to report.
-    mutating func removeAll() -> [ResourceRecord] {
-        defer {
-            entries = [:]
-            byRRSet = [:]
-        }
-        return entries.values.filter { !$0.replaced }.map(\.record)
+    /// True when a watched record is due for a refresh at `now`.
+    func hasDueRefresh(at now: Instant) -> Bool {
+        refreshes.top.map { $0.time <= now } ?? false
     }
 
-    /// The earliest expiry, POOF deadline or refresh among `entries`; `includeRefresh` filters which
-    /// entries' refreshes matter (only records answering active queries are refreshed).
-    func nextDeadline(refreshing includeRefresh: (RRSetKey) -> Bool) -> Instant? {
-        var deadline: Instant?
-        for (key, entry) in entries {
-            var candidates = [entry.expiry]
-            if entry.unansweredQueries >= 2, let first = entry.firstUnansweredQuery {
-                candidates.append(first + Self.poofWindow)
-            }
-            if let refresh = entry.nextRefresh, includeRefresh(key.rrset) { candidates.append(refresh) }
-            let earliest = candidates.min()!
-            if deadline == nil || earliest < deadline! { deadline = earliest }
+    /// Removes every record, returning those to report.
+    mutating func removeAll() -> [ResourceRecord] {
+        let remaining = slots.compactMap { $0 }.filter { !$0.replaced }.map(\.record)
+        self = RecordCache(capacity: capacity)
+        return remaining
+    }
+
+    /// The earliest expiry, POOF deadline or refresh of a watched record.
+    var nextDeadline: Instant? {
+        switch (lifetimes.top?.time, refreshes.top?.time) {
+        case (let a?, let b?): min(a, b)
+        case (let a?, nil): a
+        case (nil, let b?): b
+        case (nil, nil): nil
         }
-        return deadline
     }
 
     /// Remaining TTL of `record` at `now`, in whole seconds, or nil if not cached.
     func remainingTTL(of key: RecordKey, at now: Instant) -> UInt32? {
-        guard let entry = entries[key] else { return nil }
+        guard let slot = slotOf[key], let entry = slots[slot] else { return nil }
         let remaining = (entry.expiry - now).nanoseconds / 1_000_000_000
         return remaining > 0 ? UInt32(clamping: remaining) : nil
     }
 
     // MARK: Private
 
-    private func isPoofed(_ entry: Entry, at now: Instant) -> Bool {
-        guard entry.unansweredQueries >= 2, let first = entry.firstUnansweredQuery else { return false }
-        return now >= first + Self.poofWindow
+    private func slots(named name: DomainName, type: RecordType) -> Set<Int> {
+        let slots = type == .any ? byName[NameKey(name)] : byRRSet[RRSetKey(name: name, type: type, rrClass: .internet)]
+        return slots ?? []
     }
 
     /// Next refresh point plus 0–2 % of the TTL of jitter (RFC 6762 §5.2).
@@ -205,24 +329,126 @@ struct RecordCache {
         entry.refreshStep += 1
     }
 
-    private mutating func remove(_ key: RecordKey) {
-        entries[key] = nil
-        byRRSet[key.rrset]?.remove(key)
-        if byRRSet[key.rrset]?.isEmpty == true { byRRSet[key.rrset] = nil }
+    /// Writes an entry and pushes its deadlines where they changed.
+    private mutating func store(_ entry: Entry, in slot: Int) {
+        let old = slots[slot]
+        slots[slot] = entry
+        if old?.lifetimeDeadline != entry.lifetimeDeadline {
+            lifetimes.push(entry.lifetimeDeadline, slot)
+        }
+        if let refresh = entry.refreshDeadline, old?.refreshDeadline != refresh {
+            refreshes.push(refresh, slot)
+        }
+        if lifetimes.count > 2 * slotOf.count + 64 || refreshes.count > 2 * slotOf.count + 64 { rebuildHeaps() }
     }
 
-    /// Brings the cache down to 7/8 of its capacity in one pass, so a flood costs O(log n) per
-    /// record: unprotected records first, soonest expiry first.
+    private mutating func remove(_ slot: Int) {
+        guard let entry = slots[slot] else { return }
+        slots[slot] = nil
+        freeSlots.append(slot)
+        slotOf[entry.key] = nil
+        if let index = byRRSet.index(forKey: entry.key.rrset) {
+            if byRRSet.values[index].count == 1 {
+                byRRSet.remove(at: index)
+            } else {
+                byRRSet.values[index].remove(slot)
+            }
+        }
+        if let index = byName.index(forKey: entry.key.rrset.nameKey) {
+            if byName.values[index].count == 1 {
+                byName.remove(at: index)
+            } else {
+                byName.values[index].remove(slot)
+            }
+        }
+    }
+
+    /// Drops dead items from the tops of the heaps, so their tops are the real next deadlines.
+    private mutating func discardStaleTops() {
+        while let top = lifetimes.top, slots[top.slot]?.lifetimeDeadline != top.time { lifetimes.pop() }
+        while let top = refreshes.top, slots[top.slot]?.refreshDeadline != top.time { refreshes.pop() }
+    }
+
+    /// Rebuilds the heaps from the entries when dead items pile up.
+    private mutating func rebuildHeaps() {
+        var lifetimeItems: [(Instant, Int)] = []
+        var refreshItems: [(Instant, Int)] = []
+        for (slot, entry) in slots.enumerated() {
+            guard let entry else { continue }
+            lifetimeItems.append((entry.lifetimeDeadline, slot))
+            if let refresh = entry.refreshDeadline { refreshItems.append((refresh, slot)) }
+        }
+        lifetimes = DeadlineHeap(lifetimeItems)
+        refreshes = DeadlineHeap(refreshItems)
+    }
+
+    /// Brings the cache down to 7/8 of its capacity, so a flood costs O(log n) per record:
+    /// unwatched records first, soonest lifetime deadline first; watched ones only if they alone
+    /// overflow.
     private mutating func evict(isProtected: (RRSetKey) -> Bool) -> [ResourceRecord] {
         let target = capacity - capacity / 8
-        let victims = entries.map { (key: $0.key, protected: isProtected($0.key.rrset), expiry: $0.value.expiry) }
-            .sorted { ($0.protected ? 1 : 0, $0.expiry) < ($1.protected ? 1 : 0, $1.expiry) }
-            .prefix(entries.count - target)
         var evicted: [ResourceRecord] = []
-        for victim in victims {
-            if let entry = entries[victim.key], !entry.replaced { evicted.append(entry.record) }
-            remove(victim.key)
+        var spared: [(Instant, Int)] = []
+        while slotOf.count > target, let top = lifetimes.top {
+            lifetimes.pop()
+            guard let entry = slots[top.slot], entry.lifetimeDeadline == top.time else { continue }
+            if isProtected(entry.key.rrset) { spared.append((top.time, top.slot)) } else { remove(top.slot) }
         }
+        // Only watched records left over the target: the soonest to expire of them go, reported.
+        var index = 0
+        while slotOf.count > target && index < spared.count {
+            let slot = spared[index].1
+            if let entry = slots[slot], !entry.replaced { evicted.append(entry.record) }
+            remove(slot)
+            index += 1
+        }
+        for (time, slot) in spared[index...] { lifetimes.push(time, slot) }
         return evicted
+    }
+}
+
+/// A binary min-heap of (deadline, slot) pairs.
+private struct DeadlineHeap {
+    private var items: [(time: Instant, slot: Int)] = []
+
+    init() {}
+
+    init(_ elements: [(Instant, Int)]) {
+        items = elements.map { (time: $0.0, slot: $0.1) }
+        for index in stride(from: items.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
+    }
+
+    var count: Int { items.count }
+    var top: (time: Instant, slot: Int)? { items.first }
+
+    mutating func push(_ time: Instant, _ slot: Int) {
+        items.append((time, slot))
+        var child = items.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard items[child].time < items[parent].time else { break }
+            items.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    mutating func pop() {
+        guard !items.isEmpty else { return }
+        items.swapAt(0, items.count - 1)
+        items.removeLast()
+        siftDown(0)
+    }
+
+    private mutating func siftDown(_ start: Int) {
+        var parent = start
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var smallest = parent
+            if left < items.count && items[left].time < items[smallest].time { smallest = left }
+            if right < items.count && items[right].time < items[smallest].time { smallest = right }
+            guard smallest != parent else { return }
+            items.swapAt(parent, smallest)
+            parent = smallest
+        }
     }
 }

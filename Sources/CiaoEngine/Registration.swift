@@ -26,18 +26,24 @@ struct Registration {
 
     var kind: Kind
     /// The instance label (services) or host label (the host name), without the domain.
-    var label: String
+    var label: String {
+        didSet { name = Self.fullName(kind: kind, label: label) }
+    }
+    /// The full name this registration owns, kept with ``label``.
+    private(set) var name: DomainName
     var state: State
     /// Times of recent conflicts, for the 15-in-10-seconds rule (RFC 6762 §8.1).
     var conflictTimes: [Instant] = []
+    /// Probing slowly after a conflict storm, until the storm ends (RFC 6762 §8.1).
+    var isThrottled = false
 
     var service: ServiceRegistration? {
         if case .service(let service) = kind { return service }
         return nil
     }
 
-    /// The full name this registration owns.
-    var name: DomainName {
+    /// `<label>.<service type>` or `<label>.local.`.
+    private static func fullName(kind: Kind, label: String) -> DomainName {
         switch kind {
         case .service(let service):
             (try? service.serviceType.prepending(label: Array(label.utf8))) ?? service.serviceType
@@ -99,5 +105,16 @@ struct Registration {
         ResourceRecord(
             name: name, cacheFlush: true, ttl: Self.hostRecordTTL,
             data: .nsec(NSECData(nextDomainName: name, types: types)))
+    }
+}
+
+extension Registration {
+    /// A registration whose label is cut, at a character boundary, to the 63 bytes a DNS label
+    /// holds (RFC 6763 §4.1.1): a longer one would give no valid name at all.
+    init(kind: Kind, label: String, state: State) {
+        self.kind = kind
+        self.label = InstanceNamer.fitted(label)
+        self.name = Self.fullName(kind: kind, label: self.label)
+        self.state = state
     }
 }

@@ -47,6 +47,8 @@ public struct SimulatedNetwork {
 
     struct Host {
         var engine: MDNSEngine?
+        /// The engine's ``MDNSEngine/nextDeadline`` after it last ran.
+        var deadline: Instant?
         /// Interface per link, and its addresses.
         var interfaces: [LinkID: NetworkInterface]
         var up: Set<LinkID>
@@ -68,6 +70,12 @@ public struct SimulatedNetwork {
     public private(set) var events: [TimedEvent] = []
     /// Keep every transmission in ``transmissions`` (off for long runs, to bound memory).
     public var recordsTransmissions = true
+    /// Keep every engine event in ``events`` (off for long runs, to bound memory).
+    public var recordsEvents = true
+    /// Called with every event as it happens, for long runs that keep their own tallies.
+    public var eventObserver: ((TimedEvent) -> Void)?
+    /// The address families hosts added from now on get.
+    public var families: Set<IPFamily> = [.v4, .v6]
     public private(set) var transmissionCount = 0
     private var random: SplitMix64
     private var links: [Conditions] = []
@@ -98,14 +106,14 @@ public struct SimulatedNetwork {
     }
 
     /// Adds a host with an engine named `hostName` (or an observer without one when nil), with one
-    /// interface on each link: 198.18.L.H/24 and fd00:198:18:L::H/64.
+    /// interface on each link, from 198.18.0.0/15 and fd00:198:18:L::H/64.
     @discardableResult
     public mutating func addHost(named hostName: String?, links hostLinks: [LinkID], seed: UInt64? = nil,
                                  cacheCapacity: Int = 4096) -> HostID {
         let id = HostID(index: hosts.count)
         var interfaces: [LinkID: NetworkInterface] = [:]
         for link in hostLinks {
-            interfaces[link] = Self.interface(for: id, on: link)
+            interfaces[link] = Self.interface(for: id, on: link, families: families)
         }
         let engine = hostName.map {
             MDNSEngine(configuration: .init(hostName: $0, cacheCapacity: cacheCapacity), seed: seed ?? random.next())
@@ -121,16 +129,17 @@ public struct SimulatedNetwork {
     }
 
     /// The interface a host has on a link.
-    public static func interface(for host: HostID, on link: LinkID) -> NetworkInterface {
-        let h = UInt8(truncatingIfNeeded: host.index % 250 + 1)
-        let l = UInt8(truncatingIfNeeded: link.index)
+    public static func interface(for host: HostID, on link: LinkID, families: Set<IPFamily> = [.v4, .v6]) -> NetworkInterface {
+        // 198.18.0.0/15 holds 4095 hosts on each of 32 links: offset link × 4096 + host + 1.
+        let offset = (link.index % 32) << 12 | (host.index % 4095 + 1)
+        let v4 = IPv4Address(198, 18 + UInt8(offset >> 16), UInt8(offset >> 8 & 0xFF), UInt8(offset & 0xFF))
         let v6 = IPv6Address(high: 0xFD00_0198_0018_0000 | UInt64(link.index), low: UInt64(host.index + 1))
         return NetworkInterface(
             id: InterfaceID(UInt32(link.index + 1)), name: "sim\(link.index)",
             addresses: [
-                InterfaceAddress(.v4(IPv4Address(198, 18 + UInt8(host.index / 250 % 2), l, h)), prefixLength: 15),
+                InterfaceAddress(.v4(v4), prefixLength: 15),
                 InterfaceAddress(.v6(v6), prefixLength: 64),
-            ])
+            ].filter { families.contains($0.address.family) })
     }
 
     public func address(of host: HostID, on link: LinkID, family: IPFamily) -> IPAddress {
@@ -184,7 +193,7 @@ public struct SimulatedNetwork {
     public mutating func run(until end: Instant) {
         while true {
             let nextDelivery = deliveries.peek?.time
-            while let top = deadlines.peek, hosts[top.host].engine?.nextDeadline != top.time {
+            while let top = deadlines.peek, hosts[top.host].deadline != top.time {
                 _ = deadlines.pop()  // stale
             }
             let nextDeadline = deadlines.peek?.time
@@ -221,9 +230,15 @@ public struct SimulatedNetwork {
     private mutating func collect(from host: HostID) {
         guard var engine = hosts[host.index].engine else { return }
         let datagrams = engine.takeDatagrams()
-        events += engine.takeEvents().map { TimedEvent(time: now, host: host, event: $0) }
+        for event in engine.takeEvents() {
+            let timed = TimedEvent(time: now, host: host, event: event)
+            if recordsEvents { events.append(timed) }
+            eventObserver?(timed)
+        }
         hosts[host.index].engine = engine
-        if let deadline = engine.nextDeadline { deadlines.push(Deadline(time: max(deadline, now), host: host.index)) }
+        let deadline = engine.nextDeadline.map { max($0, now) }
+        hosts[host.index].deadline = deadline
+        if let deadline { deadlines.push(Deadline(time: deadline, host: host.index)) }
         for datagram in datagrams { transmit(datagram, from: host) }
     }
 

@@ -1,0 +1,57 @@
+import CiaoEngine
+import CiaoSimulation
+import CiaoWire
+import Testing
+
+@Suite struct InterfaceChangeTests {
+    /// A publisher and a browser that has found its service.
+    private func discovered(seed: UInt64) -> (SimulatedNetwork, link: SimulatedNetwork.LinkID, publisher: SimulatedNetwork.HostID,
+                                            browser: SimulatedNetwork.HostID, query: QueryID) {
+        var network = SimulatedNetwork(seed: seed)
+        let link = network.addLink()
+        let publisher = network.addHost(named: "alpha", links: [link])
+        let browser = network.addHost(named: "beta", links: [link])
+        _ = network.withEngine(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
+        let query = network.withEngine(browser) { engine, now in engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
+        network.run(for: .seconds(5))
+        return (network, link, publisher, browser, query)
+    }
+
+    @Test func browserInterfaceGoingDownWithdrawsItsServices() {
+        var (network, link, _, browser, query) = discovered(seed: 3)
+        #expect(network.browsed(query, by: browser) == [Support.instance("Web")])
+        network.setLink(link, of: browser, up: false)
+        #expect(network.browsed(query, by: browser).isEmpty)
+        #expect(network.engine(browser).cachedRecords(on: InterfaceID(1)).isEmpty)
+        // Back up: the query resumes on the interface and finds the service again.
+        network.setLink(link, of: browser, up: true)
+        network.run(for: .seconds(3))
+        #expect(network.browsed(query, by: browser) == [Support.instance("Web")])
+    }
+
+    @Test func publisherInterfaceRemovedSaysGoodbye() {
+        var (network, link, publisher, browser, query) = discovered(seed: 4)
+        let removedAt = network.now
+        network.setLink(link, of: publisher, up: false)
+        network.run(for: .seconds(2))
+        #expect(network.browsed(query, by: browser).isEmpty)
+        let removal = network.events.first { event in
+            if case .removed(query, _, _) = event.event { return true }
+            return false
+        }
+        // Goodbye → removal one second later (RFC 6762 §10.1).
+        #expect(removal.map { $0.time - removedAt } ?? .seconds(99) <= .milliseconds(1100))
+    }
+
+    @Test func addressChangeIsAnnounced() throws {
+        var (network, link, publisher, browser, _) = discovered(seed: 5)
+        let address = try #require(IPv4Address("198.19.200.7"))
+        var interface = SimulatedNetwork.interface(for: publisher, on: link)
+        interface.addresses[0] = InterfaceAddress(.v4(address), prefixLength: 15)
+        network.setAddresses(interface.addresses, of: publisher, on: link)
+        network.run(for: .seconds(3))
+        let hostName = network.engine(publisher).hostName
+        let addresses = network.engine(browser).cachedRecords(on: InterfaceID(1)).filter { $0.name == hostName && $0.type == .a }
+        #expect(addresses.map(\.data) == [.a(address)], "the old address is gone (goodbye and cache-flush), the new one cached")
+    }
+}

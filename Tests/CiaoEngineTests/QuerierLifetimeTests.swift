@@ -1,0 +1,139 @@
+import CiaoEngine
+import CiaoSimulation
+import CiaoWire
+import Testing
+
+/// How cached records leave: goodbyes (RFC 6762 §10.1), TTL expiry (§10) and Passive Observation
+/// Of Failures (§10.5).
+@Suite struct QuerierLifetimeTests {
+    static let instance = Support.instance("Gone")
+    static let hostName = Querier.name("gone.local.")
+    static let address = IPv4Address(198, 18, 0, 77)
+
+    /// Goodbye → removed one second after it arrives, every record of the service.
+    @Test func goodbyeRemovesAfterOneSecond() {
+        var network = SimulatedNetwork(seed: 10)
+        let link = network.addLink()
+        let publisher = network.addHost(named: "alpha", links: [link])
+        let browserHost = network.addHost(named: "beta", links: [link])
+        let registration = network.withEngine(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
+        network.run(for: .seconds(5))
+        var browsers = [ResolvingBrowser(host: browserHost)]
+        browsers[0].start(&network)
+        Querier.run(&network, until: network.now + .seconds(5), browsers: &browsers)
+        #expect(Set(browsers[0].resolved.keys) == [Support.instance("Web")])
+        let byeAt = network.now
+        network.withEngine(publisher) { engine, now in engine.deregister(registration, at: now) }
+        Querier.run(&network, until: network.now + .seconds(5), step: .milliseconds(1), browsers: &browsers)
+        let removals = browsers[0].removals
+        // PTR (browse), SRV and TXT (resolver queries) each reported removed once.
+        let removedTypes = removals.compactMap { entry -> RecordType? in
+            if case .removed(_, let record, _) = entry.event { return record.type }
+            return nil
+        }
+        #expect(removedTypes.sorted { $0.rawValue < $1.rawValue } == [.ptr, .txt, .srv].sorted { $0.rawValue < $1.rawValue })
+        for removal in removals {
+            let delay = removal.time - byeAt
+            // Goodbye crosses the link in 1 ms, then the record lives one more second.
+            #expect(delay >= .seconds(1) && delay <= .milliseconds(1010), "removed \(delay) after the goodbye")
+        }
+        print("goodbye: removed after \(removals.map { $0.time - byeAt })")
+        #expect(network.browsed(browsers[0].browse!, by: browserHost).isEmpty)
+    }
+
+    /// A publisher that vanishes without goodbyes (simulated by an observer that announces once
+    /// and then falls silent) is removed exactly when each record's TTL runs out, although the
+    /// browser keeps asking (its refresh queries at 80–95 % go unanswered).
+    @Test func silentPublisherExpiresAtTTL() {
+        var network = SimulatedNetwork(seed: 11)
+        let link = network.addLink()
+        let ghost = network.addHost(named: nil, links: [link])
+        let browserHost = network.addHost(named: "beta", links: [link])
+        network.run(for: .seconds(3))
+        var browsers = [ResolvingBrowser(host: browserHost)]
+        browsers[0].start(&network)
+        let records = Querier.serviceRecords(
+            instance: Self.instance, host: Self.hostName, address: Self.address, ttl: 120, ptrTTL: 300)
+        Querier.inject(Querier.response(records), from: ghost, on: link, into: &network)
+        let announcedAt = network.now + .milliseconds(1)
+        Querier.run(&network, until: network.now + .seconds(400), step: .milliseconds(20), browsers: &browsers)
+        #expect(Set(browsers[0].resolved.keys) == [Self.instance])
+        var removedAt: [RecordType: Duration] = [:]
+        for removal in browsers[0].removals {
+            if case .removed(_, let record, _) = removal.event { removedAt[record.type] = removal.time - announcedAt }
+        }
+        print("silent publisher: removed after \(removedAt)")
+        #expect(removedAt[.srv] == .seconds(120))
+        #expect(removedAt[.a] == .seconds(120))
+        #expect(removedAt[.ptr] == .seconds(300))
+        #expect(removedAt[.txt] == .seconds(300))
+        // The browser did try to refresh: queries for the SRV between 80 % and 97 % of its TTL.
+        let srvQueries = network.messages(from: browserHost).filter { entry in
+            entry.message.questions.contains { $0.name == Self.instance && $0.type == .srv }
+        }.map { $0.time - announcedAt }.filter { $0 >= .seconds(90) && $0 <= .seconds(120) }
+        #expect(srvQueries.count >= 4, "refresh queries at \(srvQueries)")
+        #expect(srvQueries.allSatisfy { $0 >= .seconds(96) && $0 <= .milliseconds(116_400) })
+    }
+
+    /// POOF (§10.5): when another host asks twice for a record and no answer comes, it is flushed
+    /// ten seconds after the first unanswered query, long before its TTL.
+    @Test func unansweredQueriesFromOthersFlushEarly() {
+        var network = SimulatedNetwork(seed: 12)
+        let link = network.addLink()
+        let ghost = network.addHost(named: nil, links: [link])
+        let browserHost = network.addHost(named: "beta", links: [link])
+        network.run(for: .seconds(3))
+        var browsers = [ResolvingBrowser(host: browserHost, resolves: false)]
+        browsers[0].start(&network)
+        let records = Querier.serviceRecords(instance: Self.instance, host: Self.hostName, address: Self.address)
+        Querier.inject(Querier.response(records), from: ghost, on: link, into: &network)
+        Querier.run(&network, until: network.now + .seconds(20), browsers: &browsers)
+        #expect(browsers[0].found.keys.contains(Self.instance))
+        #expect(browsers[0].removals.isEmpty)
+
+        // A third host, with an empty cache, browses: its queries carry no known answers, nobody answers.
+        let asker = network.addHost(named: "gamma", links: [link])
+        let askStart = network.now
+        network.withEngine(asker) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
+        Querier.run(&network, until: network.now + .seconds(60), step: .milliseconds(1), browsers: &browsers)
+        let firstQuery = network.messages(from: asker, after: askStart).first { entry in
+            entry.message.questions.contains { $0.name == Support.serviceType && $0.type == .ptr }
+        }!.time
+        let removal = browsers[0].removals.first
+        #expect(browsers[0].removals.count == 1)
+        if let removal {
+            let sinceFirstQuery = removal.time - firstQuery
+            print("POOF: removed \(sinceFirstQuery) after the first unanswered query (TTL 4500 s)")
+            #expect(sinceFirstQuery >= .seconds(10) && sinceFirstQuery <= .milliseconds(10_010))
+        }
+    }
+
+    /// One unanswered query is not enough (§10.5 needs two), and an answer seen in between resets the count.
+    @Test func poofNeedsTwoUnansweredQueries() {
+        var network = SimulatedNetwork(seed: 13)
+        let link = network.addLink()
+        let ghost = network.addHost(named: nil, links: [link])
+        let browserHost = network.addHost(named: "beta", links: [link])
+        network.run(for: .seconds(3))
+        var browsers = [ResolvingBrowser(host: browserHost, resolves: false)]
+        browsers[0].start(&network)
+        let records = Querier.serviceRecords(instance: Self.instance, host: Self.hostName, address: Self.address)
+        Querier.inject(Querier.response(records), from: ghost, on: link, into: &network)
+        Querier.run(&network, until: network.now + .seconds(5), browsers: &browsers)
+        let question = Question(name: Support.serviceType, type: .ptr)
+        // One query, then an answer, then one more query: never two unanswered in a row.
+        Querier.inject(Querier.query([question]), from: ghost, on: link, into: &network)
+        Querier.run(&network, until: network.now + .seconds(5), browsers: &browsers)
+        Querier.inject(Querier.response([records[0]]), from: ghost, on: link, into: &network)
+        Querier.run(&network, until: network.now + .seconds(1), browsers: &browsers)
+        Querier.inject(Querier.query([question]), from: ghost, on: link, into: &network)
+        Querier.run(&network, until: network.now + .seconds(30), browsers: &browsers)
+        // Queries that list the record as a known answer do not count either.
+        Querier.inject(Querier.query([question], knownAnswers: [records[0]]), from: ghost, on: link, into: &network)
+        Querier.run(&network, until: network.now + .seconds(2), browsers: &browsers)
+        Querier.inject(Querier.query([question], knownAnswers: [records[0]]), from: ghost, on: link, into: &network)
+        Querier.run(&network, until: network.now + .seconds(30), browsers: &browsers)
+        #expect(browsers[0].removals.isEmpty)
+        #expect(network.engine(browserHost).cachedRecords(on: InterfaceID(1)).contains(records[0]))
+    }
+}

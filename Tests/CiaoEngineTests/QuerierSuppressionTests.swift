@@ -1,0 +1,112 @@
+import CiaoEngine
+import CiaoSimulation
+import CiaoWire
+import Testing
+
+/// Known-answer suppression (RFC 6762 §7.1) and duplicate question suppression (§7.3), measured in
+/// packets and records.
+@Suite struct QuerierSuppressionTests {
+    static let serviceCount = 20
+
+    /// Responses and answer records a publisher sent after `start`.
+    static func responses(of host: SimulatedNetwork.HostID, in network: SimulatedNetwork, after start: Instant)
+        -> (packets: Int, answers: Int, bytes: Int)
+    {
+        let sent = network.transmissions.filter { $0.sender == host && $0.time > start }
+        let decoded = sent.compactMap { try? Message(decoding: $0.datagram.bytes) }.filter(\.header.isResponse)
+        return (decoded.count, decoded.reduce(0) { $0 + $1.answers.count },
+                sent.filter { (try? Message(decoding: $0.datagram.bytes))?.header.isResponse == true }
+                    .reduce(0) { $0 + $1.datagram.bytes.count })
+    }
+
+    /// A publisher with 20 services, settled.
+    static func publisherNetwork(seed: UInt64) -> (SimulatedNetwork, SimulatedNetwork.LinkID, SimulatedNetwork.HostID) {
+        var network = SimulatedNetwork(seed: seed)
+        let link = network.addLink()
+        let publisher = network.addHost(named: "alpha", links: [link])
+        _ = network.registerServices(serviceCount, on: publisher)
+        network.run(for: .seconds(15))
+        return (network, link, publisher)
+    }
+
+    /// A browser's continuous queries carry the PTRs it holds, so after the first answer the
+    /// responder stays silent; the same queries without known answers (as from an empty cache)
+    /// draw the full answer every time.
+    @Test func knownAnswersSilenceTheResponder() {
+        // With known answers: a real browser for five minutes.
+        var (network, link, publisher) = Self.publisherNetwork(seed: 30)
+        let browserHost = network.addHost(named: "beta", links: [link])
+        let start = network.now
+        let browse = network.withEngine(browserHost) { engine, now in
+            engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+        }
+        network.run(for: .seconds(300))
+        #expect(network.browsed(browse, by: browserHost).count == Self.serviceCount)
+        let queries = network.messages(from: browserHost, after: start).filter { entry in
+            !entry.message.header.isResponse && entry.message.questions.contains { $0.name == Support.serviceType }
+        }
+        let queryTimes = queries.map(\.time).reduce(into: [Instant]()) { if $0.last != $1 { $0.append($1) } }
+        let withKnownAnswers = Self.responses(of: publisher, in: network, after: start)
+        // Every query after the first lists all 20 PTRs.
+        #expect(queries.dropFirst(2).allSatisfy { $0.message.answers.filter { $0.type == .ptr }.count == Self.serviceCount })
+
+        // Without known answers: the same questions at the same moments from an observer.
+        var (control, controlLink, controlPublisher) = Self.publisherNetwork(seed: 30)
+        let observer = control.addHost(named: nil, links: [controlLink])
+        let controlStart = control.now
+        for time in queryTimes {
+            control.run(until: controlStart + (time - start))
+            // On both families, as the browser's queries go.
+            for family in IPFamily.allCases {
+                Querier.inject(Querier.query([Question(name: Support.serviceType, type: .ptr)]), from: observer,
+                               on: controlLink, family: family, into: &control)
+            }
+        }
+        control.run(until: controlStart + .seconds(300))
+        let withoutKnownAnswers = Self.responses(of: controlPublisher, in: control, after: controlStart)
+        print("""
+            KAS, \(queryTimes.count) queries in 5 min: responder sent \(withKnownAnswers.packets) responses / \
+            \(withKnownAnswers.answers) answers / \(withKnownAnswers.bytes) B with known answers, \
+            \(withoutKnownAnswers.packets) / \(withoutKnownAnswers.answers) / \(withoutKnownAnswers.bytes) B without
+            """)
+        #expect(queryTimes.count >= 8)
+        // One answer per service (on each family's group: the answer crosses IPv4 and IPv6).
+        #expect(withKnownAnswers.answers <= 2 * Self.serviceCount)
+        // Without: every query but the one within a second of the first answer (§6: once a second
+        // per record) draws all 20 answers, on both families.
+        #expect(withoutKnownAnswers.answers >= 2 * (queryTimes.count - 1) * Self.serviceCount)
+        #expect(withKnownAnswers.bytes * (queryTimes.count - 1) <= withoutKnownAnswers.bytes)
+    }
+
+    /// Two browsers asking the same question: each treats the other's query as its own (§7.3), so
+    /// together they send about as many queries as one alone, not twice as many.
+    @Test(arguments: [false, true])
+    func duplicateQuestionsAreSuppressed(withPublisher: Bool) {
+        func count(browsers: Int) -> Int {
+            var network = SimulatedNetwork(seed: 31)
+            let link = network.addLink()
+            if withPublisher {
+                let publisher = network.addHost(named: "alpha", links: [link])
+                _ = network.registerServices(Self.serviceCount, on: publisher)
+            }
+            network.run(for: .seconds(15))
+            let hosts = (0..<browsers).map { network.addHost(named: "browser\($0)", links: [link]) }
+            let start = network.now
+            for host in hosts {
+                network.withEngine(host) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
+            }
+            network.run(for: .seconds(1800))
+            return hosts.reduce(0) { total, host in
+                total + network.messages(from: host, after: start).filter { entry in
+                    !entry.message.header.isResponse && entry.message.questions.contains { $0.name == Support.serviceType }
+                }.map(\.time).reduce(into: [Instant]()) { if $0.last != $1 { $0.append($1) } }.count
+            }
+        }
+        let one = count(browsers: 1)
+        let two = count(browsers: 2)
+        let four = count(browsers: 4)
+        print("duplicate question suppression (publisher: \(withPublisher)), 30 min: 1 browser \(one) queries, 2 browsers \(two), 4 browsers \(four)")
+        #expect(two < one * 3 / 2)
+        #expect(four < one * 2)
+    }
+}

@@ -1,0 +1,76 @@
+import CiaoEngine
+import CiaoSimulation
+import CiaoWire
+import Testing
+
+/// Continuous query timing (RFC 6762 §5.2): the first query 20–120 ms after the start, then
+/// intervals of 1 s, 2 s, 4 s … up to an hour.
+@Suite struct QuerierTimingTests {
+    static func queryTimes(seed: UInt64, hours: Int) -> (start: Instant, times: [Instant]) {
+        var network = SimulatedNetwork(seed: seed)
+        let link = network.addLink()
+        let browserHost = network.addHost(named: "beta", links: [link])
+        network.run(for: .seconds(10))
+        let start = network.now
+        network.withEngine(browserHost) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
+        network.run(for: .seconds(Int64(hours) * 3600))
+        // Both families carry each query: count each instant once.
+        let times = network.messages(from: browserHost, after: start).filter { entry in
+            !entry.message.header.isResponse && entry.message.questions.contains { $0.name == Support.serviceType }
+        }.map(\.time)
+        var unique: [Instant] = []
+        for time in times where unique.last != time { unique.append(time) }
+        return (start, unique)
+    }
+
+    @Test(arguments: [UInt64(1), 2, 3, 4, 5])
+    func intervalsDoubleFromOneSecondToAnHour(seed: UInt64) {
+        let (start, times) = Self.queryTimes(seed: seed, hours: 4)
+        try? #require(times.count >= 3)
+        let first = times[0] - start
+        #expect(first >= .milliseconds(20) && first <= .milliseconds(120), "first query after \(first)")
+        let intervals = zip(times.dropFirst(), times).map { $0 - $1 }
+        var expected: [Duration] = []
+        var interval = Duration.seconds(1)
+        var elapsed = Duration.zero
+        while elapsed + interval <= .seconds(4 * 3600) - first {
+            expected.append(interval)
+            elapsed += interval
+            interval = min(interval * 2, .seconds(3600))
+        }
+        #expect(intervals == expected)
+        #expect(intervals.max() == .seconds(3600))
+        if seed == 1 { print("query intervals over 4 h: first after \(first), then \(intervals.map { "\($0.components.seconds)s" })") }
+    }
+
+    /// Records that answer a query are refreshed at 80, 85, 90 and 95 % of their TTL, plus up to
+    /// 2 % jitter (§5.2), and the schedule starts over when an answer arrives.
+    @Test func refreshQueriesAtEightyToNinetyFivePercent() {
+        var network = SimulatedNetwork(seed: 21)
+        let link = network.addLink()
+        let ghost = network.addHost(named: nil, links: [link])
+        let browserHost = network.addHost(named: "beta", links: [link])
+        network.run(for: .seconds(3))
+        let host = Querier.name("ghost.local.")
+        network.withEngine(browserHost) { engine, now in _ = engine.startQuery(name: host, type: .a, at: now) }
+        network.run(for: .seconds(10))
+        let record = ResourceRecord(name: host, cacheFlush: true, ttl: 100, data: .a(IPv4Address(198, 18, 0, 9)))
+        Querier.inject(Querier.response([record]), from: ghost, on: link, into: &network)
+        let received = network.now + .milliseconds(1)
+        network.run(for: .seconds(100))
+        var times: [Duration] = []
+        for entry in network.messages(from: browserHost, after: received)
+        where entry.message.questions.contains(where: { $0.name == host }) && times.last != entry.time - received {
+            times.append(entry.time - received)
+        }
+        // The continuous query is at 15 s-ish or 31 s-ish intervals; take the ones in the refresh window.
+        let refreshes = times.filter { $0 >= .seconds(79) }
+        #expect(refreshes.count == 4, "\(times)")
+        for (refresh, point) in zip(refreshes, [80, 85, 90, 95]) {
+            #expect(refresh >= .seconds(Int64(point)) && refresh <= .seconds(Int64(point + 2)), "refresh at \(refresh)")
+        }
+        // Refresh queries carry no known answer for the record: it has less than half its TTL left (§7.1).
+        let refreshMessages = network.messages(from: browserHost, after: received + .seconds(79))
+        #expect(refreshMessages.allSatisfy { $0.message.answers.isEmpty })
+    }
+}

@@ -1,0 +1,367 @@
+import CiaoEngine
+import CiaoSimulation
+import CiaoWire
+import Testing
+
+/// Answering queries: timing, aggregation, rate limits, unicast, legacy unicast, NSEC, known-answer
+/// and duplicate-answer suppression, additional records (RFC 6762 §5.4, §6, §7; RFC 6763 §12).
+@Suite struct ResponderAnsweringTests {
+    typealias Fixture = (network: SimulatedNetwork, link: SimulatedNetwork.LinkID, publisher: SimulatedNetwork.HostID,
+                         observer: SimulatedNetwork.HostID)
+
+    static let web = Support.instance("Web")
+    static let alpha = Responder.name("alpha.local.")
+
+    /// A publisher `alpha` with `Web._ciao._tcp` established, and an observer; links delay 1 ms.
+    static func established(seed: UInt64 = 1, services: [String] = ["Web"]) -> Fixture {
+        var fixture = Responder.publisherAndObserver(seed: seed)
+        for service in services {
+            fixture.network.withEngine(fixture.publisher) { engine, now in _ = engine.register(Support.service(service), at: now) }
+        }
+        // Past probing and all announcements, and then some, so nothing was multicast in the last second.
+        fixture.network.run(for: .seconds(8))
+        return fixture
+    }
+
+    // MARK: Timing and aggregation (§6)
+
+    /// Shared answers (PTR) go out 20–120 ms after the query arrives.
+    @Test func sharedAnswersAreDelayedTwentyToOneHundredTwentyMilliseconds() throws {
+        var delays: [Duration] = []
+        for seed in UInt64(1)...40 {
+            var (network, link, publisher, observer) = Self.established(seed: seed)
+            let arrival = network.now + .milliseconds(1)
+            network.inject(Responder.query([Responder.question(Support.serviceType, .ptr)]), from: observer, on: link)
+            network.run(for: .seconds(1))
+            let responses = network.sent(by: publisher, since: arrival).filter(\.isResponse)
+            try #require(responses.count == 1, "seed \(seed)")
+            #expect(responses[0].isMulticast && responses[0].answers(Support.serviceType, .ptr))
+            delays.append(responses[0].time - arrival)
+        }
+        #expect(delays.allSatisfy { $0 >= .milliseconds(20) && $0 <= .milliseconds(120) }, "\(delays)")
+        // Random, not fixed.
+        #expect(Set(delays).count > 30)
+        #expect(delays.contains { $0 < .milliseconds(50) } && delays.contains { $0 > .milliseconds(90) })
+    }
+
+    /// Two queries arriving close together get one aggregated response.
+    @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6])
+    func queriesArrivingTogetherGetOneResponse(seed: UInt64) throws {
+        var (network, link, publisher, observer) = Self.established(seed: seed)
+        let first = network.now + .milliseconds(1)
+        network.inject(Responder.query([Responder.question(Support.serviceType, .ptr)]), from: observer, on: link)
+        network.run(for: .milliseconds(10))
+        network.inject(Responder.query([Responder.question(Responder.servicesName, .ptr)]), from: observer, on: link)
+        network.run(for: .seconds(1))
+        let responses = network.sent(by: publisher, since: first).filter(\.isResponse)
+        try #require(responses.count == 1)
+        #expect(responses[0].answers(Support.serviceType, .ptr) && responses[0].answers(Responder.servicesName, .ptr))
+        // Each answer goes 20–120 ms after its own query at the earliest: the first one's may
+        // wait for the second's (aggregation, at most 500 ms more).
+        let second = first + .milliseconds(10)
+        #expect(responses[0].time - second >= .milliseconds(20) && responses[0].time - second <= .milliseconds(120))
+    }
+
+    /// A question only unique records answer (SRV) is answered at once.
+    @Test func uniqueAnswersAreSentAtOnce() throws {
+        var (network, link, publisher, observer) = Self.established()
+        let arrival = network.now + .milliseconds(1)
+        network.inject(Responder.query([Responder.question(Self.web, .srv)]), from: observer, on: link)
+        network.run(for: .seconds(1))
+        let responses = network.sent(by: publisher, since: arrival).filter(\.isResponse)
+        try #require(responses.count == 1)
+        #expect(responses[0].time == arrival)
+        #expect(responses[0].isMulticast)
+        #expect(responses[0].message.answers.map(\.type) == [.srv])
+        #expect(responses[0].message.answers[0].cacheFlush)
+        // SRV answers carry the host's addresses (RFC 6763 §12.2).
+        #expect(Set(responses[0].message.additionals.filter { $0.name == Self.alpha }.map(\.type)).isSuperset(of: [.a, .aaaa]))
+    }
+
+    /// A querier asking again and again: no record is multicast twice within one second (§6).
+    @Test func noRecordIsMulticastTwiceWithinOneSecond() throws {
+        var (network, link, publisher, observer) = Self.established()
+        let start = network.now
+        for _ in 0..<100 {
+            network.inject(
+                Responder.query([
+                    Responder.question(Support.serviceType, .ptr), Responder.question(Self.web, .srv),
+                    Responder.question(Self.web, .txt), Responder.question(Self.alpha, .a),
+                ]), from: observer, on: link)
+            network.run(for: .milliseconds(50))
+        }
+        let responses = network.sent(by: publisher, since: start).filter { $0.isResponse && $0.isMulticast }
+        // About one response a second (shared and unique answers to one query go together).
+        #expect(responses.count >= 4)
+        var last: [ResourceRecord: Instant] = [:]
+        var answered: Set<RecordType> = []
+        for response in responses {
+            for var record in response.message.answers {
+                answered.insert(record.type)
+                record.ttl = 0
+                if let previous = last[record] {
+                    #expect(response.time - previous >= .seconds(1), "\(record) at \(previous) and \(response.time)")
+                }
+                last[record] = response.time
+            }
+        }
+        #expect(answered == [.ptr, .srv, .txt, .a])
+    }
+
+    /// Probe defence may repeat after 250 ms, not sooner (§6, §8.1).
+    @Test func probeDefenceIsLimitedToEvery250Milliseconds() throws {
+        var (network, link, publisher, observer) = Self.established()
+        let start = network.now
+        let proposal = ResponderConflictTests.conflictingSRV(for: Self.web)
+        for _ in 0..<20 {
+            var probe = Responder.query([Responder.question(Self.web, .any)])
+            probe.authorities = [proposal]
+            network.inject(probe, from: observer, on: link)
+            network.run(for: .milliseconds(100))
+        }
+        let defences = network.sent(by: publisher, since: start).filter { $0.isResponse && $0.isMulticast && $0.answers(Self.web, .srv) }
+        let gaps = zip(defences.dropFirst(), defences).map { $0.time - $1.time }
+        #expect(defences.count >= 6)
+        #expect(gaps.allSatisfy { $0 >= .milliseconds(250) }, "\(gaps)")
+        #expect(gaps.contains { $0 < .seconds(1) })
+        #expect(!network.events(of: publisher).contains { if case .renamed = $0 { true } else { false } })
+    }
+
+    // MARK: Unicast (§5.4, §6.7, §11)
+
+    /// Legacy unicast (source port ≠ 5353): a unicast reply to that port echoing the ID and the
+    /// question, without cache-flush bits, TTLs at most 10 s; nothing multicast.
+    @Test(arguments: [false, true])
+    func legacyUnicastQueriesGetALegacyReply(sentToTheGroup: Bool) throws {
+        var (network, link, publisher, observer) = Self.established()
+        let start = network.now
+        let question = Responder.question(Support.serviceType, .ptr)
+        network.inject(Responder.query([question], id: 0x4A7B), from: observer, on: link, port: 40_000,
+                       to: sentToTheGroup ? nil : publisher)
+        network.run(for: .seconds(1))
+        let sent = network.sent(by: publisher, since: start)
+        try #require(sent.count == 1)
+        let reply = sent[0]
+        #expect(reply.destination == .unicast(SocketAddress(network.address(of: observer, on: link, family: .v4), port: 40_000)))
+        #expect(reply.isResponse)
+        #expect(reply.time == start + .milliseconds(1))
+        #expect(reply.message.header.id == 0x4A7B)
+        #expect(reply.message.questions == [question])
+        #expect(reply.answers(Support.serviceType, .ptr))
+        #expect(!reply.message.additionals.isEmpty)
+        for record in reply.message.answers + reply.message.additionals {
+            #expect(!record.cacheFlush && record.ttl <= 10 && record.ttl > 0, "\(record)")
+        }
+        // The observer received exactly that.
+        #expect(network.received(by: observer).contains { !$0.isMulticast })
+    }
+
+    /// A QU question for records multicast recently (within a quarter of their TTL) gets a
+    /// unicast reply, at once even for shared records (§5.4).
+    @Test func quQuestionGetsAUnicastReply() throws {
+        var (network, link, publisher, observer) = Self.established()
+        let start = network.now
+        network.inject(Responder.query([Responder.question(Support.serviceType, .ptr, qu: true)]), from: observer, on: link)
+        network.run(for: .seconds(1))
+        let sent = network.sent(by: publisher, since: start)
+        try #require(sent.count == 1)
+        #expect(sent[0].destination == .unicast(SocketAddress(network.address(of: observer, on: link, family: .v4), port: mdnsPort)))
+        #expect(sent[0].answers(Support.serviceType, .ptr))
+        #expect(sent[0].message.header.id == 0)
+        #expect(sent[0].message.answers.allSatisfy { $0.ttl == 4500 })
+    }
+
+    /// …but a QU question for a record not multicast within a quarter of its TTL is answered by
+    /// multicast, to refresh every cache (§5.4).
+    @Test func quQuestionForAStaleRecordIsMulticast() throws {
+        var (network, link, publisher, observer) = Self.established()
+        network.run(for: .seconds(40))  // SRV TTL 120: a quarter is 30 s
+        let start = network.now
+        network.inject(Responder.query([Responder.question(Self.web, .srv, qu: true)]), from: observer, on: link)
+        network.run(for: .seconds(1))
+        let sent = network.sent(by: publisher, since: start)
+        try #require(sent.count == 1)
+        #expect(sent[0].isMulticast && sent[0].answers(Self.web, .srv))
+    }
+
+    /// A direct unicast query to port 5353 from an on-link address is answered by unicast.
+    @Test func directUnicastQueryGetsAUnicastReply() throws {
+        var (network, link, publisher, observer) = Self.established()
+        network.run(for: .seconds(40))
+        let start = network.now
+        network.inject(Responder.query([Responder.question(Self.web, .srv)]), from: observer, on: link, to: publisher)
+        network.run(for: .seconds(1))
+        let sent = network.sent(by: publisher, since: start)
+        try #require(sent.count == 1)
+        #expect(!sent[0].isMulticast && sent[0].answers(Self.web, .srv))
+    }
+
+    /// A unicast query from an off-link source gets no answer at all (§11, CERT VU#550620); nor
+    /// does any query that would need a unicast reply to an off-link address.
+    @Test(arguments: [
+        (UInt16(5353), true, false), (40_000, true, false), (5353, false, true), (40_000, false, false),
+        (5353, false, false),
+    ])
+    func offLinkSourcesGetNoUnicastAnswer(port: UInt16, unicast: Bool, qu: Bool) throws {
+        var (network, link, publisher, observer) = Self.established()
+        network.run(for: .seconds(1))
+        let start = network.now
+        let offLink = IPAddress.v4(IPv4Address(203, 0, 113, 5))
+        network.inject(Responder.query([Responder.question(Self.web, .srv, qu: qu)], id: 7), from: observer, on: link,
+                       port: port, sourceAddress: offLink, to: unicast ? publisher : nil)
+        network.run(for: .seconds(1))
+        let sent = network.sent(by: publisher, family: nil, since: start)
+        #expect(!sent.contains { !$0.isMulticast }, "\(sent.map(\.destination))")
+        if unicast { #expect(sent.isEmpty) }
+    }
+
+    // MARK: NSEC (§6.1)
+
+    /// An IPv4-only host asked for AAAA answers with an NSEC that lists only A.
+    @Test func absentAddressFamilyGetsNSEC() throws {
+        var network = SimulatedNetwork(seed: 4)
+        let link = network.addLink()
+        let publisher = network.addHost(named: "alpha", links: [link])
+        let observer = network.addHost(named: nil, links: [link])
+        let v4 = SimulatedNetwork.interface(for: publisher, on: link).addresses.filter { $0.address.family == .v4 }
+        network.setAddresses(v4, of: publisher, on: link)
+        network.run(for: .seconds(8))
+        let start = network.now
+        network.inject(Responder.query([Responder.question(Self.alpha, .aaaa)]), from: observer, on: link)
+        network.run(for: .seconds(1))
+        let sent = network.sent(by: publisher, family: nil, since: start)
+        try #require(sent.count == 1)
+        #expect(sent[0].time == start + .milliseconds(1))
+        let answers = sent[0].message.answers
+        try #require(answers.count == 1)
+        #expect(answers[0].name == Self.alpha && answers[0].cacheFlush)
+        guard case .nsec(let nsec) = answers[0].data else { Issue.record("not NSEC: \(answers[0])"); return }
+        #expect(nsec.nextDomainName == Self.alpha)
+        #expect(nsec.types.contains(.a) && !nsec.types.contains(.aaaa))
+        #expect(!sent[0].allRecords.contains { $0.type == .aaaa })
+        // The host never sent anything over IPv6 after losing its IPv6 address.
+        #expect(network.sent(by: publisher, family: .v6, since: .zero + .milliseconds(1)).isEmpty)
+    }
+
+    /// A name we do not own gets no NSEC and no answer.
+    @Test func unknownNamesGetNoAnswer() throws {
+        var (network, link, publisher, observer) = Self.established()
+        let start = network.now
+        network.inject(Responder.query([
+            Responder.question(Responder.name("beta.local."), .aaaa), Responder.question(Support.instance("Other"), .srv),
+        ]), from: observer, on: link)
+        network.run(for: .seconds(1))
+        #expect(network.sent(by: publisher, family: nil, since: start).isEmpty)
+    }
+
+    // MARK: Known-answer suppression (§7.1, §7.2)
+
+    /// A query listing our PTR with (at least half) its TTL gets no PTR answer; with less than
+    /// half it does.
+    @Test(arguments: [(UInt32(4500), false), (2250, false), (2249, true), (100, true)])
+    func knownAnswersSuppressOurAnswer(ttl: UInt32, answered: Bool) throws {
+        var (network, link, publisher, observer) = Self.established()
+        let start = network.now
+        network.inject(Responder.query([Responder.question(Support.serviceType, .ptr)],
+                                       knownAnswers: [Responder.ptr(to: Self.web, ttl: ttl)]), from: observer, on: link)
+        network.run(for: .seconds(1))
+        let sent = network.sent(by: publisher, family: nil, since: start)
+        #expect(sent.contains { $0.answers(Support.serviceType, .ptr) } == answered)
+    }
+
+    /// Known answers that span packets (TC): the answer is held 400–500 ms, and the known answer
+    /// in the follow-up packet suppresses it.
+    @Test(arguments: [UInt64(1), 2, 3])
+    func truncatedQueryWaitsForTheRestOfItsKnownAnswers(seed: UInt64) throws {
+        // Without a follow-up: answered 400–500 ms later.
+        var (network, link, publisher, observer) = Self.established(seed: seed, services: ["Web", "Printer"])
+        var start = network.now
+        let question = Responder.question(Support.serviceType, .ptr)
+        network.inject(Responder.query([question], knownAnswers: [Responder.ptr(to: Support.instance("Other"))], truncated: true),
+                       from: observer, on: link)
+        network.run(for: .seconds(1))
+        var responses = network.sent(by: publisher, since: start).filter(\.isResponse)
+        try #require(responses.count == 1)
+        let delay = responses[0].time - (start + .milliseconds(1))
+        #expect(delay >= .milliseconds(400) && delay <= .milliseconds(500), "\(delay)")
+        #expect(responses[0].answers(Support.serviceType, .ptr))
+
+        // With a follow-up listing one of our PTRs: only the other is answered.
+        network.run(for: .seconds(2))
+        start = network.now
+        network.inject(Responder.query([question], truncated: true), from: observer, on: link)
+        network.run(for: .milliseconds(30))
+        network.inject(Responder.query([], knownAnswers: [Responder.ptr(to: Self.web)]), from: observer, on: link)
+        network.run(for: .seconds(1))
+        responses = network.sent(by: publisher, since: start).filter(\.isResponse)
+        try #require(responses.count == 1)
+        #expect(responses[0].time - start >= .milliseconds(400))
+        let ptrs = responses[0].message.answers.filter { $0.type == .ptr && $0.name == Support.serviceType }
+        #expect(ptrs.map(\.data) == [.ptr(Support.instance("Printer"))])
+
+        // And with both known: nothing at all.
+        network.run(for: .seconds(2))
+        start = network.now
+        network.inject(Responder.query([question], knownAnswers: [Responder.ptr(to: Self.web)], truncated: true),
+                       from: observer, on: link)
+        network.run(for: .milliseconds(30))
+        network.inject(Responder.query([], knownAnswers: [Responder.ptr(to: Support.instance("Printer"))]), from: observer, on: link)
+        network.run(for: .seconds(1))
+        #expect(network.sent(by: publisher, family: nil, since: start).isEmpty)
+    }
+
+    // MARK: Duplicate answer suppression (§7.4)
+
+    /// If another host multicasts the same answer (with a TTL at least ours) before our delayed
+    /// answer goes out, ours is not sent; a lower TTL does not count.
+    @Test(arguments: [(UInt32(4500), false), (9000, false), (4499, true), (2250, true)])
+    func duplicateAnswersAreSuppressed(ttl: UInt32, sent expected: Bool) throws {
+        var (network, link, publisher, observer) = Self.established()
+        let start = network.now
+        network.inject(Responder.query([Responder.question(Support.serviceType, .ptr)]), from: observer, on: link)
+        network.run(for: .milliseconds(5))
+        network.inject(Message(header: .response(), answers: [Responder.ptr(to: Self.web, ttl: ttl)]), from: observer, on: link)
+        network.run(for: .seconds(1))
+        let sent = network.sent(by: publisher, since: start)
+        #expect(sent.contains { $0.answers(Support.serviceType, .ptr) } == expected)
+    }
+
+    /// Two publishers of the same service type share the `_services._dns-sd._udp` PTR: asked for it,
+    /// only one of them sends it.
+    @Test(arguments: [UInt64(1), 2, 3, 4, 5])
+    func sharedRecordOfTwoHostsIsSentOnce(seed: UInt64) throws {
+        var network = SimulatedNetwork(seed: seed)
+        let link = network.addLink()
+        let alpha = network.addHost(named: "alpha", links: [link])
+        let beta = network.addHost(named: "beta", links: [link])
+        let observer = network.addHost(named: nil, links: [link])
+        network.withEngine(alpha) { engine, now in _ = engine.register(Support.service("A"), at: now) }
+        network.withEngine(beta) { engine, now in _ = engine.register(Support.service("B"), at: now) }
+        network.run(for: .seconds(8))
+        let start = network.now
+        network.inject(Responder.query([Responder.question(Responder.servicesName, .ptr)]), from: observer, on: link)
+        network.run(for: .seconds(1))
+        let responses = (network.sent(by: alpha, since: start) + network.sent(by: beta, since: start)).filter(\.isResponse)
+        let times = responses.map(\.time).sorted()
+        // Unless both picked delays within the 1 ms link delay of each other, one answer only.
+        if times.count == 2 { #expect(times[1] - times[0] <= .milliseconds(1)) } else { #expect(times.count == 1) }
+    }
+
+    // MARK: Additional records (RFC 6763 §12)
+
+    /// PTR answers carry SRV, TXT, A and AAAA (and the NSECs) as additional records.
+    @Test func ptrAnswersCarryTheServiceAndAddressesAsAdditionals() throws {
+        var (network, link, publisher, observer) = Self.established()
+        let start = network.now
+        network.inject(Responder.query([Responder.question(Support.serviceType, .ptr)]), from: observer, on: link)
+        network.run(for: .seconds(1))
+        let response = try #require(network.sent(by: publisher, since: start).first(where: { $0.isResponse }))
+        #expect(response.message.answers.map(\.type) == [.ptr])
+        let additionals = response.message.additionals
+        #expect(Set(additionals.filter { $0.name == Self.web }.map(\.type)) == [.srv, .txt, .nsec])
+        #expect(Set(additionals.filter { $0.name == Self.alpha }.map(\.type)) == [.a, .aaaa, .nsec])
+        #expect(additionals.allSatisfy { $0.cacheFlush })
+        // No record twice.
+        #expect(Set(additionals).count == additionals.count)
+    }
+}

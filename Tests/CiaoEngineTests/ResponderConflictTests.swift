@@ -1,0 +1,218 @@
+import CiaoEngine
+import CiaoSimulation
+import CiaoWire
+import Testing
+
+/// Conflicts: defence, renaming, re-probing and the probe rate limit (RFC 6762 §8.1, §8.2, §9).
+@Suite struct ResponderConflictTests {
+    /// An established owner of `X` defends it; a newcomer probing `X` becomes `X (2)`.
+    @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6, 7, 8, 9, 10])
+    func newcomerProbingAnOwnedNameIsRenamed(seed: UInt64) throws {
+        var network = SimulatedNetwork(seed: seed)
+        let link = network.addLink(.init(delay: .milliseconds(1)...(.milliseconds(4))))
+        let owner = network.addHost(named: "alpha", links: [link])
+        let newcomer = network.addHost(named: "beta", links: [link])
+        let ownerID = Responder.register(Support.service("X", port: 1), on: owner, in: &network)
+        let newcomerID = Responder.register(Support.service("X", port: 2), on: newcomer, in: &network)
+        let x = Support.instance("X"), x2 = Support.instance("X (2)")
+
+        #expect(network.engine(owner).name(of: ownerID) == x)
+        #expect(network.engine(newcomer).name(of: newcomerID) == x2)
+        #expect(network.events(of: owner) == [.registered(ownerID, name: x)])
+        #expect(network.events(of: newcomer) == [.renamed(newcomerID, from: x, to: x2), .registered(newcomerID, name: x2)])
+        // The newcomer never announced X.
+        #expect(!network.sent(by: newcomer).contains { $0.isResponse && $0.message.answers.contains { $0.name == x } })
+    }
+
+    /// With renaming off the newcomer reports `.nameConflict`, stops probing and never announces.
+    @Test func newcomerWithoutRenamingReportsNameConflict() throws {
+        var network = SimulatedNetwork(seed: 3)
+        let link = network.addLink()
+        let owner = network.addHost(named: "alpha", links: [link])
+        let newcomer = network.addHost(named: "beta", links: [link])
+        let ownerID = Responder.register(Support.service("X"), on: owner, in: &network)
+        let newcomerID = Responder.register(Support.service("X", port: 9, allowsRenaming: false), on: newcomer, in: &network)
+        let x = Support.instance("X")
+
+        let conflict = try #require(network.timedEvents(of: newcomer).first { $0.event == .nameConflict(newcomerID, name: x) })
+        #expect(network.events(of: newcomer) == [.nameConflict(newcomerID, name: x)])
+        #expect(network.engine(newcomer).name(of: newcomerID) == nil)
+        #expect(network.engine(owner).name(of: ownerID) == x)
+        let newcomerSent = network.sent(by: newcomer)
+        #expect(!newcomerSent.contains { $0.isProbe && $0.asks(about: x) && $0.time > conflict.time })
+        #expect(!newcomerSent.contains { $0.isResponse && $0.allRecords.contains { $0.name == x } })
+        // Nothing is left behind: no more probes, ever.
+        network.run(for: .seconds(10))
+        #expect(!network.sent(by: newcomer, family: nil, since: conflict.time + .milliseconds(1)).contains { $0.isProbe })
+    }
+
+    /// After establishment, another host answering with different SRV data for our name makes us
+    /// probe again (§9); if nobody defends, we keep the name and announce it again.
+    @Test func oneOffConflictAfterEstablishmentReprobesAndKeepsTheName() throws {
+        var (network, link, publisher, observer) = Responder.publisherAndObserver(seed: 5)
+        let id = Responder.register(Support.service("Web"), on: publisher, in: &network)
+        let web = Support.instance("Web")
+        let conflictAt = network.now
+        network.inject(Message(header: .response(), answers: [Self.conflictingSRV(for: web)]), from: observer, on: link)
+        network.run(for: .seconds(5))
+
+        let sent = network.sent(by: publisher, since: conflictAt)
+        let probes = sent.filter { $0.isProbe && $0.asks(about: web) }
+        #expect(probes.count == 3)
+        let first = try #require(probes.first)
+        #expect(first.time - conflictAt <= .milliseconds(251))
+        #expect(sent.contains { $0.isResponse && $0.answers(web, .srv) && $0.time > probes.last!.time })
+        #expect(network.engine(publisher).name(of: id) == web)
+        #expect(!network.events(of: publisher).contains { if case .renamed = $0 { true } else { false } })
+    }
+
+    /// …and if the other host keeps defending the name while we re-probe, we rename (§9).
+    @Test func defendedConflictAfterEstablishmentRenames() throws {
+        var (network, link, publisher, observer) = Responder.publisherAndObserver(seed: 6)
+        let id = Responder.register(Support.service("Web"), on: publisher, in: &network)
+        let web = Support.instance("Web"), web2 = Support.instance("Web (2)")
+        let conflictAt = network.now
+        network.inject(Message(header: .response(), answers: [Self.conflictingSRV(for: web)]), from: observer, on: link)
+        // The observer now defends Web against every probe.
+        Self.defend(until: network.now + .seconds(5), in: &network, observer: observer, link: link) { $0 == web }
+
+        #expect(network.engine(publisher).name(of: id) == web2)
+        let events = network.timedEvents(of: publisher).filter { $0.time >= conflictAt }.map(\.event)
+        #expect(events == [.renamed(id, from: web, to: web2), .registered(id, name: web2)])
+        let sent = network.sent(by: publisher, since: conflictAt)
+        #expect(sent.contains { $0.isProbe && $0.asks(about: web) })
+        #expect(sent.filter { $0.isProbe && $0.asks(about: web2) }.count == 3)
+        #expect(sent.contains { $0.isResponse && $0.answers(web2, .srv) })
+        #expect(!sent.contains { $0.isResponse && $0.answers(web, .srv) && $0.message.answers.contains { $0.ttl > 0 } })
+    }
+
+    /// Two hosts that established the same name while partitioned meet again: both see the
+    /// conflict, re-probe, and exactly one keeps the name (§9).
+    @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16])
+    func healedPartitionEndsWithOneOwner(seed: UInt64) throws {
+        var network = SimulatedNetwork(seed: seed)
+        let link = network.addLink(.init(loss: 1))
+        let alpha = network.addHost(named: "alpha", links: [link])
+        let beta = network.addHost(named: "beta", links: [link])
+        let a = network.withEngine(alpha) { engine, now in engine.register(Support.service("Web", port: 1), at: now) }
+        let b = network.withEngine(beta) { engine, now in engine.register(Support.service("Web", port: 2), at: now) }
+        network.run(for: .seconds(5))
+        let web = Support.instance("Web")
+        #expect(network.engine(alpha).name(of: a) == web && network.engine(beta).name(of: b) == web)
+
+        network.setConditions(.init(delay: .milliseconds(1)...(.milliseconds(3))), on: link)
+        let browser = network.addHost(named: "gamma", links: [link])
+        let query = network.withEngine(browser) { engine, now in engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
+        network.run(for: .seconds(10))
+
+        let names = Set([network.engine(alpha).name(of: a), network.engine(beta).name(of: b)].compactMap { $0 })
+        #expect(names == [web, Support.instance("Web (2)")])
+        #expect(network.browsed(query, by: browser).isSuperset(of: names))
+    }
+
+    /// A host-name conflict at start-up renames the newcomer's host to `alpha-2`; its service's
+    /// SRV points there (§9).
+    @Test func hostNameConflictRenamesTheNewcomerHost() throws {
+        var network = SimulatedNetwork(seed: 8)
+        let link = network.addLink()
+        let owner = network.addHost(named: "alpha", links: [link])
+        Responder.register(Support.service("Web"), on: owner, in: &network)
+        let newcomer = network.addHost(named: "alpha", links: [link])
+        let printer = Responder.register(Support.service("Printer"), on: newcomer, in: &network)
+        let alpha = Responder.name("alpha.local."), alpha2 = Responder.name("alpha-2.local.")
+
+        #expect(network.engine(owner).hostName == alpha)
+        #expect(network.engine(newcomer).hostName == alpha2)
+        #expect(network.events(of: newcomer).contains(.hostRenamed(from: alpha, to: alpha2)))
+        let announced = network.sent(by: newcomer).filter(\.isResponse).flatMap(\.message.answers)
+        let targets = announced.compactMap { record -> DomainName? in
+            if case .srv(let srv) = record.data, record.name == Support.instance("Printer") { return srv.target }
+            return nil
+        }
+        #expect(!targets.isEmpty && targets.allSatisfy { $0 == alpha2 })
+        #expect(!announced.contains { $0.name == alpha && $0.ttl > 0 })
+        #expect(network.engine(newcomer).name(of: printer) == Support.instance("Printer"))
+    }
+
+    /// A host-name conflict after establishment, defended by the other host, renames the host
+    /// and announces the services' SRV records again with the new target (§9, §8.4).
+    @Test func hostNameConflictAfterEstablishmentReannouncesSRV() throws {
+        var (network, link, publisher, observer) = Responder.publisherAndObserver(seed: 9)
+        Responder.register(Support.service("Web"), on: publisher, in: &network)
+        let alpha = Responder.name("alpha.local."), alpha2 = Responder.name("alpha-2.local.")
+        let conflictAt = network.now
+        let impostor = ResourceRecord(name: alpha, cacheFlush: true, ttl: 120, data: .a(IPv4Address(198, 18, 0, 200)))
+        network.inject(Message(header: .response(), answers: [impostor]), from: observer, on: link)
+        Self.defend(until: network.now + .seconds(6), in: &network, observer: observer, link: link, with: impostor) { $0 == alpha }
+
+        #expect(network.engine(publisher).hostName == alpha2)
+        #expect(network.events(of: publisher).contains(.hostRenamed(from: alpha, to: alpha2)))
+        let sent = network.sent(by: publisher, since: conflictAt)
+        let renamedAt = try #require(network.timedEvents(of: publisher).first { $0.event == .hostRenamed(from: alpha, to: alpha2) }?.time)
+        let srvAnnouncements = sent.filter { $0.time > renamedAt && $0.isResponse }.flatMap(\.message.answers).filter {
+            if case .srv(let srv) = $0.data { return $0.name == Support.instance("Web") && srv.target == alpha2 && $0.cacheFlush }
+            return false
+        }
+        #expect(srvAnnouncements.count >= 2)
+        #expect(sent.contains { $0.isResponse && $0.answers(alpha2, .a) })
+    }
+
+    /// A misbehaving host that answers every probe with conflicting records: after 15 conflicts in
+    /// 10 s the responder waits at least 5 s between attempts, for as long as the storm lasts (§8.1).
+    @Test func conflictStormSlowsProbingDown() throws {
+        var (network, link, publisher, observer) = Responder.publisherAndObserver(seed: 12)
+        let id = network.withEngine(publisher) { engine, now in engine.register(Support.service("Storm"), at: now) }
+        let start = network.now
+        Self.defend(until: start + .seconds(60), in: &network, observer: observer, link: link) {
+            $0.isSubdomain(of: Support.serviceType)
+        }
+        let conflicts = network.timedEvents(of: publisher).compactMap { timed -> Instant? in
+            if case .renamed(id, _, _) = timed.event { return timed.time }
+            return nil
+        }
+        let attempts = network.sent(by: publisher, since: start).filter(\.isProbe).map(\.time)
+        // Fast at first: 15 conflicts well within 10 s.
+        try #require(conflicts.count > 20, "\(conflicts.count) conflicts")
+        #expect(conflicts[14] - conflicts[0] < .seconds(10))
+        // From the 15th conflict on, every next probe comes at least 5 s later.
+        for conflict in conflicts.dropFirst(14) {
+            guard let next = attempts.first(where: { $0 > conflict }) else { continue }
+            #expect(next - conflict >= .seconds(5), "probe \(next - conflict) after the conflict at \(conflict)")
+        }
+        #expect(conflicts.count < 15 + 60 / 5 + 1)
+        #expect(network.engine(publisher).name(of: id) == Support.instance("Storm (\(conflicts.count + 1))"))
+    }
+
+    // MARK: Helpers
+
+    static func conflictingSRV(for instance: DomainName) -> ResourceRecord {
+        ResourceRecord(name: instance, cacheFlush: true, ttl: 120,
+                       data: .srv(SRVData(port: 4242, target: Responder.name("impostor.local."))))
+    }
+
+    /// Runs the network until `end`, with `observer` answering every probe for a name matching
+    /// `defended` with conflicting records (`record` renamed to the probed name, or an SRV).
+    static func defend(
+        until end: Instant, in network: inout SimulatedNetwork, observer: SimulatedNetwork.HostID,
+        link: SimulatedNetwork.LinkID, with record: ResourceRecord? = nil, _ defended: (DomainName) -> Bool
+    ) {
+        var seen = network.received(by: observer).count
+        while network.now < end {
+            network.run(for: .milliseconds(2))
+            let received = network.received(by: observer)
+            for datagram in received[seen...] {
+                guard let message = try? Message(decoding: datagram.bytes), !message.header.isResponse,
+                    !message.authorities.isEmpty
+                else { continue }
+                let answers = message.questions.filter { defended($0.name) }.map { question in
+                    var answer = record ?? conflictingSRV(for: question.name)
+                    answer.name = question.name
+                    return answer
+                }
+                guard !answers.isEmpty else { continue }
+                network.inject(Message(header: .response(), answers: answers), from: observer, on: link)
+            }
+            seen = received.count
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import CiaoEngine
+import CiaoSimulation
+import CiaoWire
+import Testing
+
+/// Goodbyes on deregistration (RFC 6762 §10.1) and TXT updates (§8.4).
+@Suite struct ResponderGoodbyeTests {
+    /// Deregistering one of two services of a type says goodbye (TTL 0) to its PTR, SRV and TXT
+    /// but keeps the `_services._dns-sd._udp` PTR; the last one says goodbye to that too. A
+    /// browser sees the service go.
+    @Test func deregisterSaysGoodbyeKeepingSharedRecordsStillInUse() throws {
+        var network = SimulatedNetwork(seed: 21)
+        let link = network.addLink()
+        let publisher = network.addHost(named: "alpha", links: [link])
+        let browser = network.addHost(named: "beta", links: [link])
+        let web = network.withEngine(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
+        let printer = network.withEngine(publisher) { engine, now in engine.register(Support.service("Printer"), at: now) }
+        let query = network.withEngine(browser) { engine, now in engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
+        network.run(for: .seconds(8))
+        #expect(network.browsed(query, by: browser) == [Support.instance("Web"), Support.instance("Printer")])
+
+        var start = network.now
+        network.withEngine(publisher) { engine, now in engine.deregister(web, at: now) }
+        network.run(for: .seconds(2))
+        var goodbyes = network.sent(by: publisher, since: start).filter(\.isResponse)
+        try #require(goodbyes.count == 1)
+        #expect(goodbyes[0].time == start)
+        var records = goodbyes[0].message.answers
+        #expect(records.allSatisfy { $0.ttl == 0 })
+        #expect(records.contains { $0.name == Support.serviceType && $0.data == .ptr(Support.instance("Web")) })
+        #expect(Set(records.filter { $0.name == Support.instance("Web") }.map(\.type)).isSuperset(of: [.srv, .txt]))
+        #expect(!records.contains { $0.name == Responder.servicesName })
+        #expect(!records.contains { $0.name == Responder.name("alpha.local.") })
+        #expect(!records.contains { $0.name == Support.instance("Printer") || $0.data == .ptr(Support.instance("Printer")) })
+        #expect(network.browsed(query, by: browser) == [Support.instance("Printer")])
+        #expect(network.engine(publisher).name(of: web) == nil)
+
+        start = network.now
+        network.withEngine(publisher) { engine, now in engine.deregister(printer, at: now) }
+        network.run(for: .seconds(2))
+        goodbyes = network.sent(by: publisher, since: start).filter(\.isResponse)
+        try #require(goodbyes.count == 1)
+        records = goodbyes[0].message.answers
+        #expect(records.allSatisfy { $0.ttl == 0 })
+        #expect(records.contains { $0.name == Responder.servicesName && $0.data == .ptr(Support.serviceType) })
+        #expect(records.contains { $0.data == .ptr(Support.instance("Printer")) })
+        #expect(network.browsed(query, by: browser).isEmpty)
+        // The host's own records are not withdrawn.
+        #expect(!records.contains { $0.name == Responder.name("alpha.local.") })
+    }
+
+    /// A service still probing leaves without goodbyes, having announced nothing.
+    @Test func deregisterWhileProbingSendsNothing() throws {
+        var (network, _, publisher, _) = Responder.publisherAndObserver(seed: 22)
+        let start = network.now
+        let id = network.withEngine(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
+        network.run(for: .milliseconds(300))
+        network.withEngine(publisher) { engine, now in engine.deregister(id, at: now) }
+        network.run(for: .seconds(5))
+        let web = Support.instance("Web")
+        let sent = network.sent(by: publisher, since: start).filter { $0.asks(about: web) || $0.allRecords.contains { $0.name == web } }
+        #expect(sent.allSatisfy { $0.isProbe })
+        #expect(!sent.isEmpty && sent.count < 3)
+        #expect(network.events(of: publisher).isEmpty)
+    }
+
+    /// A TXT update is announced again (≥ 2 announcements 1 s apart, cache-flush set) and a browser
+    /// watching the TXT sees the new one replace the old (§8.4).
+    @Test func txtUpdateIsAnnounced() throws {
+        var network = SimulatedNetwork(seed: 23)
+        let link = network.addLink()
+        let publisher = network.addHost(named: "alpha", links: [link])
+        let browser = network.addHost(named: "beta", links: [link])
+        let id = network.withEngine(publisher) { engine, now in engine.register(Support.service("Web", txt: ["v=1"]), at: now) }
+        network.run(for: .seconds(8))
+        let web = Support.instance("Web")
+        let query = network.withEngine(browser) { engine, now in engine.startQuery(name: web, type: .txt, at: now) }
+        network.run(for: .seconds(2))
+        #expect(network.events(of: browser).contains { if case .added(query, let r, _) = $0 { r.data == .txt(Responder.txt(["v=1"])) } else { false } })
+
+        let start = network.now
+        let newTXT = Responder.txt(["v=2", "path=/"])
+        network.withEngine(publisher) { engine, now in engine.updateTXT(id, to: newTXT, at: now) }
+        network.run(for: .seconds(5))
+        let announcements = network.sent(by: publisher, since: start).filter {
+            $0.isResponse && $0.isMulticast && $0.message.answers.contains { $0.name == web && $0.data == .txt(newTXT) }
+        }
+        try #require(announcements.count >= 2)
+        #expect(announcements[0].time == start)
+        #expect(announcements[1].time - announcements[0].time >= .seconds(1))
+        for announcement in announcements {
+            let txt = announcement.message.answers.filter { $0.name == web && $0.type == .txt }
+            #expect(txt.count == 1 && txt[0].cacheFlush && txt[0].ttl > 0)
+        }
+        #expect(network.events(of: browser).contains { if case .updated(query, let r, _) = $0 { r.data == .txt(newTXT) } else { false } })
+        // The old TXT is never sent again.
+        #expect(!network.sent(by: publisher, since: start).contains { $0.allRecords.contains { $0.data == .txt(Responder.txt(["v=1"])) && $0.ttl > 0 } })
+        #expect(network.engine(publisher).name(of: id) == web)
+    }
+}
