@@ -183,20 +183,26 @@ extension MDNSEngine {
     /// Our records answering `question` on `interface`; an NSEC when we own the name but not the
     /// type (§6.1).
     private func answers(to question: Question, on interface: NetworkInterface) -> [ResourceRecord] {
+        let result = ownRecords(answering: question, on: interface)
+        guard result.isEmpty else { return result }
+        return answeringRegistrations.filter { $0.name == question.name && $0.appliesTo(interface.id) }.flatMap {
+            $0.records(hostName: host.name, interface: interface).filter { $0.type == .nsec }
+        }
+    }
+
+    /// The records we publish on `interface` that answer `question` (NSEC only for ANY-less asks).
+    func ownRecords(answering question: Question, on interface: NetworkInterface) -> [ResourceRecord] {
         guard question.qClass == .internet || question.qClass == .any else { return [] }
         var result: [ResourceRecord] = []
-        var ownsName = false
-        for registration in answeringRegistrations where registration.appliesTo(interface.id) {
+        var seen: Set<RecordKey> = []
+        for registration in answeringRegistrations
+        where registration.publishedNames.contains(question.name) && registration.appliesTo(interface.id) {
             for record in registration.records(hostName: host.name, interface: interface) where record.name == question.name {
-                if registration.name == question.name { ownsName = true }
-                if (question.type == .any && record.type != .nsec) || record.type == question.type {
-                    if !result.contains(where: { RecordKey($0) == RecordKey(record) }) { result.append(record) }
+                if (question.type == .any && record.type != .nsec) || record.type == question.type,
+                    seen.insert(RecordKey(record)).inserted
+                {
+                    result.append(record)
                 }
-            }
-        }
-        if result.isEmpty && ownsName {
-            return answeringRegistrations.filter { $0.name == question.name }.flatMap {
-                $0.records(hostName: host.name, interface: interface).filter { $0.type == .nsec }
             }
         }
         return result

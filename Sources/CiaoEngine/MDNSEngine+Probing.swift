@@ -111,8 +111,11 @@ extension MDNSEngine {
 
     /// Checks a response for records that conflict with names we own or are probing (§8.1, §9).
     mutating func detectConflicts(in message: Message, on interface: NetworkInterface, at now: Instant) {
+        let names = Set((message.answers + message.additionals).map(\.name))
         for id in [nil] + registrations.keys.sorted() as [RegistrationID?] {
-            guard let registration = id.flatMap({ registrations[$0] }) ?? (id == nil ? host : nil) else { continue }
+            guard let registration = id.flatMap({ registrations[$0] }) ?? (id == nil ? host : nil),
+                names.contains(registration.name)
+            else { continue }
             let ours = Set(registration.records(hostName: host.name, interface: interface).map(RecordKey.init))
             let ourTypes = Set(ours.map(\.data.type))
             let conflicting = (message.answers + message.additionals).contains { record in

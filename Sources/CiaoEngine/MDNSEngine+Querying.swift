@@ -41,16 +41,25 @@ extension MDNSEngine {
                 if asked.insert(question).inserted { questions.append(question) }
             }
             guard !questions.isEmpty, let state = interfaces[interfaceID] else { continue }
-            let message = Message(questions: questions, answers: knownAnswers(for: questions, in: state.cache, at: now))
+            let message = Message(questions: questions, answers: knownAnswers(for: questions, on: state.interface, at: now))
             multicast(message, on: state.interface)
         }
     }
 
     /// Cached answers to `questions` with more than half their TTL left, with the TTL they have
     /// left (§7.1).
-    func knownAnswers(for questions: [Question], in cache: RecordCache, at now: Instant) -> [ResourceRecord] {
+    ///
+    /// Our own published records that answer a question count as known too: otherwise every
+    /// other host would see our queries go unanswered and flush them from its cache (§10.5).
+    func knownAnswers(for questions: [Question], on interface: NetworkInterface, at now: Instant) -> [ResourceRecord] {
+        guard let cache = interfaces[interface.id]?.cache else { return [] }
         var answers: [ResourceRecord] = []
         for question in questions {
+            for record in ownRecords(answering: question, on: interface) {
+                var known = record
+                known.cacheFlush = false
+                answers.append(known)
+            }
             for entry in cache.records(named: question.name, type: question.type) {
                 guard let remaining = cache.remainingTTL(of: entry.key, at: now),
                     UInt64(remaining) * 2 > UInt64(entry.record.ttl)
@@ -86,20 +95,22 @@ extension MDNSEngine {
 
     /// From another host's query: POOF bookkeeping (§10.5) and duplicate question suppression (§7.3).
     mutating func observeQuery(_ message: Message, on interfaceID: InterfaceID, at now: Instant) {
-        guard interfaces[interfaceID] != nil else { return }
+        // A truncated query's known answers continue in later packets (§7.2): judged on the first
+        // packet alone, every record listed later would look unanswered and be POOFed.
+        guard !message.header.isTruncated, interfaces[interfaceID] != nil else { return }
         let known = Set(message.answers.map(RecordKey.init))
         for question in message.questions {
             interfaces[interfaceID]!.cache.noteUnansweredQuery(
                 name: question.name, type: question.type, knownAnswers: known, at: now)
         }
-        guard !message.header.isTruncated, let state = interfaces[interfaceID] else { return }
+        guard let state = interfaces[interfaceID] else { return }
         for id in queries.keys.sorted() {
             guard let query = queries[id], query.appliesTo(interfaceID),
                 message.questions.contains(where: { $0 == query.question })
             else { continue }
             // Suppress ours only if theirs holds no known answer we would not send ourselves:
             // otherwise answers we still need would be suppressed.
-            let ours = Set(knownAnswers(for: [query.question], in: state.cache, at: now).map(RecordKey.init))
+            let ours = Set(knownAnswers(for: [query.question], on: state.interface, at: now).map(RecordKey.init))
             let theirs = message.answers.filter(query.matches).map(RecordKey.init)
             if theirs.allSatisfy(ours.contains) {
                 queries[id]!.markSent(on: interfaceID, at: now)

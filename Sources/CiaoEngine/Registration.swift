@@ -31,6 +31,18 @@ struct Registration {
     }
     /// The full name this registration owns, kept with ``label``.
     private(set) var name: DomainName
+    /// Every owner name this registration publishes records under: its own name, and for a
+    /// service the type, its subtypes and the type enumeration name.
+    var publishedNames: Set<DomainName> {
+        guard case .service(let service) = kind else { return [name] }
+        var names: Set<DomainName> = [name, service.serviceType, Self.serviceEnumerationName(for: service.serviceType)]
+        for subtype in service.subtypes {
+            if let subtypeName = try? DomainName(labels: [subtype, "_sub"]).appending(service.serviceType) {
+                names.insert(subtypeName)
+            }
+        }
+        return names
+    }
     var state: State
     /// Times of recent conflicts, for the 15-in-10-seconds rule (RFC 6762 §8.1).
     var conflictTimes: [Instant] = []

@@ -40,6 +40,8 @@ struct ChurnScenario {
             _ = network.withEngine(host) { engine, now in engine.startQuery(name: Self.serviceType, type: .ptr, at: now) }
         }
         var result = Result()
+        let eventCount = Counter()
+        network.eventObserver = { _ in eventCount.value += 1 }
         let end = Instant.zero + duration
         var nextChurn = Instant.zero + .seconds(70)
         while network.now < end {
@@ -67,6 +69,7 @@ struct ChurnScenario {
             }
         }
         result.datagrams = network.transmissionCount
+        result.events = eventCount.value
         let expected = Set(registrations.compactMap { host, id in network.engine(host).name(of: id) })
         for host in browsingHosts {
             let cached = network.engine(host).cachedRecords(on: InterfaceID(1))
@@ -74,7 +77,7 @@ struct ChurnScenario {
                 guard record.name == Self.serviceType, case .ptr(let target) = record.data else { return nil }
                 return target
             })
-            // A host's own service is not in its cache (local answers are not yet reported).
+            // A host's own service is not in its cache.
             let others = expected.filter { name in registrations[host].flatMap { network.engine(host).name(of: $0) } != name }
             if seen == others {
                 result.browsersConverged += 1
@@ -85,4 +88,9 @@ struct ChurnScenario {
         }
         return result
     }
+}
+
+/// A tally the event observer can update from its closure.
+final class Counter {
+    var value = 0
 }
