@@ -108,6 +108,33 @@ import Testing
         }
     }
 
+    /// Truncated queries (§7.2) list the rest of their known answers in later packets, so they
+    /// must not count as unanswered: a browser asking with a long known-answer list would
+    /// otherwise make everyone flush the records it listed after the first packet.
+    @Test func truncatedQueriesDoNotPoof() {
+        var network = SimulatedNetwork(seed: 13)
+        let link = network.addLink()
+        let ghost = network.addHost(named: nil, links: [link])
+        let browserHost = network.addHost(named: "beta", links: [link])
+        network.run(for: .seconds(3))
+        var browsers = [ResolvingBrowser(host: browserHost, resolves: false)]
+        browsers[0].start(&network)
+        let records = Querier.serviceRecords(instance: Self.instance, host: Self.hostName, address: Self.address)
+        Querier.inject(Querier.response(records), from: ghost, on: link, into: &network)
+        Querier.run(&network, until: network.now + .seconds(5), browsers: &browsers)
+        #expect(browsers[0].found.keys.contains(Self.instance))
+
+        // Three truncated queries in ten seconds whose first packets do not list the PTR.
+        var truncated = Message(questions: [Question(name: Support.serviceType, type: .ptr)])
+        truncated.header.isTruncated = true
+        for _ in 0..<3 {
+            Querier.inject(try! truncated.encoded(), from: ghost, on: link, into: &network)
+            Querier.run(&network, until: network.now + .seconds(3), browsers: &browsers)
+        }
+        Querier.run(&network, until: network.now + .seconds(20), browsers: &browsers)
+        #expect(browsers[0].removals.isEmpty)
+    }
+
     /// One unanswered query is not enough (§10.5 needs two), and an answer seen in between resets the count.
     @Test func poofNeedsTwoUnansweredQueries() {
         var network = SimulatedNetwork(seed: 13)
