@@ -78,16 +78,7 @@ import Testing
     /// POOF (§10.5): when another host asks twice for a record and no answer comes, it is flushed
     /// ten seconds after the first unanswered query, long before its TTL.
     @Test func unansweredQueriesFromOthersFlushEarly() {
-        var network = SimulatedNetwork(seed: 12)
-        let link = network.addLink()
-        let ghost = network.addHost(named: nil, links: [link])
-        let browserHost = network.addHost(named: "beta", links: [link])
-        network.run(for: .seconds(3))
-        var browsers = [ResolvingBrowser(host: browserHost, resolves: false)]
-        browsers[0].start(&network)
-        let records = Querier.serviceRecords(instance: Self.instance, host: Self.hostName, address: Self.address)
-        Querier.inject(Querier.response(records), from: ghost, on: link, into: &network)
-        Querier.run(&network, until: network.now + .seconds(20), browsers: &browsers)
+        var (network, link, _, browsers, _) = browsingGhostService(seed: 12, settle: .seconds(20))
         #expect(browsers[0].found.keys.contains(Self.instance))
         #expect(browsers[0].removals.isEmpty)
 
@@ -112,16 +103,7 @@ import Testing
     /// must not count as unanswered: a browser asking with a long known-answer list would
     /// otherwise make everyone flush the records it listed after the first packet.
     @Test func truncatedQueriesDoNotPoof() {
-        var network = SimulatedNetwork(seed: 13)
-        let link = network.addLink()
-        let ghost = network.addHost(named: nil, links: [link])
-        let browserHost = network.addHost(named: "beta", links: [link])
-        network.run(for: .seconds(3))
-        var browsers = [ResolvingBrowser(host: browserHost, resolves: false)]
-        browsers[0].start(&network)
-        let records = Querier.serviceRecords(instance: Self.instance, host: Self.hostName, address: Self.address)
-        Querier.inject(Querier.response(records), from: ghost, on: link, into: &network)
-        Querier.run(&network, until: network.now + .seconds(5), browsers: &browsers)
+        var (network, link, ghost, browsers, _) = browsingGhostService(seed: 13, settle: .seconds(5))
         #expect(browsers[0].found.keys.contains(Self.instance))
 
         // Three truncated queries in ten seconds whose first packets do not list the PTR.
@@ -137,16 +119,7 @@ import Testing
 
     /// One unanswered query is not enough (§10.5 needs two), and an answer seen in between resets the count.
     @Test func poofNeedsTwoUnansweredQueries() {
-        var network = SimulatedNetwork(seed: 13)
-        let link = network.addLink()
-        let ghost = network.addHost(named: nil, links: [link])
-        let browserHost = network.addHost(named: "beta", links: [link])
-        network.run(for: .seconds(3))
-        var browsers = [ResolvingBrowser(host: browserHost, resolves: false)]
-        browsers[0].start(&network)
-        let records = Querier.serviceRecords(instance: Self.instance, host: Self.hostName, address: Self.address)
-        Querier.inject(Querier.response(records), from: ghost, on: link, into: &network)
-        Querier.run(&network, until: network.now + .seconds(5), browsers: &browsers)
+        var (network, link, ghost, browsers, records) = browsingGhostService(seed: 13, settle: .seconds(5))
         let question = Question(name: Support.serviceType, type: .ptr)
         // One query, then an answer, then one more query: never two unanswered in a row.
         Querier.inject(Querier.query([question]), from: ghost, on: link, into: &network)
@@ -161,6 +134,22 @@ import Testing
         Querier.inject(Querier.query([question], knownAnswers: [records[0]]), from: ghost, on: link, into: &network)
         Querier.run(&network, until: network.now + .seconds(30), browsers: &browsers)
         #expect(browsers[0].removals.isEmpty)
-        #expect(network.engine(browserHost).cachedRecords(on: InterfaceID(1)).contains(records[0]))
+        #expect(network.engine(browsers[0].host).cachedRecords(on: InterfaceID(1)).contains(records[0]))
+    }
+    /// A browser that has found a service a silent observer ("ghost") announced once.
+    private func browsingGhostService(seed: UInt64, settle: Duration) -> (
+        SimulatedNetwork, SimulatedNetwork.LinkID, SimulatedNetwork.HostID, [ResolvingBrowser], [ResourceRecord]
+    ) {
+        var network = SimulatedNetwork(seed: seed)
+        let link = network.addLink()
+        let ghost = network.addHost(named: nil, links: [link])
+        let browserHost = network.addHost(named: "beta", links: [link])
+        network.run(for: .seconds(3))
+        var browsers = [ResolvingBrowser(host: browserHost, resolves: false)]
+        browsers[0].start(&network)
+        let records = Querier.serviceRecords(instance: Self.instance, host: Self.hostName, address: Self.address)
+        Querier.inject(Querier.response(records), from: ghost, on: link, into: &network)
+        Querier.run(&network, until: network.now + settle, browsers: &browsers)
+        return (network, link, ghost, browsers, records)
     }
 }
