@@ -239,11 +239,6 @@ public struct MDNSEngine {
             }
         }
     }
-
-    /// True when an active query on `interface` asks for the RRset.
-    func isQueried(_ rrset: RRSetKey, on interface: InterfaceID) -> Bool {
-        queries.values.contains { $0.appliesTo(interface) && $0.name == rrset.name && ($0.type == rrset.type || $0.type == .any) }
-    }
 }
 
 enum CacheChange {
