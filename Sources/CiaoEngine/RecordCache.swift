@@ -149,9 +149,9 @@ struct RecordCache {
     private var byRRSet: [RRSetKey: Set<Int>] = [:]
     private var byName: [NameKey: Set<Int>] = [:]
     /// Lifetime deadlines; an item is live while its slot's ``Entry/lifetimeDeadline`` equals it.
-    private var lifetimes = DeadlineHeap()
+    private var lifetimes = Heap<SlotDeadline>()
     /// Refresh deadlines of watched entries; live while the slot's ``Entry/refreshDeadline`` equals it.
-    private var refreshes = DeadlineHeap()
+    private var refreshes = Heap<SlotDeadline>()
 
     init(capacity: Int) {
         self.capacity = max(capacity, 1)
@@ -334,10 +334,10 @@ struct RecordCache {
         let old = slots[slot]
         slots[slot] = entry
         if old?.lifetimeDeadline != entry.lifetimeDeadline {
-            lifetimes.push(entry.lifetimeDeadline, slot)
+            lifetimes.push(SlotDeadline(time: entry.lifetimeDeadline, slot: slot))
         }
         if let refresh = entry.refreshDeadline, old?.refreshDeadline != refresh {
-            refreshes.push(refresh, slot)
+            refreshes.push(SlotDeadline(time: refresh, slot: slot))
         }
         if lifetimes.count > 2 * slotOf.count + 64 || refreshes.count > 2 * slotOf.count + 64 { rebuildHeaps() }
     }
@@ -371,15 +371,15 @@ struct RecordCache {
 
     /// Rebuilds the heaps from the entries when dead items pile up.
     private mutating func rebuildHeaps() {
-        var lifetimeItems: [(Instant, Int)] = []
-        var refreshItems: [(Instant, Int)] = []
+        var lifetimeItems: [SlotDeadline] = []
+        var refreshItems: [SlotDeadline] = []
         for (slot, entry) in slots.enumerated() {
             guard let entry else { continue }
-            lifetimeItems.append((entry.lifetimeDeadline, slot))
-            if let refresh = entry.refreshDeadline { refreshItems.append((refresh, slot)) }
+            lifetimeItems.append(SlotDeadline(time: entry.lifetimeDeadline, slot: slot))
+            if let refresh = entry.refreshDeadline { refreshItems.append(SlotDeadline(time: refresh, slot: slot)) }
         }
-        lifetimes = DeadlineHeap(lifetimeItems)
-        refreshes = DeadlineHeap(refreshItems)
+        lifetimes = Heap(lifetimeItems)
+        refreshes = Heap(refreshItems)
     }
 
     /// Brings the cache down to 7/8 of its capacity, so a flood costs O(log n) per record:
@@ -402,53 +402,15 @@ struct RecordCache {
             remove(slot)
             index += 1
         }
-        for (time, slot) in spared[index...] { lifetimes.push(time, slot) }
+        for (time, slot) in spared[index...] { lifetimes.push(SlotDeadline(time: time, slot: slot)) }
         return evicted
     }
 }
 
-/// A binary min-heap of (deadline, slot) pairs.
-private struct DeadlineHeap {
-    private var items: [(time: Instant, slot: Int)] = []
+/// A deadline of the record in a slot, ordered by time.
+private struct SlotDeadline: Comparable {
+    var time: Instant
+    var slot: Int
 
-    init() {}
-
-    init(_ elements: [(Instant, Int)]) {
-        items = elements.map { (time: $0.0, slot: $0.1) }
-        for index in stride(from: items.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
-    }
-
-    var count: Int { items.count }
-    var top: (time: Instant, slot: Int)? { items.first }
-
-    mutating func push(_ time: Instant, _ slot: Int) {
-        items.append((time, slot))
-        var child = items.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard items[child].time < items[parent].time else { break }
-            items.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    mutating func pop() {
-        guard !items.isEmpty else { return }
-        items.swapAt(0, items.count - 1)
-        items.removeLast()
-        siftDown(0)
-    }
-
-    private mutating func siftDown(_ start: Int) {
-        var parent = start
-        while true {
-            let left = 2 * parent + 1, right = left + 1
-            var smallest = parent
-            if left < items.count && items[left].time < items[smallest].time { smallest = left }
-            if right < items.count && items[right].time < items[smallest].time { smallest = right }
-            guard smallest != parent else { return }
-            items.swapAt(parent, smallest)
-            parent = smallest
-        }
-    }
+    static func < (lhs: SlotDeadline, rhs: SlotDeadline) -> Bool { (lhs.time, lhs.slot) < (rhs.time, rhs.slot) }
 }

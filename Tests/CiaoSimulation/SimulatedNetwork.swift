@@ -192,15 +192,15 @@ public struct SimulatedNetwork {
     /// Runs the network until virtual time `end`.
     public mutating func run(until end: Instant) {
         while true {
-            let nextDelivery = deliveries.peek?.time
-            while let top = deadlines.peek, hosts[top.host].deadline != top.time {
-                _ = deadlines.pop()  // stale
+            let nextDelivery = deliveries.top?.time
+            while let top = deadlines.top, hosts[top.host].deadline != top.time {
+                deadlines.pop()  // stale
             }
-            let nextDeadline = deadlines.peek?.time
+            let nextDeadline = deadlines.top?.time
             guard let next = [nextDelivery, nextDeadline].compactMap({ $0 }).min(), next <= end else { break }
             now = next
-            if let delivery = deliveries.peek, delivery.time == next {
-                _ = deliveries.pop()
+            if let delivery = deliveries.top, delivery.time == next {
+                deliveries.pop()
                 deliver(delivery)
             } else if let deadline = deadlines.pop() {
                 withEngine(HostID(index: deadline.host)) { engine, now in engine.advance(to: now) }
