@@ -44,3 +44,23 @@ extension SimulatedNetwork {
         }
     }
 }
+
+/// Host "alpha" publishing "Web" and host "beta" beside it, on `linkCount` links, after five seconds.
+struct PublishedWeb {
+    var network: SimulatedNetwork
+    var links: [SimulatedNetwork.LinkID]
+    var publisher: SimulatedNetwork.HostID
+    var browser: SimulatedNetwork.HostID
+    var registration: RegistrationID
+
+    init(seed: UInt64, linkCount: Int = 1) {
+        network = SimulatedNetwork(seed: seed)
+        var links: [SimulatedNetwork.LinkID] = []
+        for _ in 0..<linkCount { links.append(network.addLink()) }
+        self.links = links
+        publisher = network.addHost(named: "alpha", links: links)
+        browser = network.addHost(named: "beta", links: links)
+        registration = network.withEngine(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
+        network.run(for: .seconds(5))
+    }
+}

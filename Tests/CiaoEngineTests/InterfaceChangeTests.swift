@@ -7,13 +7,11 @@ import Testing
     /// A publisher and a browser that has found its service.
     private func discovered(seed: UInt64) -> (SimulatedNetwork, link: SimulatedNetwork.LinkID, publisher: SimulatedNetwork.HostID,
                                             browser: SimulatedNetwork.HostID, query: QueryID) {
-        var network = SimulatedNetwork(seed: seed)
-        let link = network.addLink()
-        let publisher = network.addHost(named: "alpha", links: [link])
-        let browser = network.addHost(named: "beta", links: [link])
-        _ = network.withEngine(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
-        let query = network.withEngine(browser) { engine, now in engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
-        network.run(for: .seconds(5))
+        let web = PublishedWeb(seed: seed)
+        var network = web.network
+        let query = network.withEngine(web.browser) { engine, now in engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
+        network.run(for: .seconds(2))
+        let (link, publisher, browser) = (web.links[0], web.publisher, web.browser)
         return (network, link, publisher, browser, query)
     }
 

@@ -7,13 +7,9 @@ import Testing
 /// services (RFC 6762 §14: each interface has its own cache).
 @Suite struct QuerierInterfaceTests {
     @Test func sameServiceOnTwoLinksIsReportedPerInterface() {
-        var network = SimulatedNetwork(seed: 60)
-        let linkA = network.addLink()
-        let linkB = network.addLink()
-        let publisher = network.addHost(named: "alpha", links: [linkA, linkB])
-        let browserHost = network.addHost(named: "beta", links: [linkA, linkB])
-        _ = network.withEngine(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
-        network.run(for: .seconds(5))
+        let web = PublishedWeb(seed: 60, linkCount: 2)
+        var network = web.network
+        let (linkB, browserHost) = (web.links[1], web.browser)
         let (browse, onlyA) = network.withEngine(browserHost) { engine, now in
             (engine.startQuery(name: Support.serviceType, type: .ptr, at: now),
              engine.startQuery(name: Support.serviceType, type: .ptr, interfaces: [InterfaceID(1)], at: now))
@@ -54,13 +50,9 @@ import Testing
 
     /// A goodbye on one link removes the service on that link only.
     @Test func goodbyeOnOneLinkLeavesTheOther() {
-        var network = SimulatedNetwork(seed: 61)
-        let linkA = network.addLink()
-        let linkB = network.addLink()
-        let publisher = network.addHost(named: "alpha", links: [linkA, linkB])
-        let browserHost = network.addHost(named: "beta", links: [linkA, linkB])
-        _ = network.withEngine(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
-        network.run(for: .seconds(5))
+        let web = PublishedWeb(seed: 61, linkCount: 2)
+        var network = web.network
+        let (linkA, publisher, browserHost) = (web.links[0], web.publisher, web.browser)
         let browse = network.withEngine(browserHost) { engine, now in
             engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
         }

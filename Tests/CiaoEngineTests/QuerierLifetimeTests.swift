@@ -12,12 +12,9 @@ import Testing
 
     /// Goodbye → removed one second after it arrives, every record of the service.
     @Test func goodbyeRemovesAfterOneSecond() {
-        var network = SimulatedNetwork(seed: 10)
-        let link = network.addLink()
-        let publisher = network.addHost(named: "alpha", links: [link])
-        let browserHost = network.addHost(named: "beta", links: [link])
-        let registration = network.withEngine(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
-        network.run(for: .seconds(5))
+        let web = PublishedWeb(seed: 10)
+        var network = web.network
+        let (publisher, browserHost, registration) = (web.publisher, web.browser, web.registration)
         var browsers = [ResolvingBrowser(host: browserHost)]
         browsers[0].start(&network)
         Querier.run(&network, until: network.now + .seconds(5), browsers: &browsers)

@@ -90,12 +90,9 @@ import Testing
     /// A real publisher changes its TXT: the browser reports `.updated` with the new record, not
     /// a removal and an addition.
     @Test func txtChangeIsReportedAsUpdated() {
-        var network = SimulatedNetwork(seed: 42)
-        let link = network.addLink()
-        let publisher = network.addHost(named: "alpha", links: [link])
-        let browserHost = network.addHost(named: "beta", links: [link])
-        let registration = network.withEngine(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
-        network.run(for: .seconds(5))
+        let web = PublishedWeb(seed: 42)
+        var network = web.network
+        let (publisher, browserHost, registration) = (web.publisher, web.browser, web.registration)
         var browsers = [ResolvingBrowser(host: browserHost)]
         browsers[0].start(&network)
         Querier.run(&network, until: network.now + .seconds(3), browsers: &browsers)
