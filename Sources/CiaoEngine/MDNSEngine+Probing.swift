@@ -44,7 +44,7 @@ extension MDNSEngine {
         var newlyRegistered: [RegistrationID] = []
         let ids: [RegistrationID?] = [nil] + registrations.keys.sorted()
         for id in ids {
-            var registration = id.flatMap { registrations[$0] } ?? host
+            guard var registration = registration(id) else { continue }
             switch registration.state {
             case .probing(let sent, let next) where next <= now:
                 if sent < Self.probeCount {
@@ -113,8 +113,7 @@ extension MDNSEngine {
     mutating func detectConflicts(in message: Message, on interface: NetworkInterface, at now: Instant) {
         let names = Set((message.answers + message.additionals).map(\.name))
         for id in [nil] + registrations.keys.sorted() as [RegistrationID?] {
-            guard let registration = id.flatMap({ registrations[$0] }) ?? (id == nil ? host : nil),
-                names.contains(registration.name)
+            guard let registration = registration(id), names.contains(registration.name)
             else { continue }
             let ours = Set(registration.records(hostName: host.name, interface: interface).map(RecordKey.init))
             let ourTypes = Set(ours.map(\.data.type))
@@ -138,7 +137,7 @@ extension MDNSEngine {
     mutating func handleProbe(_ message: Message, from source: SocketAddress, on interface: NetworkInterface, at now: Instant) {
         let family = source.address.family
         for id in [nil] + registrations.keys.sorted() as [RegistrationID?] {
-            guard let registration = id.flatMap({ registrations[$0] }) ?? (id == nil ? host : nil) else { continue }
+            guard let registration = registration(id) else { continue }
             let theirs = message.authorities.filter { $0.name == registration.name }
             guard !theirs.isEmpty else { continue }
             let ours = registration.probeRecords(hostName: host.name, interface: interface)
@@ -173,7 +172,7 @@ extension MDNSEngine {
 
     /// Renames after a conflict and probes again, slowing down after repeated conflicts (§8.1, §9).
     private mutating func rename(_ id: RegistrationID?, at now: Instant) {
-        var registration = id.flatMap { registrations[$0] } ?? host
+        guard var registration = registration(id) else { return }
         let oldName = registration.name
         if let id, registration.service?.allowsRenaming == false {
             registrations[id] = nil
@@ -208,6 +207,12 @@ extension MDNSEngine {
                 registrations[other]!.state = .announcing(sent: 0, next: now + delay + .seconds(1))
             }
         }
+    }
+
+    /// The registration `id` names; `nil` stands for the host name.
+    private func registration(_ id: RegistrationID?) -> Registration? {
+        guard let id else { return host }
+        return registrations[id]
     }
 
     private mutating func setState(of id: RegistrationID?, to state: Registration.State) {
