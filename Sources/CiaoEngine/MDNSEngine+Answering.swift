@@ -190,7 +190,8 @@ extension MDNSEngine {
         }
     }
 
-    /// The records we publish on `interface` that answer `question` (NSEC only for ANY-less asks).
+    /// The records we publish on `interface` that answer `question`; an NSEC only when asked for
+    /// by its type (ANY means the real records).
     func ownRecords(answering question: Question, on interface: NetworkInterface) -> [ResourceRecord] {
         guard question.qClass == .internet || question.qClass == .any else { return [] }
         var result: [ResourceRecord] = []
