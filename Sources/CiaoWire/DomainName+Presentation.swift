@@ -77,9 +77,14 @@ extension DomainName: CustomStringConvertible, LosslessStringConvertible {
         case let scalar? where scalar.value >= 0x20 && scalar.value != 0x7F:
             result.unicodeScalars.append(scalar)
         default:
-            let digits = String(byte)
-            result += "\\" + String(repeating: "0", count: 3 - digits.count) + digits
+            result += decimalEscape(byte)
         }
+    }
+
+    /// `\DDD`: a byte as three decimal digits (RFC 1035 §5.1).
+    static func decimalEscape(_ byte: UInt8) -> String {
+        let digits = String(byte)
+        return "\\" + String(repeating: "0", count: 3 - digits.count) + digits
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool {

@@ -22,9 +22,7 @@ extension RecordData: CustomStringConvertible {
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"): text += "\\" + String(UnicodeScalar(byte))
             case 0x20..<0x7F: text.unicodeScalars.append(UnicodeScalar(byte))
-            default:
-                let digits = String(byte)
-                text += "\\" + String(repeating: "0", count: 3 - digits.count) + digits
+            default: text += DomainName.decimalEscape(byte)
             }
         }
         return text + "\""
