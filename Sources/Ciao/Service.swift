@@ -1,3 +1,5 @@
+import CiaoWire
+
 /// A DNS-SD service instance `<name>.<type>.<domain>` (RFC 6763 §4.1) seen on, or published to, an interface.
 ///
 /// Identity (``id``, `==`, `hash`) is name, type, domain and interface index; the name and domain are
@@ -15,9 +17,9 @@ public struct Service: Hashable, Identifiable, Sendable, Codable {
         public let interfaceIndex: UInt32
 
         fileprivate init(_ service: Service) {
-            name = Service.asciiLowercased(service.name)
+            name = ASCIICaseInsensitive.lowercased(service.name)
             type = service.type
-            domain = Service.asciiLowercased(service.domain)
+            domain = ASCIICaseInsensitive.lowercased(service.domain)
             interfaceIndex = service.interfaceIndex
         }
 
@@ -86,14 +88,10 @@ public struct Service: Hashable, Identifiable, Sendable, Codable {
     }
 
     private static func normalisedDomain(_ domain: String) -> String {
-        switch asciiLowercased(domain) {
+        switch ASCIICaseInsensitive.lowercased(domain) {
         case "", "local", "local.": return "local."
         default: return domain.hasSuffix(".") ? domain : domain + "."
         }
-    }
-
-    fileprivate static func asciiLowercased(_ text: String) -> String {
-        String(decoding: text.utf8.map { ($0 >= 0x41 && $0 <= 0x5A) ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 }
 

@@ -1,3 +1,5 @@
+import CiaoWire
+
 /// A DNS-SD service type such as `_http._tcp` (RFC 6763 §7): an RFC 6335 §5.1 service name and a transport.
 ///
 /// The canonical ``rawValue`` is lowercase with no trailing dot and no domain; subtypes are not part of it.
@@ -37,7 +39,7 @@ public struct ServiceType: Hashable, Sendable, Codable, CustomStringConvertible 
         }
         let transportLabel = labels[1]
         let transport: Transport
-        switch ServiceType.asciiLowercased(transportLabel) {
+        switch ASCIICaseInsensitive.lowercased(transportLabel) {
         case "_tcp": transport = .tcp
         case "_udp": transport = .udp
         default:
@@ -113,10 +115,6 @@ public struct ServiceType: Hashable, Sendable, Codable, CustomStringConvertible 
             throw fail("must not begin or end with a hyphen")
         }
         guard !name.contains("--") else { throw fail("must not contain two hyphens in a row") }
-        return asciiLowercased(name)
-    }
-
-    private static func asciiLowercased(_ text: Substring) -> String {
-        String(decoding: text.utf8.map { ($0 >= 0x41 && $0 <= 0x5A) ? $0 | 0x20 : $0 }, as: UTF8.self)
+        return ASCIICaseInsensitive.lowercased(name)
     }
 }

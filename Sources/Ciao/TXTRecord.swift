@@ -1,3 +1,4 @@
+import CiaoWire
 import Foundation
 
 /// The key/value attributes of a DNS-SD TXT record (RFC 6763 §6).
@@ -36,9 +37,9 @@ public struct TXTRecord: Hashable, Sendable {
         // Sorted so that the error reported for several bad keys is deterministic.
         for (key, value) in values.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
             try TXTRecord.validateKey(key)
-            let lower = TXTRecord.asciiLowercased(key)
+            let lower = ASCIICaseInsensitive.lowercased(key)
             if lowered[lower] != nil {
-                let other = values.keys.filter { TXTRecord.asciiLowercased($0) == lower && $0 != key }
+                let other = values.keys.filter { ASCIICaseInsensitive.lowercased($0) == lower && $0 != key }
                     .sorted().first ?? lower
                 throw CiaoError.invalidTXTRecord(
                     "keys \"\(other)\" and \"\(key)\" differ only in letter case; TXT keys are case-insensitive (RFC 6763 §6.4)")
@@ -87,7 +88,7 @@ public struct TXTRecord: Hashable, Sendable {
             let separator = entry.firstIndex(of: UInt8(ascii: "="))
             let keyBytes = entry[start..<(separator ?? index)]
             guard !keyBytes.isEmpty, keyBytes.allSatisfy(TXTRecord.isKeyByte) else { continue }
-            let key = String(decoding: keyBytes.map(TXTRecord.asciiLowercased), as: UTF8.self)
+            let key = String(decoding: keyBytes.map(ASCIICaseInsensitive.lowercase), as: UTF8.self)
             guard values[key] == nil else { continue }
             if let separator {
                 values[key] = .bytes(Data(entry[(separator + 1)...]))
@@ -120,7 +121,7 @@ public struct TXTRecord: Hashable, Sendable {
 
     /// The value for `key`, compared case-insensitively; `nil` if absent.
     public subscript(key: String) -> Value? {
-        values[TXTRecord.asciiLowercased(key)]
+        values[ASCIICaseInsensitive.lowercased(key)]
     }
 
     /// The value for `key` (case-insensitive) decoded as UTF-8; `nil` if absent, a flag, or not valid UTF-8.
@@ -152,14 +153,6 @@ public struct TXTRecord: Hashable, Sendable {
             throw CiaoError.invalidTXTRecord(
                 "key \"\(escaped(Array(key.utf8)))\" must be printable ASCII (0x20-0x7E) without \"=\" (RFC 6763 §6.4)")
         }
-    }
-
-    private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
-        (byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte
-    }
-
-    private static func asciiLowercased(_ text: String) -> String {
-        String(decoding: text.utf8.map(asciiLowercased), as: UTF8.self)
     }
 
     /// Printable ASCII as is (backslash doubled), every other byte as `\xNN`.

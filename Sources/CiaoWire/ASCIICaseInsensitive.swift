@@ -1,9 +1,14 @@
 /// Byte comparison and hashing that fold ASCII letters only, as DNS names require (RFC 4343,
 /// RFC 6762 §16). Bytes outside `A`–`Z` compare exactly, so UTF-8 is never case-folded.
-enum ASCIICaseInsensitive {
+package enum ASCIICaseInsensitive {
     @inline(__always)
-    static func lowercase(_ byte: UInt8) -> UInt8 {
+    package static func lowercase(_ byte: UInt8) -> UInt8 {
         byte &- 0x41 < 26 ? byte | 0x20 : byte
+    }
+
+    /// `text` with `A`–`Z` lowercased and every other character unchanged.
+    package static func lowercased(_ text: some StringProtocol) -> String {
+        String(decoding: text.utf8.map(lowercase), as: UTF8.self)
     }
 
     static func equal(_ lhs: ArraySlice<UInt8>, _ rhs: ArraySlice<UInt8>) -> Bool {
