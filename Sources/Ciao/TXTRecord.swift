@@ -73,20 +73,18 @@ public struct TXTRecord: Hashable, Sendable {
     /// - Throws: ``CiaoError/invalidTXTRecord(_:)`` if a length byte runs past the end of the data.
     public init(wireData: Data) throws {
         let bytes = [UInt8](wireData)
+        let strings: [ArraySlice<UInt8>]
+        do {
+            strings = try TXTData(wireBytes: bytes).strings
+        } catch {
+            let length = Int(bytes[error.offset])
+            throw CiaoError.invalidTXTRecord(
+                "the string at offset \(error.offset) claims \(length) bytes but only \(bytes.count - error.offset - 1) remain (RFC 6763 §6.1)")
+        }
         var values: [String: Value] = [:]
-        var index = 0
-        while index < bytes.count {
-            let length = Int(bytes[index])
-            let start = index + 1
-            guard length <= bytes.count - start else {
-                throw CiaoError.invalidTXTRecord(
-                    "the string at offset \(index) claims \(length) bytes but only \(bytes.count - start) remain (RFC 6763 §6.1)")
-            }
-            index = start + length
-            let entry = bytes[start..<index]
-            guard !entry.isEmpty else { continue }
+        for entry in strings where !entry.isEmpty {
             let separator = entry.firstIndex(of: UInt8(ascii: "="))
-            let keyBytes = entry[start..<(separator ?? index)]
+            let keyBytes = entry[..<(separator ?? entry.endIndex)]
             guard !keyBytes.isEmpty, keyBytes.allSatisfy(TXTRecord.isKeyByte) else { continue }
             let key = String(decoding: keyBytes.map(ASCIICaseInsensitive.lowercase), as: UTF8.self)
             guard values[key] == nil else { continue }
