@@ -7,9 +7,10 @@ enum FrameDecoder {
         let bytes = Array(frame)
         let network: ArraySlice<UInt8>
         switch linkType {
-        case 1:  // Ethernet, with up to two VLAN tags
+        case 1:  // Ethernet, after any 802.1Q / 802.1ad VLAN tags
+            let reader = ByteReader(bytes, bigEndian: true)
             var offset = 12
-            while offset + 2 <= bytes.count, bigEndian16(bytes, offset) == 0x8100 || bigEndian16(bytes, offset) == 0x88A8 {
+            while let etherType = reader.uint16(at: offset), etherType == 0x8100 || etherType == 0x88A8 {
                 offset += 4
             }
             guard offset + 2 <= bytes.count else { return nil }
@@ -46,16 +47,12 @@ enum FrameDecoder {
         default:
             return nil
         }
-        guard packet.count >= udpOffset + 8 else { return nil }
-        let sourcePort = bigEndian16(packet, udpOffset)
-        let destinationPort = bigEndian16(packet, udpOffset + 2)
-        guard sourcePort == mdnsPort || destinationPort == mdnsPort else { return nil }
-        let length = Int(bigEndian16(packet, udpOffset + 4))
-        let end = min(packet.count, udpOffset + max(length, 8))
+        let reader = ByteReader(packet, bigEndian: true)
+        guard packet.count >= udpOffset + 8, let sourcePort = reader.uint16(at: udpOffset),
+            let destinationPort = reader.uint16(at: udpOffset + 2), let length = reader.uint16(at: udpOffset + 4),
+            sourcePort == mdnsPort || destinationPort == mdnsPort
+        else { return nil }
+        let end = min(packet.count, udpOffset + max(Int(length), 8))
         return packet[(udpOffset + 8)..<end]
-    }
-
-    private static func bigEndian16(_ bytes: [UInt8], _ offset: Int) -> UInt16 {
-        UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
     }
 }
