@@ -27,22 +27,17 @@ struct Registration {
     var kind: Kind
     /// The instance label (services) or host label (the host name), without the domain.
     var label: String {
-        didSet { name = Self.fullName(kind: kind, label: label) }
+        didSet {
+            name = Self.fullName(kind: kind, label: label)
+            publishedNames = Self.publishedNames(kind: kind, name: name)
+        }
     }
     /// The full name this registration owns, kept with ``label``.
     private(set) var name: DomainName
     /// Every owner name this registration publishes records under: its own name, and for a
-    /// service the type, its subtypes and the type enumeration name.
-    var publishedNames: Set<DomainName> {
-        guard case .service(let service) = kind else { return [name] }
-        var names: Set<DomainName> = [name, service.serviceType, Self.serviceEnumerationName(for: service.serviceType)]
-        for subtype in service.subtypes {
-            if let subtypeName = try? DomainName(labels: [subtype, "_sub"]).appending(service.serviceType) {
-                names.insert(subtypeName)
-            }
-        }
-        return names
-    }
+    /// service the type, its subtypes and the type enumeration name. Kept with ``label``, since
+    /// answering checks it for every registration and question.
+    private(set) var publishedNames: Set<DomainName>
     var state: State
     /// Times of recent conflicts, for the 15-in-10-seconds rule (RFC 6762 §8.1).
     var conflictTimes: [Instant] = []
@@ -52,6 +47,16 @@ struct Registration {
     var service: ServiceRegistration? {
         if case .service(let service) = kind { return service }
         return nil
+    }
+
+    private static func publishedNames(kind: Kind, name: DomainName) -> Set<DomainName> {
+        guard case .service(let service) = kind else { return [name] }
+        return Set([name, service.serviceType, serviceEnumerationName(for: service.serviceType)] + subtypeNames(of: service))
+    }
+
+    /// `<subtype>._sub.<type>` for each subtype (RFC 6763 §7.1); invalid labels are left out.
+    private static func subtypeNames(of service: ServiceRegistration) -> [DomainName] {
+        service.subtypes.compactMap { try? DomainName(labels: [$0, "_sub"]).appending(service.serviceType) }
     }
 
     /// `<label>.<service type>` or `<label>.local.`.
@@ -88,10 +93,7 @@ struct Registration {
                 ResourceRecord(name: instance, cacheFlush: true, ttl: Self.otherRecordTTL, data: .txt(service.txt)),
                 ResourceRecord(name: service.serviceType, ttl: Self.otherRecordTTL, data: .ptr(instance)),
             ]
-            for subtype in service.subtypes {
-                guard let subtypeName = try? DomainName(labels: [subtype, "_sub"]).appending(service.serviceType) else {
-                    continue
-                }
+            for subtypeName in Self.subtypeNames(of: service) {
                 records.append(ResourceRecord(name: subtypeName, ttl: Self.otherRecordTTL, data: .ptr(instance)))
             }
             records.append(
@@ -127,6 +129,7 @@ extension Registration {
         self.kind = kind
         self.label = InstanceNamer.fitted(label)
         self.name = Self.fullName(kind: kind, label: self.label)
+        self.publishedNames = Self.publishedNames(kind: kind, name: name)
         self.state = state
     }
 }
