@@ -224,14 +224,13 @@ extension MDNSEngine {
         }
         var result: [ResourceRecord] = []
         var seen = answered
+        let candidates = answeringRegistrations
+        let hostRecords = isProbing(host) ? [] : host.records(hostName: host.name, interface: interface)
         for name in names {
-            for registration in answeringRegistrations where registration.name == name && registration.appliesTo(interface.id) {
+            for registration in candidates where registration.name == name && registration.appliesTo(interface.id) {
                 var records = registration.records(hostName: host.name, interface: interface)
                 if case .service = registration.kind {
-                    records = records.filter { $0.name == name }
-                    if let hostRegistration = answeringRegistrations.first(where: { $0.kind == .host }) {
-                        records += hostRegistration.records(hostName: host.name, interface: interface)
-                    }
+                    records = records.filter { $0.name == name } + hostRecords
                 }
                 for record in records where seen.insert(RecordKey(record)).inserted {
                     result.append(record)
