@@ -3,6 +3,7 @@
 import CiaoEngine
 import CiaoSimulation
 import CiaoWire
+import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -16,11 +17,13 @@ let minutes = arguments.dropFirst().first.flatMap { $0 } ?? 60
 let browserCount = arguments.dropFirst(2).first.flatMap { $0 } ?? 10
 let seed = UInt64(arguments.dropFirst(3).first.flatMap { $0 } ?? 1)
 
-let start = monotonicSeconds()
 let scenario = ChurnScenario(hosts: hostCount, browsers: browserCount, seed: seed)
-var run = scenario.makeNetwork()
-let result = scenario.run(&run, for: .seconds(Int64(minutes) * 60))
-let wall = monotonicSeconds() - start
+var result = ChurnScenario.Result()
+let wall = ContinuousClock().measure {
+    var run = scenario.makeNetwork()
+    result = scenario.run(&run, for: .seconds(Int64(minutes) * 60))
+}
+let wallSeconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
 
 var usage = rusage()
 getrusage(RUSAGE_SELF.rawValue, &usage)
@@ -30,19 +33,7 @@ print("""
     datagrams sent: \(result.datagrams), delivered copies: about \(result.datagrams * (hostCount - 1))
     engine events: \(result.events)
     browsers agree with the published set at the end: \(result.browsersConverged) of \(browserCount)
-    wall time: \(String(format1: wall)) s, peak resident memory: \(usage.ru_maxrss / 1024) MiB
+    wall time: \(String(format: "%.1f", wallSeconds)) s, peak resident memory: \(usage.ru_maxrss / 1024) MiB
     """)
 if result.browsersConverged != browserCount { exit(1) }
 
-func monotonicSeconds() -> Double {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-}
-
-extension String {
-    init(format1 value: Double) {
-        let tenths = Int((value * 10).rounded())
-        self = "\(tenths / 10).\(tenths % 10)"
-    }
-}
