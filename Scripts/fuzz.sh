@@ -71,7 +71,8 @@ build() {
     echo "fuzz.sh: building $target"
     # One swiftc invocation: whole-module optimization across the codec and the fuzzer entry point.
     # -parse-as-library: no top-level code, libFuzzer provides main. -g: line numbers in reports.
-    "$SWIFTC" -O -g -sanitize=fuzzer,address -parse-as-library -module-name CiaoWireFuzz \
+    # -package-name: CiaoWire declares `package` API, which SwiftPM would otherwise name for us.
+    "$SWIFTC" -O -g -sanitize=fuzzer,address -parse-as-library -module-name CiaoWireFuzz -package-name Ciao \
         "${LINKER_FLAGS[@]}" "$ROOT"/Sources/CiaoWire/*.swift "$FUZZ_DIR/$target.swift" \
         -o "$BUILD_DIR/$target"
 }
