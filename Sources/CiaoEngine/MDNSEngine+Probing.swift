@@ -201,6 +201,7 @@ extension MDNSEngine {
             events.append(.renamed(id, from: oldName, to: registration.name))
         } else {
             host = registration
+            ownRecordsChanged = true
             events.append(.hostRenamed(from: oldName, to: registration.name))
             // Services carry the host name in SRV: announce them again (§8.4).
             for other in registrations.keys where registrations[other]!.state == .established {

@@ -34,8 +34,14 @@ public struct MDNSEngine {
     var host: Registration
     var registrations: [RegistrationID: Registration] = [:]
     /// Registrations that have reported ``EngineEvent/registered(_:name:)`` at least once.
-    var reportedRegistrations: Set<RegistrationID> = []
+    var reportedRegistrations: Set<RegistrationID> = [] {
+        didSet { ownRecordsChanged = true }
+    }
     var queries: [QueryID: ContinuousQuery] = [:]
+    /// Own records reported to own queries so far, per query and interface (same-host discovery).
+    var reportedOwnRecords: [QueryID: [InterfaceID: [ResourceRecord]]] = [:]
+    /// Set when own records or queries change; ``takeEvents()`` then reports the difference.
+    var ownRecordsChanged = false
     private var nextRegistrationNumber = 1
     private var nextQueryNumber = 1
     var outgoing: [OutgoingDatagram] = []
@@ -68,6 +74,7 @@ public struct MDNSEngine {
 
     /// Events since the last call, in order; clears them.
     public mutating func takeEvents() -> [EngineEvent] {
+        reportOwnRecords()
         defer { events = [] }
         return events
     }
@@ -77,6 +84,7 @@ public struct MDNSEngine {
     /// Adds an interface or updates its addresses. A new interface gets probing, announcements and
     /// queries; changed addresses are announced and removed ones said goodbye to (RFC 6762 §8.4, §10.1).
     public mutating func setInterface(_ interface: NetworkInterface, at now: Instant) {
+        ownRecordsChanged = true
         guard let existing = interfaces[interface.id] else {
             interfaces[interface.id] = InterfaceState(interface: interface, cacheCapacity: configuration.cacheCapacity)
             restartProbing(at: now)
@@ -98,6 +106,7 @@ public struct MDNSEngine {
     /// Removes an interface: goodbyes for our records there, and its cache reported removed.
     public mutating func removeInterface(_ id: InterfaceID, at now: Instant) {
         guard var state = interfaces[id] else { return }
+        ownRecordsChanged = true
         let goodbyes = ([host] + registrations.values.filter { $0.appliesTo(id) }).flatMap {
             $0.records(hostName: host.name, interface: state.interface)
         }
@@ -123,6 +132,7 @@ public struct MDNSEngine {
         guard var registration = registrations[id], var service = registration.service else { return }
         service.txt = txt
         registration.kind = .service(service)
+        ownRecordsChanged = true
         if registration.state == .established || isAnnouncing(registration) {
             registration.state = .announcing(sent: 0, next: now)
         }
@@ -154,12 +164,14 @@ public struct MDNSEngine {
             }
         }
         queries[id] = query
+        ownRecordsChanged = true
         return id
     }
 
     /// Stops a continuous query.
     public mutating func stopQuery(_ id: QueryID) {
         queries[id] = nil
+        reportedOwnRecords[id] = nil
     }
 
     // MARK: Time

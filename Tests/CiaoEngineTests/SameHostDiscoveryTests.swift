@@ -1,0 +1,95 @@
+import CiaoEngine
+import CiaoSimulation
+import CiaoWire
+import Testing
+
+/// A host's own queries see its own services and addresses, without the network.
+@Suite struct SameHostDiscoveryTests {
+    /// The publisher of "Web" browses its own type, on a network where nothing else answers.
+    private func browseOwnType(seed: UInt64 = 1) -> (PublishedWeb, QueryID) {
+        var published = PublishedWeb(seed: seed)
+        let query = published.network.withEngine(published.publisher) { engine, now in
+            engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+        }
+        published.network.run(for: .seconds(1))
+        return (published, query)
+    }
+
+    @Test func ownServiceIsFoundAndResolvedOnItsOwnHost() throws {
+        let (published, query) = browseOwnType()
+        var network = published.network
+        #expect(network.browsed(query, by: published.publisher) == [Support.instance("Web")])
+        let host = network.engine(published.publisher).hostName
+        let srvQuery = network.withEngine(published.publisher) { engine, now in
+            engine.startQuery(name: Support.instance("Web"), type: .srv, at: now)
+        }
+        let addressQuery = network.withEngine(published.publisher) { engine, now in
+            engine.startQuery(name: host, type: .a, at: now)
+        }
+        network.run(for: .milliseconds(10))
+        let events = network.events(of: published.publisher)
+        #expect(events.contains { if case .added(srvQuery, let record, _) = $0 { record.data == .srv(SRVData(port: 8080, target: host)) } else { false } })
+        let address = network.address(of: published.publisher, on: published.links[0], family: .v4)
+        guard case .v4(let v4) = address else { Issue.record("no IPv4 address"); return }
+        #expect(events.contains { if case .added(addressQuery, let record, _) = $0 { record.data == .a(v4) } else { false } })
+    }
+
+    @Test func ownTXTUpdateIsReportedAsUpdated() throws {
+        var (published, _) = browseOwnType()
+        let txtQuery = published.network.withEngine(published.publisher) { engine, now in
+            engine.startQuery(name: Support.instance("Web"), type: .txt, at: now)
+        }
+        let newTXT = try TXTData(strings: [Array("v=2".utf8)])
+        published.network.withEngine(published.publisher) { engine, now in
+            engine.updateTXT(published.registration, to: newTXT, at: now)
+        }
+        published.network.run(for: .milliseconds(10))
+        let updates = published.network.events(of: published.publisher).compactMap { event -> TXTData? in
+            if case .updated(txtQuery, let record, _) = event, case .txt(let txt) = record.data { return txt }
+            return nil
+        }
+        #expect(updates == [newTXT])
+    }
+
+    @Test func deregisteredOwnServiceIsRemovedAtOnce() {
+        var (published, query) = browseOwnType()
+        published.network.withEngine(published.publisher) { engine, now in
+            engine.deregister(published.registration, at: now)
+        }
+        published.network.run(for: .milliseconds(1))
+        #expect(published.network.browsed(query, by: published.publisher).isEmpty)
+    }
+
+    @Test func serviceStillProbingIsNotVisible() {
+        var network = SimulatedNetwork(seed: 3)
+        let link = network.addLink()
+        let host = network.addHost(named: "solo", links: [link])
+        let query = network.withEngine(host) { engine, now in
+            _ = engine.register(Support.service("Early"), at: now)
+            return engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+        }
+        network.run(for: .milliseconds(200))
+        #expect(network.browsed(query, by: host).isEmpty)
+        network.run(for: .seconds(2))
+        #expect(network.browsed(query, by: host) == [Support.instance("Early")])
+    }
+
+    @Test func renamedOwnServiceIsReportedUnderItsNewName() {
+        var network = SimulatedNetwork(seed: 4)
+        let link = network.addLink()
+        let first = network.addHost(named: "first", links: [link])
+        let second = network.addHost(named: "second", links: [link])
+        network.withEngine(first) { engine, now in _ = engine.register(Support.service("Same", port: 1), at: now) }
+        network.run(for: .seconds(5))
+        let query = network.withEngine(second) { engine, now in
+            _ = engine.register(Support.service("Same", port: 2), at: now)
+            return engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+        }
+        network.run(for: .seconds(5))
+        #expect(network.browsed(query, by: second) == [Support.instance("Same"), Support.instance("Same (2)")])
+        let ownAdds = network.events(of: second).filter {
+            if case .added(query, let record, _) = $0 { record.data == .ptr(Support.instance("Same (2)")) } else { false }
+        }
+        #expect(ownAdds.count == 1)
+    }
+}
