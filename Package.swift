@@ -14,8 +14,12 @@ let package = Package(
         .target(name: "CiaoWire"),
         // The mDNS protocol as a sans-I/O state machine: bytes and time in, datagrams and events out.
         .target(name: "CiaoEngine", dependencies: ["CiaoWire"]),
-        // The public API (DESIGN.md §2).
-        .target(name: "Ciao", dependencies: ["CiaoWire"]),
+        // What Glibc does not import: CMSG and netlink macros as functions.
+        .target(name: "CCiaoShim"),
+        // POSIX I/O: mDNS multicast sockets, the interface list and the netlink change monitor.
+        .target(name: "CiaoTransport", dependencies: ["CiaoEngine", "CCiaoShim"]),
+        // The public API (DESIGN.md §2) and the runtime binding engine to transport.
+        .target(name: "Ciao", dependencies: ["CiaoWire", "CiaoEngine", "CiaoTransport"]),
         // The command-line tool.
         .executableTarget(name: "ciao", dependencies: ["Ciao", "CiaoWire"]),
         // Codec throughput benchmark; run with `swift run -c release CiaoCodecBenchmark`.
@@ -26,7 +30,11 @@ let package = Package(
         .target(name: "CiaoSimulation", dependencies: ["CiaoEngine", "CiaoWire"], path: "Tests/CiaoSimulation"),
         .testTarget(name: "CiaoEngineTests", dependencies: ["CiaoEngine", "CiaoSimulation", "CiaoWire"]),
         .testTarget(name: "CiaoWireTests", dependencies: ["CiaoWire"], resources: [.copy("Captures")]),
-        .testTarget(name: "CiaoTests", dependencies: ["Ciao"]),
+        .testTarget(name: "CiaoTests", dependencies: ["Ciao", "CiaoEngine", "CiaoSimulation", "CiaoWire"]),
+        // Socket tests; they run only inside the namespace Scripts/transport-tests.sh creates.
+        .testTarget(name: "CiaoTransportTests", dependencies: ["CiaoTransport", "CiaoEngine", "CiaoWire"]),
+        // Drives the public API from JSON lines for the interop suite (Scripts/interop.sh).
+        .executableTarget(name: "CiaoInteropAgent", dependencies: ["Ciao"], path: "Tests/CiaoInteropAgent"),
         .testTarget(name: "CiaoCommandTests", dependencies: ["ciao", "CiaoWire"]),
     ],
     swiftLanguageModes: [.v6]

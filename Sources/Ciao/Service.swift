@@ -87,6 +87,11 @@ public struct Service: Hashable, Identifiable, Sendable, Codable {
         try container.encode(interfaceIndex, forKey: .interfaceIndex)
     }
 
+    /// True for the domains multicast DNS serves: empty, `local` and `local.` (RFC 6762 §3).
+    static func isLocalDomain(_ domain: String) -> Bool {
+        normalisedDomain(domain) == "local."
+    }
+
     private static func normalisedDomain(_ domain: String) -> String {
         switch ASCIICaseInsensitive.lowercased(domain) {
         case "", "local", "local.": return "local."

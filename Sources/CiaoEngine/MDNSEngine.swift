@@ -288,13 +288,6 @@ struct TruncatedQuery {
     var family: IPFamily
 }
 
-extension NetworkInterface {
-    /// The families this interface has addresses of.
-    var families: [IPFamily] {
-        IPFamily.allCases.filter { family in addresses.contains { $0.address.family == family } }
-    }
-}
-
 extension ResourceRecord {
     /// This record with TTL 0 (RFC 6762 §10.1).
     var goodbye: ResourceRecord {

@@ -97,6 +97,11 @@ public struct NetworkInterface: Hashable, Sendable {
         return addresses.contains { $0.contains(address) }
     }
 
+    /// The families this interface has addresses of.
+    public var families: [IPFamily] {
+        IPFamily.allCases.filter { family in addresses.contains { $0.address.family == family } }
+    }
+
     /// True when `address` is one of this interface's own.
     public func owns(_ address: IPAddress) -> Bool {
         addresses.contains { $0.address == address }

@@ -1,0 +1,30 @@
+/// Starts browse sessions for service types (RFC 6763 §4).
+public actor CiaoBrowser {
+    private let backend: any DiscoveryBackend
+
+    public init() {
+        self.init(backend: MDNSRuntime.shared)
+    }
+
+    init(backend: any DiscoveryBackend) {
+        self.backend = backend
+    }
+
+    /// Browses for instances of `type`. With `automaticallyResolve`, each service found is
+    /// resolved and reported `resolved`, or `resolutionFailed` after `resolutionTimeout`.
+    /// Throws `invalidConfiguration` for a domain other than `local.` or a non-positive timeout.
+    public func browse(
+        type: ServiceType, domain: String = "", automaticallyResolve: Bool = true,
+        resolutionTimeout: Duration = .seconds(10)
+    ) async throws -> DiscoverySession {
+        guard resolutionTimeout > .zero else {
+            throw CiaoError.invalidConfiguration("the resolution timeout must be positive, not \(resolutionTimeout)")
+        }
+        guard Service.isLocalDomain(domain) else {
+            throw CiaoError.invalidConfiguration("domain \"\(domain)\" is not served by multicast DNS; use \"local.\" or leave it empty")
+        }
+        return try DiscoverySession(
+            type: type, backend: backend, automaticallyResolve: automaticallyResolve,
+            resolutionTimeout: resolutionTimeout)
+    }
+}

@@ -1,0 +1,45 @@
+import Synchronization
+
+/// Resolves a service once: SRV, TXT and the target's A / AAAA records (RFC 6763 §5), without
+/// connecting to it.
+public enum CiaoResolver {
+    /// Returns the service's host, port, addresses and TXT as soon as all are known. Throws
+    /// `invalidConfiguration` for a non-positive timeout (before any network work), `timedOut`,
+    /// or `CancellationError`.
+    public static func resolve(_ service: Service, timeout: Duration = .seconds(10)) async throws -> ResolvedService {
+        try await resolve(service, timeout: timeout, backend: MDNSRuntime.shared)
+    }
+
+    static func resolve(_ service: Service, timeout: Duration, backend: any DiscoveryBackend) async throws
+        -> ResolvedService
+    {
+        guard timeout > .zero else {
+            throw CiaoError.invalidConfiguration("the resolve timeout must be positive, not \(timeout)")
+        }
+        guard Service.isLocalDomain(service.domain) else {
+            throw CiaoError.invalidConfiguration("domain \"\(service.domain)\" is not served by multicast DNS")
+        }
+        let (results, sink) = AsyncStream<ResolvedService>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let token = try backend.resolve(service) { sink.yield($0) }
+        defer { backend.cancel(token) }
+        return try await withThrowingTaskGroup(of: ResolvedService?.self) { group in
+            group.addTask {
+                for await result in results { return result }
+                return nil
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer {
+                sink.finish()
+                group.cancelAll()
+            }
+            guard let first = try await group.next(), let resolved = first else {
+                try Task.checkCancellation()
+                throw CiaoError.timedOut
+            }
+            return resolved
+        }
+    }
+}

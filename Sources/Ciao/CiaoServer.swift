@@ -1,0 +1,162 @@
+import CiaoTransport
+
+/// Publishes one service at a time (RFC 6763 §4–§6 over RFC 6762): starts it under a name that
+/// probing has found free, keeps its TXT record current, and withdraws it with goodbyes.
+///
+/// Starting again replaces the current publication; a start that is superseded, cancelled or
+/// stopped before it succeeds throws and never reports success late.
+public actor CiaoServer {
+    /// The publication's events, in order; never finishes while the server lives.
+    public nonisolated let events: AsyncStream<PublicationEvent>
+    /// The service as published now (its name after any renaming), or nil.
+    public private(set) var publishedService: PublishedService?
+
+    private let eventSink: AsyncStream<PublicationEvent>.Continuation
+    private let backend: any DiscoveryBackend
+    private var current: ActivePublication?
+    private var generation = 0
+
+    /// One publication, from `start` until it is withdrawn.
+    private struct ActivePublication: Sendable {
+        var generation: Int
+        var token: BackendToken
+        var configuration: PublicationConfiguration
+        var port: UInt16
+        var reservation: PortReservation?
+        var pendingStart: CheckedContinuation<PublishedService, any Error>?
+        var timeout: Task<Void, Never>?
+        var updates: Task<Void, Never>?
+    }
+
+    public init() {
+        self.init(backend: MDNSRuntime.shared)
+    }
+
+    init(backend: any DiscoveryBackend) {
+        self.backend = backend
+        (events, eventSink) = AsyncStream.makeStream()
+    }
+
+    deinit {
+        if let current {
+            backend.cancel(current.token)
+            current.timeout?.cancel()
+            current.updates?.cancel()
+        }
+        eventSink.finish()
+    }
+
+    /// Publishes `configuration` and returns once the name is ours (probing takes about 0.75 s,
+    /// RFC 6762 §8.1). Throws `invalidConfiguration` before any network work for a bad
+    /// configuration or a non-positive timeout; `dnsService(-65548)` on a conflict with renaming
+    /// off; `timedOut`; `stopped` if ``stop()`` or another start came first; `CancellationError`.
+    public func start(_ configuration: PublicationConfiguration, timeout: Duration = .seconds(10)) async throws
+        -> PublishedService
+    {
+        guard timeout > .zero else {
+            throw CiaoError.invalidConfiguration("the start timeout must be positive, not \(timeout)")
+        }
+        try configuration.validate()
+        try Task.checkCancellation()
+        withdraw(reportingStopped: true)
+        generation += 1
+        let generation = self.generation
+        let reservation = configuration.mode == .listener ? try Self.reservePort(for: configuration.type) : nil
+        let port = reservation?.port ?? configuration.port
+        let publication = Publication(
+            name: configuration.name, type: configuration.type, port: port, txtRecord: configuration.txtRecord,
+            subtypes: configuration.subtypes, allowsRenaming: configuration.allowsRenaming)
+        let (updates, updateSink) = AsyncStream<PublicationUpdate>.makeStream()
+        let token = try backend.publish(publication) { updateSink.yield($0) }
+        current = ActivePublication(
+            generation: generation, token: token, configuration: configuration, port: port, reservation: reservation)
+        current?.updates = Task { [weak self] in
+            for await update in updates { await self?.apply(update, generation: generation) }
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                current?.pendingStart = continuation
+                current?.timeout = Task { [weak self] in
+                    guard (try? await Task.sleep(for: timeout)) != nil else { return }
+                    await self?.failStart(generation: generation, with: CiaoError.timedOut)
+                }
+                if Task.isCancelled { failStart(generation: generation, with: CancellationError()) }
+            }
+        } onCancel: {
+            Task { await self.failStart(generation: generation, with: CancellationError()) }
+        }
+    }
+
+    /// Replaces the TXT record of the running publication; browsers see the change (RFC 6762 §8.4).
+    /// ``TXTRecord/empty`` clears it. Throws `stopped` when nothing is published.
+    public func updateTXT(_ txtRecord: TXTRecord) async throws {
+        guard current != nil else { throw CiaoError.stopped }
+        current?.configuration.txtRecord = txtRecord
+        backend.updateTXT(txtRecord, of: current!.token)
+        await backend.flush()
+    }
+
+    /// Withdraws the publication with goodbyes and returns once they are sent. Idempotent.
+    public func stop() async {
+        withdraw(reportingStopped: true)
+        await backend.flush()
+    }
+
+    /// A listener-mode port: TCP or UDP as the service type says.
+    private static func reservePort(for type: ServiceType) throws(CiaoError) -> PortReservation {
+        do {
+            return try PortReservation(type.transport == .tcp ? .tcp : .udp)
+        } catch {
+            throw .network("cannot open a listener for \(type): \(error)")
+        }
+    }
+
+    // MARK: Updates from the backend
+
+    private func apply(_ update: PublicationUpdate, generation: Int) {
+        guard let active = current, active.generation == generation else { return }
+        switch update {
+        case .registered(let name, let hostName):
+            let published = PublishedService(
+                service: Service(name: name, type: active.configuration.type), port: active.port, hostName: hostName)
+            publishedService = published
+            eventSink.yield(.started(published))
+            current?.timeout?.cancel()
+            if let pending = active.pendingStart {
+                current?.pendingStart = nil
+                pending.resume(returning: published)
+            }
+        case .nameConflict:
+            failStart(generation: generation, with: CiaoError.dnsService(CiaoError.Code.nameConflict))
+        }
+    }
+
+    /// Ends the publication of `generation` with `error`: the pending start throws it, and a
+    /// `CiaoError` is also reported as ``PublicationEvent/failed(_:)``.
+    private func failStart(generation: Int, with error: any Error) {
+        guard let active = current, active.generation == generation else { return }
+        if let pending = active.pendingStart {
+            current?.pendingStart = nil
+            pending.resume(throwing: error)
+        } else if error is CancellationError {
+            return
+        }
+        if let error = error as? CiaoError { eventSink.yield(.failed(error)) }
+        withdraw(reportingStopped: false)
+    }
+
+    /// Cancels the current publication, if any: goodbyes, the port reservation closed, a pending
+    /// start failed with `stopped`.
+    private func withdraw(reportingStopped: Bool) {
+        guard let active = current else { return }
+        current = nil
+        backend.cancel(active.token)
+        active.timeout?.cancel()
+        active.updates?.cancel()
+        active.pendingStart?.resume(throwing: CiaoError.stopped)
+        if reportingStopped && (publishedService != nil || active.pendingStart != nil) {
+            eventSink.yield(.stopped)
+        }
+        publishedService = nil
+    }
+}

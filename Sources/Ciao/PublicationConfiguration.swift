@@ -1,0 +1,58 @@
+/// What ``CiaoServer/start(_:timeout:)`` publishes: a service type, an instance name, a port and
+/// a TXT record (RFC 6763 §4–§6).
+public struct PublicationConfiguration: Hashable, Sendable {
+    /// Who owns the advertised port.
+    public enum Mode: Hashable, Sendable {
+        /// ``port`` is a nonzero port of a service you run yourself.
+        case externalPort
+        /// Ciao opens a listener of the type's transport (TCP or UDP) on an ephemeral port that
+        /// refuses connections, and advertises that port for as long as the publication lasts.
+        case listener
+    }
+
+    public var type: ServiceType
+    /// The instance name, up to 63 bytes of UTF-8; empty means the host name.
+    public var name: String
+    /// Empty or `local.`: multicast DNS serves only the `local.` domain (RFC 6762 §3).
+    public var domain: String
+    public var port: UInt16
+    public var mode: Mode
+    /// On a name conflict, rename to `Name (2)`, `Name (3)` …; when false the publication fails
+    /// with ``CiaoError/dnsService(_:)`` −65548 (RFC 6762 §9).
+    public var allowsRenaming: Bool
+    public var txtRecord: TXTRecord
+    /// Subtypes under which the service is also found, such as `_printer` (RFC 6763 §7.1).
+    public var subtypes: [String]
+
+    public init(
+        type: ServiceType, name: String = "", domain: String = "", port: UInt16 = 0, mode: Mode = .listener,
+        allowsRenaming: Bool = true, txtRecord: TXTRecord = .empty, subtypes: [String] = []
+    ) {
+        self.type = type
+        self.name = name
+        self.domain = domain
+        self.port = port
+        self.mode = mode
+        self.allowsRenaming = allowsRenaming
+        self.txtRecord = txtRecord
+        self.subtypes = subtypes
+    }
+
+    /// Checks what the network cannot: the name's length, the domain, the port and the subtypes.
+    func validate() throws(CiaoError) {
+        guard name.utf8.count <= 63 else {
+            throw .invalidConfiguration("the instance name is \(name.utf8.count) bytes of UTF-8; at most 63 are allowed")
+        }
+        guard Service.isLocalDomain(domain) else {
+            throw .invalidConfiguration("domain \"\(domain)\" is not served by multicast DNS; use \"local.\" or leave it empty")
+        }
+        if mode == .externalPort && port == 0 {
+            throw .invalidConfiguration("external-port mode needs the nonzero port your service listens on")
+        }
+        for subtype in subtypes {
+            guard subtype.hasPrefix("_"), (2...63).contains(subtype.utf8.count), !subtype.contains(".") else {
+                throw .invalidConfiguration("subtype \"\(subtype)\" must be one label of 2–63 bytes starting with \"_\"")
+            }
+        }
+    }
+}

@@ -1,0 +1,54 @@
+/// What the public API needs from the mDNS runtime, so that the API's lifecycle rules can be tested
+/// on a fake: ``MDNSRuntime`` is the real one, driving the engine over sockets.
+///
+/// Every method returns at once and never calls a callback itself: results arrive later, in order,
+/// on the backend's own thread. A callback already under way may still arrive after
+/// ``cancel(_:)``, so receivers check their own state too.
+protocol DiscoveryBackend: Sendable {
+    /// Starts probing for `publication`'s name (RFC 6762 §8).
+    func publish(_ publication: Publication, onUpdate: @escaping @Sendable (PublicationUpdate) -> Void) throws(CiaoError)
+        -> BackendToken
+    /// Replaces a publication's TXT record and announces it again (RFC 6762 §8.4).
+    func updateTXT(_ txtRecord: TXTRecord, of publication: BackendToken)
+    /// Browses for instances of a type; each callback carries the changes of one batch, in order.
+    func browse(type: ServiceType, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void) throws(CiaoError) -> BackendToken
+    /// Resolves a service continuously: a callback each time host, port, addresses or TXT change.
+    func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError) -> BackendToken
+    /// Enumerates the service types on the network (RFC 6763 §9), each reported once.
+    func browseTypes(onUpdate: @escaping @Sendable (ServiceType) -> Void) throws(CiaoError) -> BackendToken
+    /// Stops what `token` started; a publication is withdrawn with goodbyes (RFC 6762 §10.1).
+    func cancel(_ token: BackendToken)
+    /// Returns once everything asked before has been carried out, goodbyes sent included.
+    func flush() async
+}
+
+/// Names something started on a ``DiscoveryBackend``, to stop it.
+struct BackendToken: Hashable, Sendable {
+    var rawValue: UInt64
+}
+
+/// A service for the backend to publish, already validated.
+struct Publication: Hashable, Sendable {
+    /// The instance name; empty for the host's name.
+    var name: String
+    var type: ServiceType
+    var port: UInt16
+    var txtRecord: TXTRecord
+    var subtypes: [String]
+    var allowsRenaming: Bool
+}
+
+/// What becomes of a publication.
+enum PublicationUpdate: Hashable, Sendable {
+    /// Probing found the name free (first time), or a rename settled on a new one; `hostName`
+    /// is the target of the SRV record.
+    case registered(name: String, hostName: String)
+    /// The name is taken and renaming is off (DNS-SD error −65548).
+    case nameConflict
+}
+
+/// One change to the set of instances a browse sees.
+enum BrowseUpdate: Hashable, Sendable {
+    case found(Service)
+    case removed(Service)
+}

@@ -1,0 +1,150 @@
+import CiaoEngine
+import CiaoTransport
+import Foundation
+import Synchronization
+
+/// The process's one mDNS runtime: a single engine shared by every server, browser and resolver,
+/// driven on one thread (``RuntimeLoop``) that owns the sockets. The API hands it jobs; the loop
+/// runs them in order between network events.
+///
+/// It starts on first use, with the ``NetworkScope`` in force then, and runs until the process
+/// ends; publications are withdrawn with goodbyes when their servers stop.
+final class MDNSRuntime: DiscoveryBackend {
+    static let shared = MDNSRuntime()
+
+    /// A unit of work for the loop thread.
+    typealias Job = @Sendable (RuntimeLoop) -> Void
+
+    private struct State {
+        var scope = NetworkScope.all
+        var wakeup: Wakeup?
+        var jobs: [Job] = []
+        var nextToken: UInt64 = 1
+    }
+
+    private let state = Mutex(State())
+
+    /// The scope used when the runtime starts; throws once it has started with another.
+    func use(_ scope: NetworkScope) throws(CiaoError) {
+        try state.withLock { (state: inout State) throws(CiaoError) in
+            guard state.wakeup == nil || state.scope == scope else {
+                throw .invalidConfiguration(
+                    "the network scope must be chosen before the first server, browser or resolver starts")
+            }
+            state.scope = scope
+        }
+    }
+
+    // MARK: DiscoveryBackend
+
+    func publish(_ publication: Publication, onUpdate: @escaping @Sendable (PublicationUpdate) -> Void) throws(CiaoError)
+        -> BackendToken
+    {
+        try submitting { token, loop in
+            loop.directory.publish(publication, token: token, onUpdate: onUpdate, engine: &loop.engine, at: loop.now)
+        }
+    }
+
+    func updateTXT(_ txtRecord: TXTRecord, of publication: BackendToken) {
+        try? submit { loop in loop.directory.updateTXT(txtRecord, of: publication, engine: &loop.engine, at: loop.now) }
+    }
+
+    func browse(type: ServiceType, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void) throws(CiaoError) -> BackendToken {
+        try submitting { token, loop in
+            loop.directory.browse(type: type, token: token, onUpdate: onUpdate, engine: &loop.engine, at: loop.now)
+        }
+    }
+
+    func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError) -> BackendToken {
+        try submitting { token, loop in
+            loop.directory.resolve(service, token: token, onUpdate: onUpdate, engine: &loop.engine, at: loop.now)
+        }
+    }
+
+    func browseTypes(onUpdate: @escaping @Sendable (ServiceType) -> Void) throws(CiaoError) -> BackendToken {
+        try submitting { token, loop in
+            loop.directory.browseTypes(token: token, onUpdate: onUpdate, engine: &loop.engine, at: loop.now)
+        }
+    }
+
+    func cancel(_ token: BackendToken) {
+        try? submit { loop in loop.directory.cancel(token, engine: &loop.engine, at: loop.now) }
+    }
+
+    func flush() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            do {
+                try submit { loop in
+                    loop.flush()
+                    continuation.resume()
+                }
+            } catch {
+                continuation.resume()
+            }
+        }
+    }
+
+    // MARK: Jobs
+
+    /// Allocates a token and submits `job` with it.
+    private func submitting(_ job: @escaping @Sendable (BackendToken, RuntimeLoop) -> Void) throws(CiaoError)
+        -> BackendToken
+    {
+        let token = state.withLock { state in
+            defer { state.nextToken += 1 }
+            return BackendToken(rawValue: state.nextToken)
+        }
+        try submit { loop in job(token, loop) }
+        return token
+    }
+
+    /// Queues `job` for the loop thread, starting the loop on first use.
+    private func submit(_ job: @escaping Job) throws(CiaoError) {
+        let wakeup = try state.withLock { (state: inout State) throws(CiaoError) -> Wakeup in
+            let wakeup: Wakeup
+            if let running = state.wakeup {
+                wakeup = running
+            } else {
+                wakeup = try startLoop(scope: state.scope)
+                state.wakeup = wakeup
+            }
+            state.jobs.append(job)
+            return wakeup
+        }
+        wakeup.signal()
+    }
+
+    /// The jobs queued since the last call, in order.
+    private func takeJobs() -> [Job] {
+        state.withLock { state in
+            defer { state.jobs = [] }
+            return state.jobs
+        }
+    }
+
+    /// Opens the sockets (so that failures surface to the caller) and starts the loop thread.
+    private func startLoop(scope: NetworkScope) throws(CiaoError) -> Wakeup {
+        let loop: RuntimeLoop
+        do {
+            loop = try RuntimeLoop(scope: scope, hostName: Self.defaultHostLabel())
+        } catch {
+            throw .network("cannot start multicast DNS: \(error)")
+        }
+        let transfer = LoopTransfer(loop: loop)
+        let thread = Thread { [self] in transfer.loop.run(takeJobs: takeJobs) }
+        thread.name = "Ciao mDNS"
+        thread.start()
+        return loop.wakeup
+    }
+
+    /// The machine's host name up to its first dot, as the host label (`<label>.local.`).
+    private static func defaultHostLabel() -> String {
+        let name = ProcessInfo.processInfo.hostName.prefix { $0 != "." }
+        return name.isEmpty || name == "localhost" ? "Ciao" : String(name)
+    }
+}
+
+/// Hands the loop to its thread, which is its only user from then on.
+private struct LoopTransfer: @unchecked Sendable {
+    let loop: RuntimeLoop
+}

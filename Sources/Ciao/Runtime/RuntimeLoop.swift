@@ -1,0 +1,126 @@
+import CiaoEngine
+import CiaoTransport
+
+/// The runtime's thread: one poll(2) over the mDNS sockets, the netlink monitor and a wake-up
+/// descriptor, sleeping until the engine's next deadline. It is the engine's serial executor:
+/// jobs from the API, received datagrams, interface changes and timers all run here, in order.
+///
+/// Idle, it wakes only for the protocol's own timers (RFC 6762 §5.2 query intervals, §10 record
+/// refreshes and expiries).
+final class RuntimeLoop {
+    var engine: MDNSEngine
+    var directory = ServiceDirectory()
+    let wakeup: Wakeup
+    private let sockets: [IPFamily: MulticastSocket]
+    private let monitor: NetlinkMonitor
+    private let selection: InterfaceSelection
+    private var interfaces: [InterfaceID: NetworkInterface] = [:]
+    private var sentDatagrams = SentDatagramLog()
+    private var poller = Poller()
+    private let origin = ContinuousClock.now
+    /// Datagrams read per socket before the loop looks at its other descriptors again.
+    private static let receiveBatch = 256
+
+    init(scope: NetworkScope, hostName: String) throws(TransportError) {
+        selection = scope.interfaceSelection
+        var sockets: [IPFamily: MulticastSocket] = [:]
+        for family in IPFamily.allCases where selection.includes(family) {
+            sockets[family] = try MulticastSocket(family: family)
+        }
+        self.sockets = sockets
+        monitor = try NetlinkMonitor()
+        wakeup = try Wakeup()
+        var seed: UInt64 = 0
+        withUnsafeMutableBytes(of: &seed) { $0.copyBytes(from: (0..<8).map { _ in UInt8.random(in: .min ... .max) }) }
+        engine = MDNSEngine(configuration: .init(hostName: hostName), seed: seed)
+    }
+
+    /// The engine's time: monotonic, from the loop's creation.
+    var now: Instant {
+        Instant(nanoseconds: (ContinuousClock.now - origin).nanoseconds)
+    }
+
+    /// Runs forever: jobs, datagrams, interface changes and timers, in the order they come.
+    func run(takeJobs: () -> [MDNSRuntime.Job]) -> Never {
+        rescanInterfaces()
+        let descriptors = [wakeup.fileDescriptor, monitor.fileDescriptor] + sockets.values.map(\.fileDescriptor)
+        while true {
+            engine.advance(to: now)
+            flush()
+            let timeout = engine.nextDeadline.map { max($0 - now, .zero) }
+            let readable = (try? poller.wait(fileDescriptors: descriptors, timeout: timeout)) ?? []
+            if readable.contains(wakeup.fileDescriptor) {
+                wakeup.drain()
+                for job in takeJobs() { job(self) }
+            }
+            if readable.contains(monitor.fileDescriptor), monitor.drainChanges() {
+                rescanInterfaces()
+            }
+            for socket in sockets.values where readable.contains(socket.fileDescriptor) {
+                receive(from: socket)
+            }
+        }
+    }
+
+    /// Sends what the engine has to send and delivers what it has to report, until neither is
+    /// left: a delivery can start queries (a resolution's address queries) with answers cached.
+    func flush() {
+        while true {
+            for datagram in engine.takeDatagrams() {
+                guard let socket = sockets[datagram.family] else { continue }
+                sentDatagrams.record(datagram.bytes, at: now)
+                // A failed send is a lost datagram; mDNS retransmits everything that matters (§8, §5.2).
+                try? socket.send(datagram.bytes, on: datagram.interface, to: datagram.destination)
+            }
+            let events = engine.takeEvents()
+            guard !events.isEmpty else { return }
+            for delivery in directory.handle(events, engine: &engine, at: now) { delivery() }
+        }
+    }
+
+    private func receive(from socket: MulticastSocket) {
+        for _ in 0..<Self.receiveBatch {
+            guard let packet = try? socket.receive() else { return }
+            let datagram = packet.datagram
+            let time = now
+            if isOwn(datagram, at: time) { continue }
+            engine.receive(datagram, at: time)
+        }
+    }
+
+    /// Our own multicast, looped back by the kernel so that other stacks on this host hear it:
+    /// from one of our addresses, port 5353, with bytes we sent moments ago.
+    private func isOwn(_ datagram: ReceivedDatagram, at time: Instant) -> Bool {
+        guard datagram.source.port == mdnsPort,
+            interfaces.values.contains(where: { $0.owns(datagram.source.address) })
+        else { return false }
+        return sentDatagrams.contains(datagram.bytes, at: time)
+    }
+
+    /// Brings the engine and the group memberships in line with the interfaces now present:
+    /// new ones probed and announced, changed addresses announced, vanished ones withdrawn.
+    private func rescanInterfaces() {
+        guard let current = try? InterfaceScanner.current(selection: selection) else { return }
+        let time = now
+        let currentIDs = Set(current.map(\.id))
+        for id in interfaces.keys.sorted() where !currentIDs.contains(id) {
+            engine.removeInterface(id, at: time)
+            for socket in sockets.values { try? socket.leave(id) }
+            interfaces[id] = nil
+            directory.interfaceNames[id] = nil
+        }
+        for interface in current {
+            for (family, socket) in sockets {
+                if interface.families.contains(family) {
+                    try? socket.join(interface.id)
+                } else if socket.joinedInterfaces.contains(interface.id) {
+                    try? socket.leave(interface.id)
+                }
+            }
+            interfaces[interface.id] = interface
+            directory.interfaceNames[interface.id] = interface.name
+            engine.setInterface(interface, at: time)
+        }
+        flush()
+    }
+}

@@ -1,0 +1,308 @@
+import CiaoEngine
+import CiaoWire
+import Foundation
+
+/// DNS-SD on top of the engine (RFC 6763): publications become registrations; browses, resolutions
+/// and type enumerations become continuous queries; and the engine's record events become the
+/// service events the API reports. No I/O: the runtime calls it with the engine it drives.
+struct ServiceDirectory {
+    private var publications: [RegistrationID: PublicationSubscription] = [:]
+    private var registrationsByToken: [BackendToken: RegistrationID] = [:]
+    private var browses: [QueryID: BrowseSubscription] = [:]
+    private var resolutions: [BackendToken: ResolutionSubscription] = [:]
+    private var typeBrowses: [QueryID: TypeSubscription] = [:]
+    /// The engine queries each token started, to stop them with it.
+    private var queriesByToken: [BackendToken: [QueryID]] = [:]
+    /// Which resolution each of its queries feeds.
+    private var resolutionQueries: [QueryID: BackendToken] = [:]
+    /// Interface names, for the `%zone` of IPv6 link-local addresses.
+    var interfaceNames: [InterfaceID: String] = [:]
+
+    private struct PublicationSubscription {
+        /// The instance label of the last ``PublicationUpdate/registered(name:hostName:)``.
+        var registeredName: String?
+        var onUpdate: @Sendable (PublicationUpdate) -> Void
+    }
+
+    private struct BrowseSubscription {
+        var type: ServiceType
+        var onUpdate: @Sendable ([BrowseUpdate]) -> Void
+    }
+
+    private struct TypeSubscription {
+        var seen: Set<ServiceType> = []
+        var onUpdate: @Sendable (ServiceType) -> Void
+    }
+
+    private struct ResolutionSubscription {
+        var service: Service
+        var instance: DomainName
+        var interfaces: Set<InterfaceID>?
+        var srv: [InterfaceID: SRVData] = [:]
+        var txt: [InterfaceID: TXTData] = [:]
+        var addressQueries: [QueryID] = []
+        var addressTarget: DomainName?
+        var addresses: [InterfaceID: Set<CiaoEngine.IPAddress>] = [:]
+        var lastReported: ResolvedService?
+        var onUpdate: @Sendable (ResolvedService) -> Void
+    }
+
+    /// A callback and its argument, to be called once the runtime has finished its own work.
+    typealias Delivery = @Sendable () -> Void
+
+    // MARK: Starting and stopping
+
+    mutating func publish(
+        _ publication: Publication, token: BackendToken, onUpdate: @escaping @Sendable (PublicationUpdate) -> Void,
+        engine: inout MDNSEngine, at now: Instant
+    ) {
+        let hostLabel = engine.hostName.firstLabel.map { String(decoding: $0, as: UTF8.self) } ?? "Ciao"
+        let registration = ServiceRegistration(
+            instanceName: publication.name.isEmpty ? hostLabel : publication.name,
+            serviceType: Self.typeName(publication.type), subtypes: publication.subtypes, port: publication.port,
+            txt: Self.txtData(publication.txtRecord), allowsRenaming: publication.allowsRenaming)
+        let id = engine.register(registration, at: now)
+        publications[id] = PublicationSubscription(onUpdate: onUpdate)
+        registrationsByToken[token] = id
+    }
+
+    mutating func updateTXT(_ txtRecord: TXTRecord, of token: BackendToken, engine: inout MDNSEngine, at now: Instant) {
+        guard let id = registrationsByToken[token] else { return }
+        engine.updateTXT(id, to: Self.txtData(txtRecord), at: now)
+    }
+
+    mutating func browse(
+        type: ServiceType, token: BackendToken, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void,
+        engine: inout MDNSEngine, at now: Instant
+    ) {
+        let query = engine.startQuery(name: Self.typeName(type), type: .ptr, at: now)
+        browses[query] = BrowseSubscription(type: type, onUpdate: onUpdate)
+        queriesByToken[token] = [query]
+    }
+
+    mutating func browseTypes(
+        token: BackendToken, onUpdate: @escaping @Sendable (ServiceType) -> Void, engine: inout MDNSEngine, at now: Instant
+    ) {
+        let query = engine.startQuery(name: Self.typeEnumerationName, type: .ptr, at: now)
+        typeBrowses[query] = TypeSubscription(onUpdate: onUpdate)
+        queriesByToken[token] = [query]
+    }
+
+    mutating func resolve(
+        _ service: Service, token: BackendToken, onUpdate: @escaping @Sendable (ResolvedService) -> Void,
+        engine: inout MDNSEngine, at now: Instant
+    ) {
+        guard let instance = try? Self.typeName(service.type).prepending(label: Array(service.name.utf8)) else { return }
+        let interfaces: Set<InterfaceID>? = service.interfaceIndex == 0 ? nil : [InterfaceID(service.interfaceIndex)]
+        resolutions[token] = ResolutionSubscription(
+            service: service, instance: instance, interfaces: interfaces, onUpdate: onUpdate)
+        let queries = [RecordType.srv, .txt].map { engine.startQuery(name: instance, type: $0, interfaces: interfaces, at: now) }
+        queriesByToken[token] = queries
+        for query in queries { resolutionQueries[query] = token }
+    }
+
+    /// Stops whatever `token` started; a publication is deregistered with goodbyes.
+    mutating func cancel(_ token: BackendToken, engine: inout MDNSEngine, at now: Instant) {
+        if let id = registrationsByToken.removeValue(forKey: token) {
+            publications[id] = nil
+            engine.deregister(id, at: now)
+        }
+        var queries = queriesByToken.removeValue(forKey: token) ?? []
+        if let resolution = resolutions.removeValue(forKey: token) { queries += resolution.addressQueries }
+        for query in queries {
+            engine.stopQuery(query)
+            browses[query] = nil
+            typeBrowses[query] = nil
+            resolutionQueries[query] = nil
+        }
+    }
+
+    /// Withdraws every publication, for a clean shutdown.
+    mutating func cancelAll(engine: inout MDNSEngine, at now: Instant) {
+        for token in Set(registrationsByToken.keys).union(queriesByToken.keys).union(resolutions.keys) {
+            cancel(token, engine: &engine, at: now)
+        }
+    }
+
+    // MARK: Engine events
+
+    /// Turns engine events into deliveries for the subscribers, in order; may start or stop
+    /// address queries as SRV targets change.
+    mutating func handle(_ events: [EngineEvent], engine: inout MDNSEngine, at now: Instant) -> [Delivery] {
+        var deliveries: [Delivery] = []
+        var browseBatches: [QueryID: [BrowseUpdate]] = [:]
+        var browseOrder: [QueryID] = []
+        var touchedResolutions: [BackendToken] = []
+        for event in events {
+            switch event {
+            case .registered(let id, let name):
+                guard let onUpdate = publications[id]?.onUpdate else { continue }
+                let label = name.firstLabel.map { String(decoding: $0, as: UTF8.self) } ?? ""
+                publications[id]?.registeredName = label
+                let hostName = engine.hostName.description
+                deliveries.append { onUpdate(.registered(name: label, hostName: hostName)) }
+            case .hostRenamed(_, let newHostName):
+                // The SRV records now name the new host.
+                for subscription in publications.values.sorted(by: { $0.registeredName ?? "" < $1.registeredName ?? "" }) {
+                    guard let label = subscription.registeredName else { continue }
+                    let onUpdate = subscription.onUpdate, hostName = newHostName.description
+                    deliveries.append { onUpdate(.registered(name: label, hostName: hostName)) }
+                }
+            case .nameConflict(let id, _):
+                guard let subscription = publications.removeValue(forKey: id) else { continue }
+                registrationsByToken = registrationsByToken.filter { $0.value != id }
+                deliveries.append { subscription.onUpdate(.nameConflict) }
+            case .renamed(let id, _, _):
+                // Probing again under the new name; `registered` follows.
+                publications[id]?.registeredName = nil
+            case .added(let query, let record, let interface), .updated(let query, let record, let interface):
+                if let update = browseUpdate(query, record, interface, present: true) {
+                    if browseBatches[query] == nil { browseOrder.append(query) }
+                    browseBatches[query, default: []].append(update)
+                } else if let type = typeFound(query, record) {
+                    let onUpdate = typeBrowses[query]!.onUpdate
+                    deliveries.append { onUpdate(type) }
+                } else if let token = resolutionQueries[query] {
+                    resolutionRecord(record, on: interface, present: true, token: token, engine: &engine, at: now)
+                    touchedResolutions.append(token)
+                }
+            case .removed(let query, let record, let interface):
+                if let update = browseUpdate(query, record, interface, present: false) {
+                    if browseBatches[query] == nil { browseOrder.append(query) }
+                    browseBatches[query, default: []].append(update)
+                } else if let token = resolutionQueries[query] {
+                    resolutionRecord(record, on: interface, present: false, token: token, engine: &engine, at: now)
+                    touchedResolutions.append(token)
+                }
+            }
+        }
+        for query in browseOrder {
+            guard let onUpdate = browses[query]?.onUpdate, let batch = browseBatches[query] else { continue }
+            deliveries.append { onUpdate(batch) }
+        }
+        var reported: Set<BackendToken> = []
+        for token in touchedResolutions where reported.insert(token).inserted {
+            if let delivery = resolutionResult(token) { deliveries.append(delivery) }
+        }
+        return deliveries
+    }
+
+    private func browseUpdate(_ query: QueryID, _ record: ResourceRecord, _ interface: InterfaceID, present: Bool)
+        -> BrowseUpdate?
+    {
+        guard let browse = browses[query], case .ptr(let target) = record.data,
+            target.parent == record.name, let label = target.firstLabel
+        else { return nil }
+        let service = Service(
+            name: String(decoding: label, as: UTF8.self), type: browse.type, interfaceIndex: interface.index)
+        return present ? .found(service) : .removed(service)
+    }
+
+    private mutating func typeFound(_ query: QueryID, _ record: ResourceRecord) -> ServiceType? {
+        guard typeBrowses[query] != nil, case .ptr(let target) = record.data, target.labelCount >= 3 else { return nil }
+        let labels = target.labels
+        guard let type = try? ServiceType(String(decoding: labels[0], as: UTF8.self) + "." + String(decoding: labels[1], as: UTF8.self)),
+            typeBrowses[query]!.seen.insert(type).inserted
+        else { return nil }
+        return type
+    }
+
+    private mutating func resolutionRecord(
+        _ record: ResourceRecord, on interface: InterfaceID, present: Bool, token: BackendToken,
+        engine: inout MDNSEngine, at now: Instant
+    ) {
+        guard var resolution = resolutions[token] else { return }
+        switch record.data {
+        case .srv(let srv):
+            resolution.srv[interface] = present ? srv : nil
+        case .txt(let txt):
+            resolution.txt[interface] = present ? txt : nil
+        case .a(let address):
+            updateAddress(.v4(address), present: present, on: interface, in: &resolution)
+        case .aaaa(let address):
+            updateAddress(.v6(address), present: present, on: interface, in: &resolution)
+        default:
+            return
+        }
+        let target = resolution.srv.sorted { $0.key < $1.key }.first?.value.target
+        if target != resolution.addressTarget {
+            for query in resolution.addressQueries {
+                engine.stopQuery(query)
+                resolutionQueries[query] = nil
+            }
+            resolution.addresses = [:]
+            resolution.addressQueries = []
+            resolution.addressTarget = target
+            if let target {
+                resolution.addressQueries = [RecordType.a, .aaaa].map {
+                    engine.startQuery(name: target, type: $0, interfaces: resolution.interfaces, at: now)
+                }
+                for query in resolution.addressQueries { resolutionQueries[query] = token }
+            }
+        }
+        resolutions[token] = resolution
+    }
+
+    private func updateAddress(
+        _ address: CiaoEngine.IPAddress, present: Bool, on interface: InterfaceID, in resolution: inout ResolutionSubscription
+    ) {
+        if present {
+            resolution.addresses[interface, default: []].insert(address)
+        } else {
+            resolution.addresses[interface]?.remove(address)
+        }
+    }
+
+    /// The resolution's result when it is complete (SRV, TXT and an address) and new.
+    private mutating func resolutionResult(_ token: BackendToken) -> Delivery? {
+        guard var resolution = resolutions[token],
+            let (interface, srv) = resolution.srv.sorted(by: { $0.key < $1.key }).first,
+            let txt = resolution.txt[interface] ?? resolution.txt.values.first,
+            let txtRecord = try? TXTRecord(wireData: Data(txt.wireBytes))
+        else { return nil }
+        let addresses = resolution.addresses.sorted { $0.key < $1.key }.flatMap { interface, addresses in
+            addresses.sorted { $0.sortKey.lexicographicallyPrecedes($1.sortKey) }.map { presentation(of: $0, on: interface) }
+        }
+        var unique: [String] = []
+        for address in addresses where !unique.contains(address) { unique.append(address) }
+        guard !unique.isEmpty else { return nil }
+        let result = ResolvedService(
+            service: resolution.service, hostName: srv.target.description, port: srv.port, addresses: unique,
+            txtRecord: txtRecord)
+        guard result != resolution.lastReported else { return nil }
+        resolution.lastReported = result
+        resolutions[token] = resolution
+        let onUpdate = resolution.onUpdate
+        return { onUpdate(result) }
+    }
+
+    /// Numeric form; an IPv6 link-local address carries its interface as `%zone`.
+    private func presentation(of address: CiaoEngine.IPAddress, on interface: InterfaceID) -> String {
+        if case .v6(let v6) = address, v6.isLinkLocal {
+            return "\(v6)%\(interfaceNames[interface] ?? String(interface.index))"
+        }
+        return address.description
+    }
+
+    // MARK: Names
+
+    static let typeEnumerationName = try! DomainName(labels: ["_services", "_dns-sd", "_udp", "local"])
+
+    static func typeName(_ type: ServiceType) -> DomainName {
+        try! DomainName(labels: ["_" + type.name, "_" + type.transport.rawValue, "local"])
+    }
+
+    static func txtData(_ record: TXTRecord) -> TXTData {
+        (try? TXTData(wireBytes: [UInt8](record.wireData))) ?? (try! TXTData(strings: []))
+    }
+}
+
+extension CiaoEngine.IPAddress {
+    /// IPv4 before IPv6, then by numeric value, for a stable order.
+    fileprivate var sortKey: [UInt8] {
+        switch self {
+        case .v4(let address): [4] + [address.bytes.0, address.bytes.1, address.bytes.2, address.bytes.3]
+        case .v6(let address): [6] + withUnsafeBytes(of: address.high.bigEndian, Array.init) + withUnsafeBytes(of: address.low.bigEndian, Array.init)
+        }
+    }
+}

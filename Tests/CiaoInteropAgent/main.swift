@@ -1,0 +1,48 @@
+// CiaoInteropAgent: drives Ciao's public API from JSON commands on stdin and prints JSON events
+// on stdout, one per line, each with "t" (CLOCK_MONOTONIC seconds) — for Scripts/interop.sh,
+// which runs it inside a network namespace beside avahi-daemon and python-zeroconf.
+//
+// Options: --interface NAME (repeatable), -4, -6. See Tests/Interop/README.md for the protocol.
+import Ciao
+import Dispatch
+import Foundation
+
+var interfaces: Set<String> = []
+var families: Set<NetworkScope.AddressFamily> = []
+var arguments = CommandLine.arguments.dropFirst()
+while let argument = arguments.popFirst() {
+    switch argument {
+    case "--interface":
+        guard let name = arguments.popFirst() else { fatalError("--interface needs a name") }
+        interfaces.insert(name)
+    case "-4": families.insert(.ipv4)
+    case "-6": families.insert(.ipv6)
+    default:
+        FileHandle.standardError.write(Data("usage: CiaoInteropAgent [--interface NAME]... [-4] [-6]\n".utf8))
+        exit(2)
+    }
+}
+do {
+    try NetworkScope.use(
+        NetworkScope(interfaces: interfaces.isEmpty ? nil : interfaces, families: families.isEmpty ? [.ipv4, .ipv6] : families))
+} catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(2)
+}
+
+let agent = InteropAgent()
+let lines = AsyncStream<String> { continuation in
+    Thread.detachNewThread {
+        while let line = readLine() { continuation.yield(line) }
+        continuation.finish()
+    }
+}
+signal(SIGTERM, SIG_IGN)
+let termination = DispatchSource.makeSignalSource(signal: SIGTERM)
+termination.setEventHandler { Task { await agent.quit() } }
+termination.resume()
+
+for await line in lines where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+    await agent.handle(line)
+}
+await agent.quit()

@@ -1,0 +1,201 @@
+import CiaoEngine
+import CiaoSimulation
+import CiaoWire
+import Foundation
+import Synchronization
+import Testing
+
+@testable import Ciao
+
+/// The DNS-SD layer of the runtime on the simulated network: browses, resolutions, type
+/// enumeration and publications, as the API's callbacks receive them.
+@Suite struct ServiceDirectoryTests {
+    static let type = try! ServiceType("_ciao._tcp")
+
+    @Test func browsesAndResolvesAServiceOfAnotherHost() throws {
+        var harness = DirectoryHarness()
+        harness.publish(Publication(name: "Web", type: Self.type, port: 8080, txtRecord: try TXTRecord(["k": .bytes(Data([0, 255]))]), subtypes: [], allowsRenaming: true), on: harness.publisher)
+        harness.run(for: .seconds(3))
+        harness.browseAndResolve(Self.type)
+        harness.run(for: .seconds(2))
+        let service = Service(name: "Web", type: Self.type, interfaceIndex: 1)
+        #expect(harness.browseUpdates == [.found(service)])
+        let resolved = try #require(harness.resolved.last)
+        #expect(resolved.service == service)
+        #expect(resolved.hostName == "alpha.local.")
+        #expect(resolved.port == 8080)
+        #expect(resolved.txtRecord == (try TXTRecord(["k": .bytes(Data([0, 255]))])))
+        let v4 = harness.network.address(of: harness.publisher, on: harness.link, family: .v4).description
+        let v6 = harness.network.address(of: harness.publisher, on: harness.link, family: .v6).description
+        #expect(resolved.addresses == [v4, v6])
+        #expect(harness.resolved.count == 1)
+    }
+
+    @Test func txtUpdateIsResolvedAgainAndGoodbyeRemoves() throws {
+        var harness = DirectoryHarness()
+        let token = harness.publish(
+            Publication(name: "Web", type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+            on: harness.publisher)
+        harness.run(for: .seconds(3))
+        harness.browseAndResolve(Self.type)
+        harness.run(for: .seconds(2))
+        let updated = try TXTRecord(strings: ["v": "2"])
+        harness.withDirectory(harness.publisher) { directory, engine, now in
+            directory.updateTXT(updated, of: token, engine: &engine, at: now)
+        }
+        harness.run(for: .seconds(1))
+        #expect(harness.resolved.map(\.txtRecord) == [.empty, updated])
+        harness.withDirectory(harness.publisher) { directory, engine, now in directory.cancel(token, engine: &engine, at: now) }
+        harness.run(for: .seconds(2))
+        #expect(harness.browseUpdates.last == .removed(Service(name: "Web", type: Self.type, interfaceIndex: 1)))
+    }
+
+    @Test func publicationReportsItsNameAndHostOrItsConflict() {
+        var harness = DirectoryHarness()
+        harness.publish(Publication(name: "Taken", type: Self.type, port: 1, txtRecord: .empty, subtypes: [], allowsRenaming: true), on: harness.browser)
+        harness.run(for: .seconds(3))
+        harness.publish(Publication(name: "Taken", type: Self.type, port: 2, txtRecord: .empty, subtypes: [], allowsRenaming: true), on: harness.publisher)
+        harness.publish(Publication(name: "Taken", type: Self.type, port: 3, txtRecord: .empty, subtypes: [], allowsRenaming: false), on: harness.publisher)
+        harness.publish(Publication(name: "", type: Self.type, port: 4, txtRecord: .empty, subtypes: [], allowsRenaming: true), on: harness.publisher)
+        harness.run(for: .seconds(3))
+        #expect(harness.publicationUpdates[harness.publisher]?.contains(.registered(name: "Taken (2)", hostName: "alpha.local.")) == true)
+        #expect(harness.publicationUpdates[harness.publisher]?.contains(.nameConflict) == true)
+        #expect(harness.publicationUpdates[harness.publisher]?.contains(.registered(name: "alpha", hostName: "alpha.local.")) == true)
+    }
+
+    @Test func typeEnumerationReportsEachTypeOnce() throws {
+        var harness = DirectoryHarness()
+        let other = try ServiceType("_other._udp")
+        for (name, type) in [("A", Self.type), ("B", Self.type), ("C", other)] {
+            harness.publish(Publication(name: name, type: type, port: 1, txtRecord: .empty, subtypes: [], allowsRenaming: true), on: harness.publisher)
+        }
+        harness.run(for: .seconds(3))
+        let types = harness.types
+        harness.withDirectory(harness.browser) { directory, engine, now in
+            directory.browseTypes(token: BackendToken(rawValue: 99), onUpdate: { type in types.append(type) }, engine: &engine, at: now)
+        }
+        harness.run(for: .seconds(3))
+        #expect(harness.types.values.sorted { $0.rawValue < $1.rawValue } == [Self.type, other])
+    }
+
+    @Test func ownServiceIsFoundAndResolvedOnTheSameHost() throws {
+        var harness = DirectoryHarness()
+        harness.publish(Publication(name: "Mine", type: Self.type, port: 9, txtRecord: .empty, subtypes: [], allowsRenaming: true), on: harness.browser)
+        harness.run(for: .seconds(3))
+        harness.browseAndResolve(Self.type)
+        harness.run(for: .milliseconds(50))
+        #expect(harness.browseUpdates == [.found(Service(name: "Mine", type: Self.type, interfaceIndex: 1))])
+        #expect(harness.resolved.first?.hostName == "beta.local.")
+    }
+}
+
+/// Two hosts on one simulated link, "alpha" (publisher) and "beta" (browser), each with a
+/// ``ServiceDirectory``; collects what the directories deliver.
+struct DirectoryHarness {
+    var network = SimulatedNetwork(seed: 7)
+    let link: SimulatedNetwork.LinkID
+    let publisher: SimulatedNetwork.HostID
+    let browser: SimulatedNetwork.HostID
+    private var directories: [SimulatedNetwork.HostID: ServiceDirectory] = [:]
+    private var consumedEvents = 0
+    private var nextToken: UInt64 = 1
+    let types = Inbox<ServiceType>()
+    private let deliveredBrowse = Inbox<BrowseUpdate>()
+    private let deliveredResolved = Inbox<ResolvedService>()
+    private let deliveredPublication = Inbox<(SimulatedNetwork.HostID, PublicationUpdate)>()
+
+    init() {
+        link = network.addLink()
+        publisher = network.addHost(named: "alpha", links: [link])
+        browser = network.addHost(named: "beta", links: [link])
+        directories = [publisher: ServiceDirectory(), browser: ServiceDirectory()]
+    }
+
+    var browseUpdates: [BrowseUpdate] { deliveredBrowse.values }
+    var resolved: [ResolvedService] { deliveredResolved.values }
+    var publicationUpdates: [SimulatedNetwork.HostID: [PublicationUpdate]] {
+        Dictionary(grouping: deliveredPublication.values, by: \.0).mapValues { $0.map(\.1) }
+    }
+
+    mutating func withDirectory(
+        _ host: SimulatedNetwork.HostID, _ body: (inout ServiceDirectory, inout MDNSEngine, Instant) -> Void
+    ) {
+        var directory = directories[host]!
+        network.withEngine(host) { engine, now in body(&directory, &engine, now) }
+        directories[host] = directory
+        pump()
+    }
+
+    @discardableResult
+    mutating func publish(_ publication: Publication, on host: SimulatedNetwork.HostID) -> BackendToken {
+        let token = takeToken()
+        let sink = deliveredPublication
+        withDirectory(host) { directory, engine, now in
+            directory.publish(publication, token: token, onUpdate: { update in sink.append((host, update)) }, engine: &engine, at: now)
+        }
+        return token
+    }
+
+    /// Browses on the browser host and resolves everything found, as a discovery session does.
+    mutating func browseAndResolve(_ type: ServiceType) {
+        let token = takeToken()
+        let sink = deliveredBrowse
+        withDirectory(browser) { directory, engine, now in
+            directory.browse(type: type, token: token, onUpdate: { updates in sink.append(contentsOf: updates) }, engine: &engine, at: now)
+        }
+    }
+
+    mutating func run(for duration: Duration) {
+        let end = network.now + duration
+        while network.now < end {
+            network.run(for: .milliseconds(10))
+            pump()
+        }
+    }
+
+    /// Hands new engine events to the directories, and starts resolving newly found services.
+    private mutating func pump() {
+        while consumedEvents < network.events.count {
+            let batch = network.events[consumedEvents...]
+            consumedEvents = network.events.count
+            for host in [publisher, browser] {
+                let events = batch.filter { $0.host == host }.map(\.event)
+                guard !events.isEmpty else { continue }
+                var directory = directories[host]!
+                let deliveries = network.withEngine(host) { engine, now in directory.handle(events, engine: &engine, at: now) }
+                directories[host] = directory
+                let resolvedBefore = browseUpdates.count
+                for delivery in deliveries { delivery() }
+                if host == browser { resolveNewlyFound(after: resolvedBefore) }
+            }
+        }
+    }
+
+    private mutating func resolveNewlyFound(after index: Int) {
+        for case .found(let service) in browseUpdates[index...] {
+            let token = takeToken()
+            let sink = deliveredResolved
+            var directory = directories[browser]!
+            network.withEngine(browser) { engine, now in
+                directory.resolve(service, token: token, onUpdate: { resolved in sink.append(resolved) }, engine: &engine, at: now)
+            }
+            directories[browser] = directory
+        }
+    }
+
+    private mutating func takeToken() -> BackendToken {
+        defer { nextToken += 1 }
+        return BackendToken(rawValue: nextToken)
+    }
+}
+
+/// Values delivered to callbacks, from any thread.
+final class Inbox<Value: Sendable>: Sendable {
+    private let storage = Mutex<[Value]>([])
+
+    var values: [Value] { storage.withLock { $0 } }
+
+    func append(_ value: Value) { storage.withLock { $0.append(value) } }
+
+    func append(contentsOf values: [Value]) { storage.withLock { $0 += values } }
+}

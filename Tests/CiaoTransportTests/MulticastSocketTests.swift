@@ -1,0 +1,230 @@
+import CiaoEngine
+import CiaoWire
+import Glibc
+import Testing
+
+@testable import CiaoTransport
+
+extension NamespaceTests {
+    /// Sockets on the veth pair: tra0 and trb0 are the two ends of one cable, so multicast sent out
+    /// of tra0 arrives on trb0 (and, with multicast loopback on, a copy arrives "on" tra0 too).
+    @Suite struct MulticastSocketTests {
+        /// A socket on 5353 joined on both ends hears multicast sent out of tra0 on trb0, from
+        /// tra0's address and port 5353, to the group, with TTL / hop limit 255 (RFC 6762 §11).
+        @Test(arguments: IPFamily.allCases)
+        func multicastIsAttributedToTheReceivingInterface(family: IPFamily) throws {
+            let a = try Lab.interface("tra0"), b = try Lab.interface("trb0")
+            let receiver = try MulticastSocket(family: family)
+            try receiver.join(a.id)
+            try receiver.join(b.id)
+            try receiver.join(b.id)  // twice is fine
+            #expect(receiver.joinedInterfaces == [a.id, b.id])
+            let sender = try MulticastSocket(family: family)
+
+            let payload = uniquePayload("multicast \(family)")
+            try sender.send(payload, on: a.id, to: .multicast(family))
+            let packets = try collect(payload, on: receiver) { packets in
+                Set(packets.map(\.datagram.interface)) == [a.id, b.id]
+            }
+            let group = family == .v4 ? IPAddress.v4(IPv4Address("224.0.0.251")!) : .v6(IPv6Address("ff02::fb")!)
+            let source = family == .v4 ? Lab.a4 : try Lab.linkLocal(a)
+
+            let fromWire = try #require(packets.first { $0.datagram.interface == b.id }, "nothing arrived on trb0")
+            #expect(fromWire.datagram.isMulticast)
+            #expect(fromWire.destination == group)
+            #expect(fromWire.ttl == 255)
+            #expect(fromWire.datagram.source == SocketAddress(source, port: mdnsPort))
+            // Multicast loopback: the sending host hears its own packet on the sending interface.
+            let looped = try #require(packets.first { $0.datagram.interface == a.id }, "no looped copy on tra0")
+            #expect(looped.datagram.source == SocketAddress(source, port: mdnsPort))
+            #expect(looped.ttl == 255)
+            // The sender joined nothing but is bound to 5353, and IP_MULTICAST_ALL is on (see
+            // MulticastSocket), so it hears the group wherever some socket on the host joined it.
+            #expect(try collect(payload, on: sender) { $0.contains { $0.datagram.interface == b.id } }
+                .contains { $0.datagram.interface == b.id })
+        }
+
+        /// The PKTINFO control message picks the outgoing interface: the same socket sends out of
+        /// trb0 and the packet arrives on tra0, from trb0's address.
+        @Test(arguments: IPFamily.allCases)
+        func packetInfoChoosesTheOutgoingInterface(family: IPFamily) throws {
+            let a = try Lab.interface("tra0"), b = try Lab.interface("trb0")
+            let receiver = try MulticastSocket(family: family)
+            try receiver.join(a.id)
+            let sender = try MulticastSocket(family: family)
+            for (out, into) in [(b, a), (a, b)] {
+                try receiver.join(into.id)
+                let payload = uniquePayload("pktinfo \(family) \(out.name)")
+                try sender.send(payload, on: out.id, to: .multicast(family))
+                let packets = try collect(payload, on: receiver) { $0.contains { $0.datagram.interface == into.id } }
+                let packet = try #require(packets.first { $0.datagram.interface == into.id }, "nothing arrived on \(into.name)")
+                let source = family == .v4 ? (out.name == "tra0" ? Lab.a4 : Lab.b4) : try Lab.linkLocal(out)
+                #expect(packet.datagram.source.address == source)
+            }
+        }
+
+        /// Unicast to one of our addresses arrives with isMulticast false and that destination.
+        @Test(arguments: [Lab.b4, Lab.b6])
+        func unicastIsNotMulticast(destination: IPAddress) throws {
+            let b = try Lab.interface("trb0")
+            // Not on 5353: with SO_REUSEPORT the kernel gives a unicast datagram to one socket of
+            // the port's group, which could be the sender.
+            let receiver = try MulticastSocket(family: destination.family, port: 15353)
+            let sender = try MulticastSocket(family: destination.family)
+            let payload = uniquePayload("unicast \(destination)")
+            try sender.send(payload, on: b.id, to: .unicast(SocketAddress(destination, port: 15353)))
+            let packet = try #require(try collect(payload, on: receiver) { !$0.isEmpty }.first)
+            #expect(!packet.datagram.isMulticast)
+            #expect(packet.destination == destination)
+            #expect(packet.datagram.source.port == mdnsPort)
+            #expect(packet.ttl == 255)
+        }
+
+        /// A link-local destination needs the interface as its scope (sin6_scope_id).
+        @Test func linkLocalUnicastUsesTheInterfaceAsScope() throws {
+            let b = try Lab.interface("trb0")
+            let linkLocal = try Lab.linkLocal(b)
+            let receiver = try MulticastSocket(family: .v6, port: 15354)
+            let sender = try MulticastSocket(family: .v6)
+            let payload = uniquePayload("link-local")
+            try sender.send(payload, on: b.id, to: .unicast(SocketAddress(linkLocal, port: 15354)))
+            let packet = try #require(try collect(payload, on: receiver) { !$0.isEmpty }.first)
+            #expect(!packet.datagram.isMulticast)
+            #expect(packet.destination == linkLocal)
+            #expect(packet.datagram.source.address == linkLocal)
+            #expect(packet.ttl == 255)
+        }
+
+        @Test(arguments: IPFamily.allCases)
+        func leaveStopsReception(family: IPFamily) throws {
+            let a = try Lab.interface("tra0"), b = try Lab.interface("trb0")
+            let receiver = try MulticastSocket(family: family)
+            try receiver.join(b.id)
+            let sender = try MulticastSocket(family: family)
+
+            // Only what arrives on trb0 counts: the looped copy "on" tra0 is delivered to every
+            // socket on 5353 (IP_MULTICAST_ALL), joined or not.
+            func arrivals(_ payload: [UInt8], within window: Duration = .milliseconds(500)) throws -> Int {
+                try collect(payload, on: receiver, within: window) { $0.contains { $0.datagram.interface == b.id } }
+                    .filter { $0.datagram.interface == b.id }.count
+            }
+            let before = uniquePayload("before leave")
+            try sender.send(before, on: a.id, to: .multicast(family))
+            #expect(try arrivals(before) == 1)
+
+            try receiver.leave(b.id)
+            try receiver.leave(b.id)  // not a member any more: tolerated
+            #expect(receiver.joinedInterfaces.isEmpty)
+            let after = uniquePayload("after leave")
+            try sender.send(after, on: a.id, to: .multicast(family))
+            #expect(try arrivals(after, within: .milliseconds(300)) == 0)
+        }
+
+        /// SO_REUSEPORT: two sockets on 5353 (ours beside avahi-daemon, say) both hear multicast.
+        @Test(arguments: IPFamily.allCases)
+        func twoSocketsShareTheMDNSPort(family: IPFamily) throws {
+            let a = try Lab.interface("tra0"), b = try Lab.interface("trb0")
+            let first = try MulticastSocket(family: family)
+            let second = try MulticastSocket(family: family)
+            try first.join(b.id)
+            try second.join(b.id)
+            let payload = uniquePayload("reuseport")
+            try first.send(payload, on: a.id, to: .multicast(family))
+            for socket in [first, second] {
+                let packets = try collect(payload, on: socket) { $0.contains { $0.datagram.interface == b.id } }
+                #expect(packets.filter { $0.datagram.interface == b.id }.count == 1)
+            }
+        }
+
+        @Test(arguments: IPFamily.allCases)
+        func receiveOnAnEmptySocketReturnsNil(family: IPFamily) throws {
+            let socket = try MulticastSocket(family: family, port: 15355)
+            #expect(try socket.receive() == nil)
+        }
+
+        /// Datagrams over 9000 bytes (RFC 6762 §17) are counted and skipped.
+        @Test func oversizeDatagramsAreDropped() throws {
+            let b = try Lab.interface("trb0")
+            let receiver = try MulticastSocket(family: .v4, port: 15356)
+            let sender = try MulticastSocket(family: .v4)
+            let destination = OutgoingDatagram.Destination.unicast(SocketAddress(Lab.b4, port: 15356))
+            try sender.send([UInt8](repeating: 1, count: MulticastSocket.maximumDatagramSize + 1), on: b.id, to: destination)
+            let fits = [UInt8](repeating: 2, count: MulticastSocket.maximumDatagramSize)
+            try sender.send(fits, on: b.id, to: destination)
+            let packets = try collect(fits, on: receiver) { !$0.isEmpty }
+            #expect(packets.count == 1)
+            #expect(receiver.truncatedDatagrams == 1)
+        }
+
+        /// SO_RXQ_OVFL: after the queue overflowed, the next datagram reports the kernel's drop count.
+        @Test func kernelDropsAreReported() throws {
+            let b = try Lab.interface("trb0")
+            let receiver = try MulticastSocket(family: .v4, port: 15357)
+            var small: Int32 = 4096
+            #expect(setsockopt(receiver.fileDescriptor, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size)) == 0)
+            let sender = try MulticastSocket(family: .v4)
+            let destination = OutgoingDatagram.Destination.unicast(SocketAddress(Lab.b4, port: 15357))
+            for _ in 0..<100 { try sender.send([UInt8](repeating: 3, count: 1000), on: b.id, to: destination) }
+            while try receiver.receive() != nil {}
+            #expect(receiver.droppedDatagrams == 0)  // reported only with a later datagram
+            let last = uniquePayload("after drops")
+            try sender.send(last, on: b.id, to: destination)
+            #expect(try collect(last, on: receiver) { !$0.isEmpty }.count == 1)
+            #expect(receiver.droppedDatagrams > 0)
+        }
+
+        /// Errors that mean "the network is not there" are typed and transient, and counted
+        /// (a link that is down: see NetlinkMonitorTests.linkDownAndUp).
+        @Test func sendFailuresAreTypedAndTransient() throws {
+            let a = try Lab.interface("tra0")
+            let socket = try MulticastSocket(family: .v4)
+            #expect(throws: TransportError.familyMismatch(socket: .v4, destination: .v6)) {
+                try socket.send([1], on: a.id, to: .multicast(.v6))
+            }
+            // An interface index that does not exist.
+            let gone = #expect(throws: TransportError.self) {
+                try socket.send([1], on: InterfaceID(999_999), to: .multicast(.v4))
+            }
+            #expect(gone?.isTransient == true, "\(String(describing: gone))")
+            #expect(socket.sendFailures == 1)
+            // Leaving on a vanished interface is tolerated; joining one is an error.
+            try socket.leave(InterfaceID(999_999))
+            #expect(throws: TransportError.self) { try socket.join(InterfaceID(999_999)) }
+        }
+
+        @Test func bindFailureNamesThePort() throws {
+            // A plain socket without SO_REUSEPORT holds the port, so ours cannot share it.
+            let holder = Glibc.socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+            defer { close(holder) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = UInt16(15358).bigEndian
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(holder, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            #expect(bound == 0)
+            #expect(throws: TransportError.system(operation: "bind an IPv4 socket to UDP port 15358", errno: EADDRINUSE)) {
+                _ = try MulticastSocket(family: .v4, port: 15358)
+            }
+        }
+
+        @Test func descriptorsAreClosedExactlyOnce() throws {
+            let b = try Lab.interface("trb0")
+            let before = try openFileDescriptorCount()
+            for index in 0..<100 {
+                let socket = try MulticastSocket(family: index % 2 == 0 ? .v4 : .v6)
+                try socket.join(b.id)
+                if index % 3 == 0 {
+                    socket.close()
+                    socket.close()
+                    #expect(socket.fileDescriptor == -1)
+                    #expect(throws: TransportError.closed(operation: "receive on the \(socket.family == .v4 ? "IPv4" : "IPv6") mDNS socket")) {
+                        try socket.receive()
+                    }
+                }
+            }
+            for _ in 0..<10 { _ = try NetlinkMonitor() }
+            #expect(try openFileDescriptorCount() == before)
+        }
+    }
+}
