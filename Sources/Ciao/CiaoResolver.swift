@@ -19,7 +19,7 @@ public enum CiaoResolver {
         guard Service.isLocalDomain(service.domain) else {
             throw CiaoError.invalidConfiguration("domain \"\(service.domain)\" is not served by multicast DNS")
         }
-        let (results, sink) = AsyncStream<ResolvedService>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let (results, sink) = AsyncStream<ResolvedService>.makeStream(bufferingPolicy: .bufferingOldest(1))
         let token = try backend.resolve(service) { sink.yield($0) }
         defer { backend.cancel(token) }
         return try await withThrowingTaskGroup(of: ResolvedService?.self) { group in

@@ -132,13 +132,15 @@ public actor CiaoServer {
     }
 
     /// Ends the publication of `generation` with `error`: the pending start throws it, and a
-    /// `CiaoError` is also reported as ``PublicationEvent/failed(_:)``.
+    /// `CiaoError` is also reported as ``PublicationEvent/failed(_:)``. Once started, only a name
+    /// conflict ends it.
     private func failStart(generation: Int, with error: any Error) {
         guard let active = current, active.generation == generation else { return }
         if let pending = active.pendingStart {
             current?.pendingStart = nil
             pending.resume(throwing: error)
-        } else if error is CancellationError {
+        } else if error as? CiaoError != .dnsService(CiaoError.Code.nameConflict) {
+            // A timeout or cancellation that lost the race with success: the start succeeded.
             return
         }
         if let error = error as? CiaoError { eventSink.yield(.failed(error)) }
@@ -146,7 +148,7 @@ public actor CiaoServer {
     }
 
     /// Cancels the current publication, if any: goodbyes, the port reservation closed, a pending
-    /// start failed with `stopped`.
+    /// start failed with `stopped`; `stopped` is reported only for a publication that had started.
     private func withdraw(reportingStopped: Bool) {
         guard let active = current else { return }
         current = nil
@@ -154,7 +156,7 @@ public actor CiaoServer {
         active.timeout?.cancel()
         active.updates?.cancel()
         active.pendingStart?.resume(throwing: CiaoError.stopped)
-        if reportingStopped && (publishedService != nil || active.pendingStart != nil) {
+        if reportingStopped && publishedService != nil {
             eventSink.yield(.stopped)
         }
         publishedService = nil

@@ -4,7 +4,8 @@ import Synchronization
 ///
 /// ``events`` buffers without bound, so no membership change is ever dropped; within one batch
 /// from the network removals come before additions; a service removed is never reported resolved
-/// afterwards. Ending the iteration of ``events`` stops the session; ``stop()`` is idempotent.
+/// afterwards. Cancelling the task that iterates ``events``, or releasing the session and its
+/// events, stops the session; ``stop()`` is idempotent.
 public actor DiscoverySession {
     public nonisolated let events: AsyncThrowingStream<DiscoveryEvent, any Error>
     private let core: DiscoveryCore
@@ -38,10 +39,14 @@ final class DiscoveryCore: Sendable {
         var services: Set<Service> = []
         /// Resolutions running for found services, with their timeouts until the first result.
         var resolutions: [Service: Resolution] = [:]
+        var resolutionsStarted = 0
         var isStopped = false
     }
 
     private struct Resolution {
+        /// Tells this resolution from an earlier one of the same service, whose late results
+        /// and timeout must be ignored.
+        var number: Int
         var token: BackendToken
         var timeout: Task<Void, Never>?
         var last: ResolvedService?
@@ -68,9 +73,11 @@ final class DiscoveryCore: Sendable {
     func start(type: ServiceType) throws(CiaoError) {
         sink.yield(.started)
         try state.withLock { (state: inout State) throws(CiaoError) in
-            state.browse = try backend.browse(type: type) { [weak self] updates in self?.apply(updates) }
+            // Strong references: the backend drops its callbacks on cancel, and the stream's
+            // termination runs once; the core lives as long as either side needs it.
+            state.browse = try backend.browse(type: type) { updates in self.apply(updates) }
         }
-        sink.onTermination = { [weak self] _ in self?.stop() }
+        sink.onTermination = { _ in self.stop() }
     }
 
     func stop() {
@@ -123,23 +130,26 @@ final class DiscoveryCore: Sendable {
     }
 
     private func startResolving(_ service: Service, in state: inout State) {
+        state.resolutionsStarted += 1
+        let number = state.resolutionsStarted
         do {
-            let token = try backend.resolve(service) { [weak self] resolved in self?.resolved(resolved) }
+            let token = try backend.resolve(service) { resolved in self.resolved(resolved, by: number) }
             let timeout = resolutionTimeout
             let timer = Task { [weak self] in
                 guard (try? await Task.sleep(for: timeout)) != nil else { return }
-                self?.resolutionTimedOut(service)
+                self?.resolutionTimedOut(service, number: number)
             }
-            state.resolutions[service] = Resolution(token: token, timeout: timer)
+            state.resolutions[service] = Resolution(number: number, token: token, timeout: timer)
         } catch {
             sink.yield(.resolutionFailed(service, error))
         }
     }
 
-    private func resolved(_ resolved: ResolvedService) {
+    private func resolved(_ resolved: ResolvedService, by number: Int) {
         state.withLock { state in
             guard !state.isStopped, state.services.contains(resolved.service),
-                var resolution = state.resolutions[resolved.service], resolution.last != resolved
+                var resolution = state.resolutions[resolved.service], resolution.number == number,
+                resolution.last != resolved
             else { return }
             resolution.timeout?.cancel()
             resolution.timeout = nil
@@ -149,10 +159,10 @@ final class DiscoveryCore: Sendable {
         }
     }
 
-    private func resolutionTimedOut(_ service: Service) {
+    private func resolutionTimedOut(_ service: Service, number: Int) {
         state.withLock { state in
             guard !state.isStopped, state.services.contains(service), let resolution = state.resolutions[service],
-                resolution.last == nil
+                resolution.number == number, resolution.last == nil
             else { return }
             state.resolutions[service] = nil
             backend.cancel(resolution.token)

@@ -3,31 +3,25 @@
 public final class ServiceTypeSession: Sendable {
     /// The types found; finishes after ``stop()``, or with an error if browsing could not start.
     public let types: AsyncThrowingStream<ServiceType, any Error>
-    private let backend: any DiscoveryBackend
     private let sink: AsyncThrowingStream<ServiceType, any Error>.Continuation
-    private let token: BackendToken?
 
     public convenience init(domain: String = "") {
         self.init(domain: domain, backend: MDNSRuntime.shared)
     }
 
     init(domain: String, backend: any DiscoveryBackend) {
-        self.backend = backend
         let (types, sink) = AsyncThrowingStream<ServiceType, any Error>.makeStream()
         self.types = types
         self.sink = sink
         guard Service.isLocalDomain(domain) else {
             sink.finish(throwing: CiaoError.invalidConfiguration("domain \"\(domain)\" is not served by multicast DNS"))
-            token = nil
             return
         }
         do {
             let token = try backend.browseTypes { sink.yield($0) }
-            self.token = token
             sink.onTermination = { [backend] _ in backend.cancel(token) }
         } catch {
             sink.finish(throwing: error)
-            token = nil
         }
     }
 
@@ -35,9 +29,8 @@ public final class ServiceTypeSession: Sendable {
         stop()
     }
 
-    /// Stops enumerating; ``types`` finishes.
+    /// Stops enumerating; ``types`` finishes, and its termination cancels the type browse.
     public func stop() {
-        if let token { backend.cancel(token) }
         sink.finish()
     }
 }

@@ -37,9 +37,10 @@ let lines = AsyncStream<String> { continuation in
         continuation.finish()
     }
 }
+// SIGTERM quits like the quit command: goodbyes first. The handler runs on a Dispatch queue.
 signal(SIGTERM, SIG_IGN)
-let termination = DispatchSource.makeSignalSource(signal: SIGTERM)
-termination.setEventHandler { Task { await agent.quit() } }
+let termination = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .global())
+termination.setEventHandler { @Sendable [agent] in Task { await agent.quit() } }
 termination.resume()
 
 for await line in lines where !line.trimmingCharacters(in: .whitespaces).isEmpty {

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# interop.sh — Ciao against real mDNS peers (avahi-daemon 0.8, python-zeroconf), for real, on a
+# private network of Linux network namespaces. Needs root.
+#
+# Usage:
+#   bash Scripts/interop.sh [--no-install] [SCENARIO ...]     run all scenarios, or the ones named
+#   bash Scripts/interop.sh --list                            name and summary of each scenario
+#
+# Steps: installs what is missing (Debian packages when their commands are missing; a venv with
+# PyPI zeroconf), builds the CiaoInteropAgent product, then runs Tests/Interop/interop.py, which
+# prints "PASS name: figures" / "FAIL name: reason" per scenario and "interop: N passed, M failed".
+# The exit status is non-zero if any scenario fails. Logs stay in the work directory it prints.
+#
+# NETWORK SAFETY: nothing is sent on this machine's interfaces. Every scenario builds its own
+# namespaces (names "ciaoint<PID>-*"), joined by a bridge in its own namespace, with addresses
+# from 198.18.0.0/15 and fd00:198:18::/64. On exit the trap stops the driver, kills what still
+# runs inside those namespaces (only processes this run started) and deletes them.
+#
+# Environment:
+#   CIAO_INTEROP_SKIP_INSTALL=1  install nothing (same as --no-install); missing tools then fail
+#   ZEROCONF_PYTHON              a python that can `import zeroconf` (skips the venv)
+#   CIAO_INTEROP_VENV            where the zeroconf venv is kept (default /opt/ciao-interop-venv)
+#   DBUS_PYTHON                  python with Debian's python3-dbus (default /usr/bin/python3)
+#   CIAO_INTEROP_AGENT           a CiaoInteropAgent executable to use instead of building one
+#   CIAO_INTEROP_SCRATCH         --scratch-path for swift build (default: the package's .build)
+#   CIAO_INTEROP_TIMEOUT         seconds the scenarios may take in all (default 780)
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+DRIVER="$ROOT/Tests/Interop/interop.py"
+DBUS_PYTHON=${DBUS_PYTHON:-/usr/bin/python3}
+VENV=${CIAO_INTEROP_VENV:-/opt/ciao-interop-venv}
+ZEROCONF_SPEC="zeroconf==0.154.0"        # the version the suite was written against
+SKIP_INSTALL=${CIAO_INTEROP_SKIP_INSTALL:-}
+
+log() { echo "interop: $*" >&2; }
+die() { log "$*"; exit 1; }
+
+ARGS=()
+for a in "$@"; do
+  case "$a" in
+    --no-install) SKIP_INSTALL=1 ;;
+    --list) exec python3 "$DRIVER" --agent none --list ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    -*) die "unknown option $a (see --help)" ;;
+    *) ARGS+=("$a") ;;
+  esac
+done
+[ "$(id -u)" = 0 ] || die "must run as root (it creates network namespaces)"
+
+# ------------------------------------------------------------------ Debian packages
+# command (or python module check) -> package that provides it
+missing=()
+for pair in avahi-daemon:avahi-daemon avahi-browse:avahi-utils avahi-publish-service:avahi-utils \
+            dbus-daemon:dbus ip:iproute2 nft:nftables unshare:util-linux sysctl:procps; do
+  command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
+done
+[ -x /usr/bin/python3 ] || missing+=(python3)
+/usr/bin/python3 -c 'import dbus' 2>/dev/null || missing+=(python3-dbus)
+/usr/bin/python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
+if [ ${#missing[@]} -gt 0 ]; then
+  mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+  [ -n "$SKIP_INSTALL" ] && die "missing packages: ${missing[*]} (installs are switched off)"
+  log "installing ${missing[*]}"
+  # the packages must not start their daemons in the root namespace (avahi-daemon would announce
+  # on the real interfaces): deny service starts while installing, unless a policy exists already
+  policy=""
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d && policy=1
+  fi
+  rc=0
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >&2 || rc=$?
+  [ -n "$policy" ] && rm -f /usr/sbin/policy-rc.d
+  [ "$rc" = 0 ] || die "apt-get install failed ($rc)"
+fi
+
+# ------------------------------------------------------------------ python-zeroconf
+if [ -z "${ZEROCONF_PYTHON:-}" ]; then
+  ZEROCONF_PYTHON="$VENV/bin/python"
+  if ! "$ZEROCONF_PYTHON" -c 'import zeroconf' 2>/dev/null; then
+    [ -n "$SKIP_INSTALL" ] && die "no zeroconf in $VENV (installs are switched off; set ZEROCONF_PYTHON)"
+    log "creating $VENV with $ZEROCONF_SPEC"
+    /usr/bin/python3 -m venv "$VENV"
+    "$VENV/bin/pip" install --quiet --disable-pip-version-check "$ZEROCONF_SPEC" >&2
+  fi
+fi
+"$ZEROCONF_PYTHON" -c 'import zeroconf, ifaddr' || die "$ZEROCONF_PYTHON cannot import zeroconf"
+
+# ------------------------------------------------------------------ the agent
+if [ -n "${CIAO_INTEROP_AGENT:-}" ]; then
+  AGENT=$CIAO_INTEROP_AGENT
+else
+  [ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
+  SCRATCH=()
+  [ -n "${CIAO_INTEROP_SCRATCH:-}" ] && SCRATCH=(--scratch-path "$CIAO_INTEROP_SCRATCH")
+  log "building CiaoInteropAgent"
+  (cd "$ROOT" && swift build "${SCRATCH[@]}" --product CiaoInteropAgent >&2)
+  AGENT="$(cd "$ROOT" && swift build "${SCRATCH[@]}" --show-bin-path)/CiaoInteropAgent"
+fi
+[ -x "$AGENT" ] || die "no agent executable at $AGENT"
+
+# ------------------------------------------------------------------ run
+PREFIX="ciaoint$$"
+WORK=$(mktemp -d /tmp/ciao-interop.XXXXXX)
+chmod 755 "$WORK"
+DRIVER_PID=""
+
+cleanup() {
+  set +e
+  if [ -n "$DRIVER_PID" ] && kill -0 "$DRIVER_PID" 2>/dev/null; then
+    kill -TERM "$DRIVER_PID"
+    for _ in $(seq 50); do kill -0 "$DRIVER_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$DRIVER_PID" 2>/dev/null
+  fi
+  # the driver removes its labs itself; this is the safety net if it could not
+  local ns pid
+  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^$PREFIX-"); do
+    for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null; done
+    ip netns del "$ns"
+  done
+  log "logs: $WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+log "agent $AGENT; zeroconf $("$ZEROCONF_PYTHON" -c 'import zeroconf; print(zeroconf.__version__)');" \
+    "$(avahi-daemon --version 2>&1)"
+rc=0
+timeout -k 10 "${CIAO_INTEROP_TIMEOUT:-780}" "$ZEROCONF_PYTHON" "$DRIVER" --agent "$AGENT" \
+  --zeroconf-python "$ZEROCONF_PYTHON" --dbus-python "$DBUS_PYTHON" --prefix "$PREFIX" --workdir "$WORK" \
+  "${ARGS[@]}" &
+DRIVER_PID=$!
+wait "$DRIVER_PID" || rc=$?
+DRIVER_PID=""
+[ "$rc" = 124 ] && log "the scenarios did not finish within ${CIAO_INTEROP_TIMEOUT:-780} s"
+exit "$rc"

@@ -1,0 +1,82 @@
+import Testing
+
+@testable import Ciao
+
+/// ``CiaoResolver`` on a ``FakeBackend``.
+@Suite("CiaoResolver lifecycle")
+struct CiaoResolverTests {
+    let fake = FakeBackend()
+    let service = Service(name: "Printer", type: try! ServiceType.tcp("ipp"))
+
+    func resolved(port: UInt16) throws -> ResolvedService {
+        ResolvedService(
+            service: service, hostName: "printer.local.", port: port, addresses: ["192.0.2.9", "fe80::9%eth0"],
+            txtRecord: try TXTRecord(strings: ["rp": "ipp/print"]))
+    }
+
+    @Test func returnsTheFirstResultAndCancelsTheResolution() async throws {
+        let fake = self.fake
+        let service = self.service
+        let resolving = Task { try await CiaoResolver.resolve(service, timeout: .seconds(5), backend: fake) }
+        let token = try await fake.resolution(of: service)
+        #expect(fake.resolutions.map(\.service) == [service])
+        let first = try resolved(port: 631)
+        fake.emitResolved(token, first)
+        #expect(try await result(of: resolving) == first)
+        #expect(fake.cancelCount(token) == 1)
+        // A later result changes nothing.
+        fake.emitResolved(token, try resolved(port: 632))
+        #expect(fake.cancelCount(token) == 1)
+    }
+
+    @Test func timesOutAndCancelsTheResolution() async throws {
+        let fake = self.fake
+        let service = self.service
+        let started = ContinuousClock.now
+        await #expect(throws: CiaoError.timedOut) {
+            try await CiaoResolver.resolve(service, timeout: .milliseconds(50), backend: fake)
+        }
+        #expect(ContinuousClock.now - started >= .milliseconds(50))
+        let token = try #require(fake.resolutions.first?.token)
+        #expect(fake.isCancelled(token))
+    }
+
+    @Test(arguments: [Duration.zero, .seconds(-1), .nanoseconds(-1)])
+    func nonPositiveTimeoutIsRejectedBeforeAnyBackendCall(timeout: Duration) async throws {
+        await #expect {
+            try await CiaoResolver.resolve(service, timeout: timeout, backend: fake)
+        } throws: { error in
+            if case CiaoError.invalidConfiguration = error { true } else { false }
+        }
+        #expect(fake.calls.isEmpty)
+    }
+
+    @Test func nonLocalDomainIsRejectedBeforeAnyBackendCall() async throws {
+        let remote = Service(name: "Printer", type: service.type, domain: "example.com")
+        await #expect {
+            try await CiaoResolver.resolve(remote, timeout: .seconds(1), backend: fake)
+        } throws: { error in
+            if case CiaoError.invalidConfiguration = error { true } else { false }
+        }
+        #expect(fake.calls.isEmpty)
+    }
+
+    @Test func cancellationThrowsCancellationErrorAndCancelsTheResolution() async throws {
+        let fake = self.fake
+        let service = self.service
+        let resolving = Task { try await CiaoResolver.resolve(service, timeout: .seconds(5), backend: fake) }
+        let token = try await fake.resolution(of: service)
+        let started = ContinuousClock.now
+        resolving.cancel()
+        await #expect(throws: CancellationError.self) { try await result(of: resolving) }
+        #expect(ContinuousClock.now - started < .seconds(1), "cancellation does not wait for the timeout")
+        #expect(fake.isCancelled(token))
+    }
+
+    @Test func aResolutionThatCannotStartThrows() async throws {
+        fake.failNext(.resolve, with: .network("no interface"))
+        await #expect(throws: CiaoError.network("no interface")) {
+            try await CiaoResolver.resolve(service, timeout: .seconds(1), backend: fake)
+        }
+    }
+}

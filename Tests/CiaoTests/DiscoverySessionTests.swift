@@ -1,0 +1,317 @@
+import Foundation
+import Testing
+
+@testable import Ciao
+
+/// ``CiaoBrowser`` and ``DiscoverySession`` on a ``FakeBackend``.
+@Suite("DiscoverySession lifecycle")
+struct DiscoverySessionTests {
+    let http = try! ServiceType.tcp("http")
+    let fake = FakeBackend()
+
+    func service(_ name: String) -> Service { Service(name: name, type: http) }
+
+    func resolved(_ service: Service, port: UInt16 = 80, txt: [String: String] = [:]) throws -> ResolvedService {
+        ResolvedService(
+            service: service, hostName: "host.local.", port: port, addresses: ["192.0.2.7"],
+            txtRecord: try TXTRecord(strings: txt))
+    }
+
+    /// A session on the fake, its browse token, and a recorder that has already seen `started`.
+    func startSession(automaticallyResolve: Bool = true, resolutionTimeout: Duration = .seconds(10)) async throws
+        -> (DiscoverySession, BackendToken, StreamRecorder<DiscoveryEvent>)
+    {
+        let session = try await CiaoBrowser(backend: fake).browse(
+            type: http, automaticallyResolve: automaticallyResolve, resolutionTimeout: resolutionTimeout)
+        let browses = fake.browses
+        try #require(browses.count == 1)
+        #expect(browses[0].type == http)
+        let events = StreamRecorder(session.events)
+        #expect(try await events.next() == .started)
+        return (session, browses[0].token, events)
+    }
+
+    // MARK: Membership
+
+    @Test func noMembershipChangeIsDroppedAcross300AddRemovePairs() async throws {
+        let session = try await CiaoBrowser(backend: fake).browse(type: http, automaticallyResolve: false)
+        let token = try #require(fake.browses.first?.token)
+        let services = (0..<300).map { service("Service \($0)") }
+        let fake = self.fake
+        let emitter = Thread {
+            for service in services {
+                fake.emitBrowse(token, [.found(service)])
+                fake.emitBrowse(token, [.removed(service)])
+            }
+        }
+        emitter.start()
+
+        // A slow consumer: it pauses every few events while the backend's thread keeps going.
+        let received = try await withDeadline("600 membership changes", .seconds(4)) {
+            var received: [DiscoveryEvent] = []
+            for try await event in session.events {
+                received.append(event)
+                if received.count % 20 == 0 { try await Task.sleep(for: .milliseconds(1)) } else { await Task.yield() }
+                if received.count == 601 { break }
+            }
+            return received
+        }
+        let expected: [DiscoveryEvent] = [.started] + services.flatMap { [.found($0), .removed($0)] }
+        #expect(received.count == expected.count)
+        #expect(received == expected)
+        #expect(await session.services.isEmpty)
+        await session.stop()
+    }
+
+    @Test func removalsComeBeforeAdditionsWithinABatch() async throws {
+        let (session, token, events) = try await startSession(automaticallyResolve: false)
+        let a = service("A")
+        let b = service("B")
+        let c = service("C")
+        fake.emitBrowse(token, [.found(a), .found(c)])
+        #expect(try await events.next() == .found(a))
+        #expect(try await events.next() == .found(c))
+
+        fake.emitBrowse(token, [.found(b), .removed(a), .removed(c)])
+        #expect(try await events.next() == .removed(a))
+        #expect(try await events.next() == .removed(c))
+        #expect(try await events.next() == .found(b))
+        #expect(await session.services == [b])
+        await session.stop()
+    }
+
+    @Test func aServiceThatComesAndGoesWithinABatchNetsOut() async throws {
+        let (session, token, events) = try await startSession()
+        let a = service("A")
+        let b = service("B")
+        let sentinel = service("Sentinel")
+        fake.emitBrowse(token, [.found(a), .removed(a)])
+        // Present before the batch: removed and found again within it is no change either.
+        fake.emitBrowse(token, [.found(b)])
+        #expect(try await events.next() == .found(b))
+        fake.emitBrowse(token, [.removed(b), .found(b), .found(a), .removed(a)])
+        fake.emitBrowse(token, [.found(sentinel)])
+        #expect(try await events.next() == .found(sentinel))
+        #expect(await session.services == [b, sentinel])
+        #expect(!fake.resolutions.contains { $0.service == a }, "a service never reported found is not resolved")
+        #expect(fake.resolutions.filter { $0.service == b }.count == 1)
+        await session.stop()
+    }
+
+    @Test func duplicateFoundAndUnknownRemovedAreNotReported() async throws {
+        let (session, token, events) = try await startSession(automaticallyResolve: false)
+        let a = service("A")
+        fake.emitBrowse(token, [.found(a), .found(a)])
+        fake.emitBrowse(token, [.found(a)])
+        fake.emitBrowse(token, [.removed(service("Unknown"))])
+        fake.emitBrowse(token, [.removed(a)])
+        #expect(try await events.next() == .found(a))
+        #expect(try await events.next() == .removed(a))
+        await session.stop()
+        #expect(try await events.remainder() == [.stopped])
+    }
+
+    // MARK: Resolution
+
+    @Test func noLateResolutionForARemovedService() async throws {
+        let (session, token, events) = try await startSession()
+        let a = service("A")
+        fake.emitBrowse(token, [.found(a)])
+        #expect(try await events.next() == .found(a))
+        let resolution = try await fake.resolution(of: a)
+
+        fake.emitBrowse(token, [.removed(a)])
+        #expect(try await events.next() == .removed(a))
+        #expect(fake.isCancelled(resolution), "the resolution is cancelled with the removal")
+
+        // A result already under way arrives after the removal; the next event is the sentinel.
+        fake.emitResolved(resolution, try resolved(a))
+        let sentinel = service("Sentinel")
+        fake.emitBrowse(token, [.found(sentinel)])
+        #expect(try await events.next() == .found(sentinel))
+        await session.stop()
+        #expect(!(try await events.remainder()).contains { if case .resolved = $0 { true } else { false } })
+    }
+
+    @Test func lateResultOfACancelledResolutionIsNotTakenForANewOne() async throws {
+        // A removed service that is found again gets a new resolution; a result of the old one that
+        // was already under way must not be reported as the new one's (the protocol says callbacks
+        // may arrive after cancel, so receivers check their own state).
+        let (session, token, events) = try await startSession()
+        let a = service("A")
+        fake.emitBrowse(token, [.found(a)])
+        let old = try await fake.resolution(of: a, occurrence: 0)
+        fake.emitBrowse(token, [.removed(a)])
+        fake.emitBrowse(token, [.found(a)])
+        let new = try await fake.resolution(of: a, occurrence: 1)
+        #expect(old != new)
+        #expect(fake.isCancelled(old))
+        #expect(try await events.next() == .found(a))
+        #expect(try await events.next() == .removed(a))
+        #expect(try await events.next() == .found(a))
+
+        fake.emitResolved(old, try resolved(a, port: 1111))
+        let current = try resolved(a, port: 2222)
+        fake.emitResolved(new, current)
+        #expect(try await events.next() == .resolved(current))
+        await session.stop()
+    }
+
+    @Test func resolvedIsReportedAgainWhenTheResultChangesButNotWhenIdentical() async throws {
+        let (session, token, events) = try await startSession()
+        let a = service("A")
+        fake.emitBrowse(token, [.found(a)])
+        #expect(try await events.next() == .found(a))
+        let resolution = try await fake.resolution(of: a)
+
+        let first = try resolved(a, txt: ["v": "1"])
+        fake.emitResolved(resolution, first)
+        #expect(try await events.next() == .resolved(first))
+        fake.emitResolved(resolution, first)
+        let changed = try resolved(a, txt: ["v": "2"])
+        fake.emitResolved(resolution, changed)
+        #expect(try await events.next() == .resolved(changed), "an identical result is not reported again")
+        fake.emitResolved(resolution, changed)
+        fake.emitResolved(resolution, first)
+        #expect(try await events.next() == .resolved(first))
+        #expect(!fake.isCancelled(resolution), "resolution goes on while the service is present")
+        await session.stop()
+        #expect(fake.isCancelled(resolution))
+    }
+
+    @Test func resolutionFailsWithTimedOutAfterTheResolutionTimeout() async throws {
+        let (session, token, events) = try await startSession(resolutionTimeout: .milliseconds(50))
+        let a = service("A")
+        let started = ContinuousClock.now
+        fake.emitBrowse(token, [.found(a)])
+        #expect(try await events.next() == .found(a))
+        let resolution = try await fake.resolution(of: a)
+        #expect(try await events.next() == .resolutionFailed(a, .timedOut))
+        #expect(ContinuousClock.now - started >= .milliseconds(50))
+        #expect(fake.isCancelled(resolution))
+        #expect(await session.services == [a], "a service that cannot be resolved is still present")
+
+        // A late result after the failure is not reported.
+        fake.emitResolved(resolution, try resolved(a))
+        let sentinel = service("Sentinel")
+        fake.emitBrowse(token, [.found(sentinel)])
+        #expect(try await events.next() == .found(sentinel))
+        await session.stop()
+    }
+
+    @Test func aResolutionThatCannotStartIsReportedAsFailed() async throws {
+        let (session, token, events) = try await startSession()
+        let a = service("A")
+        fake.failNext(.resolve, with: .network("no interface"))
+        fake.emitBrowse(token, [.found(a)])
+        #expect(try await events.next() == .found(a))
+        #expect(try await events.next() == .resolutionFailed(a, .network("no interface")))
+        await session.stop()
+    }
+
+    @Test func withoutAutomaticResolutionNothingIsResolved() async throws {
+        let (session, token, events) = try await startSession(automaticallyResolve: false, resolutionTimeout: .milliseconds(1))
+        let a = service("A")
+        fake.emitBrowse(token, [.found(a)])
+        #expect(try await events.next() == .found(a))
+        #expect(fake.resolutions.isEmpty)
+        await session.stop()
+        #expect(try await events.remainder() == [.stopped], "no resolutionFailed either")
+        #expect(fake.resolutions.isEmpty)
+    }
+
+    // MARK: Stopping
+
+    @Test func firstEventIsStartedAndLastIsStopped() async throws {
+        let session = try await CiaoBrowser(backend: fake).browse(type: http, automaticallyResolve: false)
+        let events = StreamRecorder(session.events)
+        let token = try #require(fake.browses.first?.token)
+        let a = service("A")
+        fake.emitBrowse(token, [.found(a)])
+        fake.emitBrowse(token, [.removed(a)])
+        await session.stop()
+        fake.emitBrowse(token, [.found(a)])
+        #expect(try await events.remainder() == [.started, .found(a), .removed(a), .stopped])
+        #expect(await session.services.isEmpty)
+    }
+
+    @Test func stopIsIdempotent() async throws {
+        let (session, token, events) = try await startSession()
+        let a = service("A")
+        fake.emitBrowse(token, [.found(a)])
+        let resolution = try await fake.resolution(of: a)
+        await session.stop()
+        await session.stop()
+        #expect(try await events.remainder() == [.found(a), .stopped])
+        #expect(fake.cancelCount(token) == 1)
+        #expect(fake.cancelCount(resolution) == 1)
+        await session.stop()
+        #expect(fake.cancelCount(token) == 1)
+    }
+
+    @Test func breakingOutOfIterationOfADroppedSessionStopsIt() async throws {
+        // `for try await event in try await browser.browse(type:).events { … break }` keeps no
+        // reference to the session itself.
+        let fake = self.fake
+        let http = self.http
+        let a = service("A")
+        let consumer = Task {
+            let events = try await CiaoBrowser(backend: fake).browse(type: http, automaticallyResolve: false).events
+            for try await event in events where event == .found(a) { return true }
+            return false
+        }
+        let token = try await fake.browse()
+        fake.emitBrowse(token, [.found(a)])
+        #expect(try await result(of: consumer, within: .milliseconds(500)))
+        try await fake.cancellation(of: token, within: .milliseconds(200))
+    }
+
+    @Test func cancellingTheConsumingTaskStopsTheSession() async throws {
+        let session = try await CiaoBrowser(backend: fake).browse(type: http)
+        let token = try await fake.browse()
+        let a = service("A")
+        let consumed = Observed(0)
+        let consumer = Task {
+            for try await _ in session.events { consumed.update { $0 += 1 } }
+        }
+        fake.emitBrowse(token, [.found(a)])
+        try await consumed.wait("the consumer's first two events", until: { $0 >= 2 })
+        let resolution = try await fake.resolution(of: a)
+        consumer.cancel()
+        try await fake.cancellation(of: token)
+        #expect(fake.isCancelled(resolution))
+        _ = try? await consumer.value
+        #expect(fake.cancelCount(token) == 1)
+        await session.stop()
+        #expect(fake.cancelCount(token) == 1)
+    }
+
+    // MARK: Rejected configurations
+
+    @Test(arguments: [Duration.zero, .seconds(-1), .nanoseconds(-1)])
+    func nonPositiveResolutionTimeoutIsRejected(timeout: Duration) async throws {
+        await #expect {
+            try await CiaoBrowser(backend: fake).browse(type: http, resolutionTimeout: timeout)
+        } throws: { error in
+            if case CiaoError.invalidConfiguration = error { true } else { false }
+        }
+        #expect(fake.calls.isEmpty)
+    }
+
+    @Test(arguments: ["example.com", "example.com.", "local.example."])
+    func nonLocalDomainIsRejected(domain: String) async throws {
+        await #expect {
+            try await CiaoBrowser(backend: fake).browse(type: http, domain: domain)
+        } throws: { error in
+            if case CiaoError.invalidConfiguration = error { true } else { false }
+        }
+        #expect(fake.calls.isEmpty)
+    }
+
+    @Test func aBrowseThatCannotStartThrows() async throws {
+        fake.failNext(.browse, with: .network("no interface"))
+        await #expect(throws: CiaoError.network("no interface")) {
+            try await CiaoBrowser(backend: fake).browse(type: http)
+        }
+    }
+}

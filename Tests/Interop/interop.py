@@ -1,0 +1,657 @@
+#!/usr/bin/env python3
+"""Ciao's interop suite: the CiaoInteropAgent against avahi-daemon and python-zeroconf on a
+private network of namespaces (see lab.py). Run through Scripts/interop.sh, as root.
+
+    interop.py --agent PATH --zeroconf-python PY [--dbus-python PY] [--prefix P] [--workdir D]
+               [SCENARIO ...]
+
+Each scenario builds its own lab, drives the agent and the peers, and prints one line:
+"PASS name: figures" or "FAIL name: what went wrong" (followed by the processes' recent
+output). Every wait is bounded. The closing line is "N passed, M failed"; the exit status is
+1 if any scenario failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import json
+import os
+import re
+import signal
+import sys
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import dnsmsg  # noqa: E402
+from lab import HERE, Failure, Host, JsonProc, Lab, show_txt  # noqa: E402
+
+PEERS = os.path.join(HERE, "peers")
+TYPE = "_ciaotest._tcp"
+TXT = {"k": "v".encode().hex(), "empty": "", "flag": None, "bin": "00ff80"}
+TXT2 = {"k": "v2".encode().hex(), "new": None, "bin": "ff00"}
+NAME_CONFLICT = -65548
+
+
+# ---------------------------------------------------------------------------- the run's context
+
+class Suite:
+    """Paths and options of the run; makes labs and starts the agent and peers in them."""
+
+    def __init__(self, args):
+        self.agent_path = args.agent
+        self.zc_python = args.zeroconf_python
+        self.dbus_python = args.dbus_python
+        self.prefix = args.prefix
+        self.workdir = args.workdir
+        self.labs = 0
+        self.agents: list[JsonProc] = []
+
+    def lab(self, scenario: str, hosts: list[str]) -> Lab:
+        self.labs += 1
+        return Lab(f"{self.prefix}-{self.labs}", os.path.join(self.workdir, scenario), hosts)
+
+    def agent(self, host: Host, name: str = "agent") -> JsonProc:
+        p = host.spawn(name, self.agent_path)
+        self.agents.append(p)
+        return p
+
+    def zeroconf(self, host: Host, name: str = "zeroconf") -> JsonProc:
+        p = host.spawn(name, self.zc_python, os.path.join(PEERS, "zc_peer.py"),
+                       "--host", f"{host.name}-zc.local.")
+        p.wait_for({"event": "ready"}, 15)
+        return p
+
+    def avahi_client(self, host: Host, name: str = "avahi-client") -> JsonProc:
+        p = host.spawn(name, self.dbus_python, os.path.join(PEERS, "avahi_peer.py"))
+        p.wait_for({"event": "ready"}, 10)
+        return p
+
+
+def avahi_browse(host: Host, *args: str, name: str = "avahi-browse") -> JsonProc:
+    """A running `avahi-browse -p ARGS` in `host`, its lines parsed into events."""
+    return host.spawn(name, "avahi-browse", "-p", *args, parse=parse_avahi_browse_line, stdin=False)
+
+
+def avahi_browse_once(host: Host, *args: str) -> list[dict]:
+    """The events of one `avahi-browse -p -t ARGS` run (bounded to 15 s)."""
+    out = host.run("timeout", "15", "avahi-browse", "-p", "-t", *args, timeout=20)
+    return [e for e in map(parse_avahi_browse_line, out.splitlines()) if e]
+
+
+# ---------------------------------------------------------------------------- avahi's parseable output
+
+def avahi_unescape(s: str) -> bytes:
+    """avahi's escaping: \\DDD (decimal byte) and \\C (the character C)."""
+    out, i, raw = bytearray(), 0, s.encode()
+    while i < len(raw):
+        if raw[i] == 0x5C and len(raw[i + 1:i + 4]) == 3 and raw[i + 1:i + 4].isdigit():
+            out.append(int(raw[i + 1:i + 4]))
+            i += 4
+        elif raw[i] == 0x5C and i + 1 < len(raw):
+            out.append(raw[i + 1])
+            i += 2
+        else:
+            out.append(raw[i])
+            i += 1
+    return bytes(out)
+
+
+def avahi_txt(field: str) -> dict:
+    """avahi-browse's TXT field ("a=b" "flag" ...) -> {key: hex or null}."""
+    strings = [avahi_unescape(m) for m in re.findall(r'"((?:[^"\\]|\\.)*)"', field)]
+    out: dict = {}
+    for s in strings:
+        k, eq, v = s.partition(b"=")
+        out.setdefault(k.decode("utf-8", "replace").lower(), v.hex() if eq else None)
+    return out
+
+
+def parse_avahi_browse_line(line: str) -> dict | None:
+    """One `avahi-browse -p` line -> found / resolved / removed event (None for other lines)."""
+    f = line.split(";")
+    kinds = {"+": "found", "-": "removed", "=": "resolved"}
+    if len(f) < 6 or f[0] not in kinds:
+        return None
+    ev = {"event": kinds[f[0]], "interface": f[1], "protocol": f[2],
+          "name": avahi_unescape(f[3]).decode("utf-8", "replace"), "type": f[4], "domain": f[5]}
+    if f[0] == "=" and len(f) >= 10:
+        ev.update(host=f[6], address=f[7], port=int(f[8]), txt=avahi_txt(";".join(f[9:])))
+    return ev
+
+
+# ---------------------------------------------------------------------------- checks
+
+def same_host(a: str, b: str) -> bool:
+    return a.rstrip(".").lower() == b.rstrip(".").lower()
+
+
+def host_addresses(h: Host) -> set[str]:
+    return {h.v4, h.v6, h.link_local()}
+
+
+def plain(addr: str) -> str:
+    """An address without its %zone, normalised."""
+    return str(ipaddress.ip_address(addr.split("%")[0]))
+
+
+def resolution_problems(ev: dict, host: str, port: int, txt: dict, owner: Host,
+                        required: tuple[str, ...] = ("v4", "v6")) -> list[str]:
+    """What is wrong with a `resolved` event (agent or zeroconf form) for a service of `owner`."""
+    p = []
+    if not same_host(ev.get("host", ""), host):
+        p.append(f"host {ev.get('host')!r} != {host!r}")
+    if ev.get("port") != port:
+        p.append(f"port {ev.get('port')} != {port}")
+    if ev.get("txt") != txt:
+        p.append(f"TXT {show_txt(ev.get('txt'))} != {show_txt(txt)}")
+    got = {plain(a) for a in ev.get("addresses", [])}
+    for fam in required:
+        if plain(getattr(owner, fam)) not in got:
+            p.append(f"address {getattr(owner, fam)} missing from {sorted(got)}")
+    stray = got - {plain(a) for a in host_addresses(owner)}
+    if stray:
+        p.append(f"addresses not of {owner.name}: {sorted(stray)}")
+    return p
+
+
+def wait_resolved(proc: JsonProc, name: str, host: str, port: int, txt: dict, owner: Host,
+                  timeout: float, after: int = 0, id_: str | None = None) -> dict:
+    """The first `resolved` event for `name` with everything right; on timeout say what was wrong."""
+    def good(e):
+        return (e.get("event") == "resolved" and e.get("name") == name and (id_ is None or e.get("id") == id_)
+                and not resolution_problems(e, host, port, txt, owner))
+    good.__doc__ = f"correct resolution of {name!r}"
+    try:
+        return proc.wait_for(good, timeout, after=after)
+    except Failure as f:
+        seen = proc.select({"event": "resolved", "name": name}, after=after)
+        why = "; ".join(resolution_problems(seen[-1], host, port, txt, owner)) if seen else "never resolved"
+        raise Failure(f"{proc.name}: {name!r} not resolved correctly within {timeout:g} s: {why}\n{f}") from None
+
+
+def publish(agent: JsonProc, id_: str, name: str, port: int = 8080, txt: dict | None = None,
+            type_: str = TYPE, timeout: float = 20, **extra) -> dict:
+    """Send a publish command to the agent (or a peer) and return its published/publishFailed event."""
+    mark = agent.mark()
+    agent.send(cmd="publish", id=id_, name=name, type=type_, port=port, txt=TXT if txt is None else txt, **extra)
+    return agent.wait_for(lambda e: e.get("id") == id_ and e.get("event") in
+                          ("published", "publishFailed", "collision", "failure", "error"),
+                          timeout, after=mark, what=f"outcome of publish {id_} ({name!r})")
+
+
+def expect_published(agent: JsonProc, id_: str, name: str, **kw) -> dict:
+    ev = publish(agent, id_, name, **kw)
+    if ev["event"] != "published":
+        raise Failure(f"{agent.name}: publishing {name!r} failed: {ev}")
+    return ev
+
+
+def quit_agent(agent: JsonProc, timeout: float = 10) -> float:
+    """Send quit; wait for bye and the exit. Returns the time quit was sent."""
+    t = time.monotonic()
+    agent.send(cmd="quit")
+    agent.wait_for({"event": "bye"}, timeout, what="bye after quit")
+    if agent.wait_exit(5) != 0:
+        raise Failure(f"{agent.name}: exit status {agent.proc.returncode} after quit\n{agent.tail()}")
+    return t
+
+
+# ---------------------------------------------------------------------------- scenarios
+
+SCENARIOS: dict[str, tuple] = {}
+
+
+def scenario(name: str, summary: str):
+    def register(fn):
+        SCENARIOS[name] = (fn, summary)
+        return fn
+    return register
+
+
+@scenario("ciao-publishes", "avahi and python-zeroconf resolve, update and lose Ciao's service")
+def ciao_publishes(s: Suite) -> list[str]:
+    """Ciao publishes "Ciao Interop Ü" with a binary TXT; avahi-browse (host av) and a
+    python-zeroconf browser (host zb) resolve it exactly, see a TXT update, and see it go
+    within 2 s of the agent quitting."""
+    name = "Ciao Interop Ü"
+    with s.lab("ciao-publishes", ["c1", "av", "zb"]) as lab:
+        c1, av = lab["c1"], lab["av"]
+        lab.start_avahi(av)
+        ab = avahi_browse(av, "-r", TYPE)
+        zb = s.zeroconf(lab["zb"])
+        zb.send(cmd="browse", id="b", type=TYPE)
+        agent = s.agent(c1)
+        t0 = time.monotonic()
+        pub = expect_published(agent, "p1", name, txt=TXT)
+        if pub["name"] != name:
+            raise Failure(f"published as {pub['name']!r}, not {name!r}")
+        host = pub["host"]
+
+        zr = wait_resolved(zb, name, host, 8080, TXT, c1, 10)
+        ar = ab.wait_for(lambda e: e["event"] == "resolved" and e["name"] == name, 10,
+                         what=f"avahi-browse resolution of {name!r}")
+        avahi_view = [e for e in avahi_browse_once(av, "-r", TYPE) if e["event"] == "resolved" and e["name"] == name]
+        v6 = av.run("timeout", "10", "avahi-resolve-host-name", "-6", host.rstrip("."), timeout=15, check=False).split()
+        problems = []
+        for e in avahi_view or [ar]:
+            if not same_host(e["host"], host) or e["port"] != 8080 or e["txt"] != TXT:
+                problems.append(f"avahi-browse saw host {e['host']} port {e['port']} TXT {show_txt(e['txt'])}")
+        avahi_addrs = {plain(e["address"]) for e in avahi_view} | ({plain(v6[1])} if len(v6) > 1 else set())
+        if c1.v4 not in avahi_addrs:
+            problems.append(f"avahi has no {c1.v4} among {sorted(avahi_addrs)}")
+        if not any(ipaddress.ip_address(a).version == 6 for a in avahi_addrs):
+            problems.append(f"avahi resolves {host} to no IPv6 address ({' '.join(v6) or 'nothing'})")
+        if avahi_addrs - {plain(a) for a in host_addresses(c1)}:
+            problems.append(f"avahi has addresses not of c1: {sorted(avahi_addrs)}")
+        if problems:
+            raise Failure("; ".join(problems) + "\n" + ab.tail())
+
+        mark_z = zb.mark()
+        t1 = time.monotonic()
+        agent.send(cmd="updateTXT", id="p1", txt=TXT2)
+        agent.wait_for({"event": "txtUpdated", "id": "p1"}, 10)
+        zu = wait_resolved(zb, name, host, 8080, TXT2, c1, 10, after=mark_z)
+        au = None
+        while au is None and time.monotonic() - t1 < 10:
+            seen = [e for e in avahi_browse_once(av, "-r", TYPE) if e["event"] == "resolved" and e["name"] == name]
+            if seen and all(e["txt"] == TXT2 for e in seen):
+                au = time.monotonic()
+        if au is None:
+            raise Failure(f"avahi-browse never showed the new TXT {show_txt(TXT2)}: last {seen}")
+
+        mark_z, mark_a = zb.mark(), ab.mark()
+        tq = quit_agent(agent)
+        zgone = zb.wait_for({"event": "removed", "name": name}, 2, after=mark_z, what="removal (zeroconf)")
+        found = {(e["interface"], e["protocol"]) for e in ab.select({"event": "found", "name": name})}
+        agone = ab.wait_all({"event": "removed", "name": name}, len(found), 2, key="protocol", after=mark_a)
+        return [f"avahi resolved {ar['t'] - t0:.2f} s and zeroconf {zr['t'] - t0:.2f} s after publish",
+                f"TXT update seen by zeroconf {zu['t'] - t1:.2f} s, avahi {au - t1:.2f} s",
+                f"removal seen by zeroconf {zgone['t'] - tq:.2f} s, avahi {agone - tq:.2f} s after quit"]
+
+
+@scenario("peers-publish", "Ciao browses and resolves avahi's and python-zeroconf's services")
+def peers_publish(s: Suite) -> list[str]:
+    """avahi (D-Bus, binary TXT) and python-zeroconf publish; the agent finds and resolves
+    both exactly, sees their TXT updates and their removal."""
+    with s.lab("peers-publish", ["c1", "av", "zc"]) as lab:
+        c1, av, zch = lab["c1"], lab["av"], lab["zc"]
+        lab.start_avahi(av)
+        ap = s.avahi_client(av)
+        zc = s.zeroconf(zch)
+        expect_published(ap, "a", "Avahi Peer Ü", port=9000)
+        expect_published(zc, "z", "Zeroconf Peer Ü", port=9001)
+        # (instance name, peer process, its publish id, owner host, SRV host, port)
+        peers = [("Avahi Peer Ü", ap, "a", av, f"{av.name}-avahi.local.", 9000),
+                 ("Zeroconf Peer Ü", zc, "z", zch, f"{zch.name}-zc.local.", 9001)]
+        agent = s.agent(c1)
+        t0 = time.monotonic()
+        agent.send(cmd="browse", id="b", type=TYPE)
+        figures = []
+        for name, _, _, owner, host, port in peers:
+            r = wait_resolved(agent, name, host, port, TXT, owner, 10, id_="b")
+            figures.append(f"{name.split()[0]} resolved {r['t'] - t0:.2f} s")
+        for name, peer, pid, owner, host, port in peers:
+            mark = agent.mark()
+            t1 = time.monotonic()
+            peer.send(cmd="updateTXT", id=pid, txt=TXT2)
+            r = wait_resolved(agent, name, host, port, TXT2, owner, 10, after=mark, id_="b")
+            figures.append(f"{name.split()[0]} TXT update {r['t'] - t1:.2f} s")
+        for name, peer, pid, *_ in peers:
+            mark = agent.mark()
+            t1 = time.monotonic()
+            peer.send(cmd="unpublish", id=pid)
+            r = agent.wait_for({"event": "removed", "name": name, "id": "b"}, 5, after=mark)
+            figures.append(f"{name.split()[0]} removal {r['t'] - t1:.2f} s")
+        return figures
+
+
+@scenario("conflicts", "name conflicts with avahi and python-zeroconf end with one owner")
+def conflicts(s: Suite) -> list[str]:
+    """A peer owns a name: Ciao renames to "X (2)", or fails with -65548 when renaming is off.
+    Ciao owns a name: avahi-publish-service and python-zeroconf are the ones that give way."""
+    with s.lab("conflicts", ["c1", "av", "zc"]) as lab:
+        c1, av = lab["c1"], lab["av"]
+        lab.start_avahi(av)
+        ap = s.avahi_client(av)
+        zc = s.zeroconf(lab["zc"])
+        agent = s.agent(c1)
+        figures = []
+        for owner, peer, name in (("avahi", ap, "Conflict Avahi"), ("zeroconf", zc, "Conflict Zeroconf")):
+            expect_published(peer, "own", name, port=9000)
+            t0 = time.monotonic()
+            ev = publish(agent, f"{owner}-rename", name)
+            if ev["event"] != "published" or ev["name"] != f"{name} (2)":
+                raise Failure(f"owner {owner}: expected published as {name + ' (2)'!r}, got {ev}")
+            t1 = time.monotonic()
+            ev = publish(agent, f"{owner}-strict", name, rename=False)
+            if ev["event"] != "publishFailed" or ev.get("code") != NAME_CONFLICT:
+                raise Failure(f"owner {owner}: expected publishFailed {NAME_CONFLICT} with rename false, got {ev}")
+            figures.append(f"vs {owner}: renamed in {t1 - t0:.2f} s, strict failure in {time.monotonic() - t1:.2f} s")
+
+        owned = "Owned By Ciao"
+        host = expect_published(agent, "own", owned)["host"]
+        mark = agent.mark()
+        aps = av.spawn("avahi-publish-service", "avahi-publish-service", owned, TYPE, "9100",
+                       parse=lambda l: {"event": "line", "line": l}, stdin=False)
+        est = aps.wait_for(lambda e: "Established under name" in e.get("line", ""), 15,
+                           what="avahi-publish-service establishing")
+        avahi_name = est["line"].split("'")[1]
+        if avahi_name == owned:
+            raise Failure(f"avahi-publish-service established {owned!r} although Ciao owns it\n{aps.tail()}")
+        ev = publish(zc, "strict", owned, port=9101)
+        if ev["event"] != "publishFailed":
+            raise Failure(f"zeroconf registered {owned!r} although Ciao owns it: {ev}")
+        zc_name = expect_published(zc, "renamed", owned, port=9102, rename=True)["name"]
+        if zc_name == owned:
+            raise Failure(f"zeroconf with allow_name_change kept {owned!r}")
+        zc.send(cmd="resolve", id="r", name=owned, type=TYPE, timeout=5)
+        r = zc.wait_for(lambda e: e.get("id") == "r" and e["event"] in ("resolved", "resolveFailed"), 10)
+        if r["event"] != "resolved" or not same_host(r["host"], host) or r["port"] != 8080:
+            raise Failure(f"{owned!r} no longer resolves to Ciao ({host}:8080): {r}")
+        later = [e for e in agent.select(lambda e: e.get("id") == "own", after=mark)]
+        if later:
+            raise Failure(f"the agent reported more about {owned!r} after the peers tried it: {later}")
+        figures.append(f"Ciao kept {owned!r}; avahi took {avahi_name!r}, zeroconf {zc_name!r}")
+        return figures
+
+
+@scenario("types", "service type enumeration both ways")
+def types(s: Suite) -> list[str]:
+    """The agent's types session lists _zctype._tcp (zeroconf) and _avtype._tcp (avahi);
+    `avahi-browse -a` lists the agent's _ciaotype._tcp service."""
+    with s.lab("types", ["c1", "av", "zc"]) as lab:
+        c1, av = lab["c1"], lab["av"]
+        lab.start_avahi(av)
+        ap = s.avahi_client(av)
+        zc = s.zeroconf(lab["zc"])
+        expect_published(ap, "a", "Type Avahi", type_="_avtype._tcp", port=9000)
+        expect_published(zc, "z", "Type Zeroconf", type_="_zctype._tcp", port=9001)
+        agent = s.agent(c1)
+        expect_published(agent, "p", "Type Ciao", type_="_ciaotype._tcp")
+        t0 = time.monotonic()
+        agent.send(cmd="types", id="t")
+        t_types = agent.wait_all(lambda e: e.get("event") == "type" and e.get("type") in ("_avtype._tcp", "_zctype._tcp"),
+                                 2, 10, key="type")
+        agent.send(cmd="stopTypes", id="t")
+        t1 = time.monotonic()
+        while True:
+            seen = avahi_browse_once(av, "-a")
+            if any(e["event"] == "found" and e["type"] == "_ciaotype._tcp" and e["name"] == "Type Ciao" for e in seen):
+                break
+            if time.monotonic() - t1 > 10:
+                raise Failure(f"avahi-browse -a never listed Type Ciao._ciaotype._tcp: {seen}")
+        return [f"agent listed both peer types in {t_types - t0:.2f} s",
+                f"avahi-browse -a listed Ciao's in {time.monotonic() - t1:.2f} s"]
+
+
+@scenario("same-host", "Ciao and avahi-daemon share one host and port 5353")
+def same_host_scenario(s: Suite) -> list[str]:
+    """avahi-daemon and the agent both run in host sh (both bound to 5353); a zeroconf browser
+    elsewhere sees both services, the agent sees avahi's, and avahi sees the agent's."""
+    with s.lab("same-host", ["sh", "zb"]) as lab:
+        sh_ = lab["sh"]
+        lab.start_avahi(sh_)
+        ap = s.avahi_client(sh_)
+        expect_published(ap, "a", "Same Host Avahi", port=9000)
+        agent = s.agent(sh_)
+        host = expect_published(agent, "p", "Same Host Ciao")["host"]
+        zb = s.zeroconf(lab["zb"])
+        t0 = time.monotonic()
+        zb.send(cmd="browse", id="b", type=TYPE)
+        agent.send(cmd="browse", id="b", type=TYPE)
+        r1 = wait_resolved(zb, "Same Host Ciao", host, 8080, TXT, sh_, 10)
+        r2 = wait_resolved(zb, "Same Host Avahi", f"{sh_.name}-avahi.local.", 9000, TXT, sh_, 10)
+        r3 = wait_resolved(agent, "Same Host Avahi", f"{sh_.name}-avahi.local.", 9000, TXT, sh_, 10, id_="b")
+        t1 = time.monotonic()
+        while True:
+            seen = [e for e in avahi_browse_once(sh_, "-r", TYPE) if e["event"] == "resolved" and e["name"] == "Same Host Ciao"]
+            if seen and all(same_host(e["host"], host) and e["port"] == 8080 and e["txt"] == TXT for e in seen):
+                break
+            if time.monotonic() - t1 > 10:
+                raise Failure(f"avahi-browse on the same host never resolved Same Host Ciao correctly: {seen}")
+        return [f"zeroconf resolved Ciao's {r1['t'] - t0:.2f} s and avahi's {r2['t'] - t0:.2f} s",
+                f"agent resolved avahi's {r3['t'] - t0:.2f} s", f"avahi-browse resolved Ciao's {time.monotonic() - t1:.2f} s"]
+
+
+@scenario("scale", "200 avahi services resolved within 10 s, without and with 10 % loss")
+def scale(s: Suite) -> list[str]:
+    """avahi publishes 200 services (D-Bus); a fresh agent browses and must resolve all 200
+    within 10 s; then again with 10 % random loss both ways on the agent's link."""
+    count, bound = 200, 10.0
+    with s.lab("scale", ["c1", "av"]) as lab:
+        c1, av = lab["c1"], lab["av"]
+        lab.start_avahi(av)
+        ap = s.avahi_client(av)
+        ev = publish(ap, "many", "Scale", type_="_ciaoscale._tcp", port=10000, count=count, timeout=90)
+        if ev["event"] != "published":
+            raise Failure(f"avahi did not establish {count} services: {ev}")
+        figures = []
+        for loss in (0, 10):
+            c1.loss(loss)
+            agent = s.agent(c1, name=f"agent-loss{loss}")
+            t0 = time.monotonic()
+            agent.send(cmd="browse", id="b", type="_ciaoscale._tcp")
+            t = agent.wait_all({"event": "resolved", "id": "b"}, count, bound)
+            figures.append(f"{count} resolved in {t - t0:.2f} s with {loss} % loss"
+                           + (f" ({c1.dropped()} packets dropped)" if loss else ""))
+            quit_agent(agent)
+        return figures
+
+
+@scenario("unicast-safety", "no answers off-link; legacy unicast answered correctly")
+def unicast_safety(s: Suite) -> list[str]:
+    """A raw querier on host q sends unicast queries to the agent from an off-link source
+    (198.19.200.1, routed via q): no answer within 2 s. Legacy unicast queries (on-link, source
+    port != 5353) for the agent's SRV, TXT and PTR get unicast answers with the same ID, the
+    question echoed, no cache-flush bit and TTL <= 10."""
+    name = "Unicast Ciao"
+    offlink = "198.19.200.1"
+    with s.lab("unicast-safety", ["c1", "q"]) as lab:
+        c1, q = lab["c1"], lab["q"]
+        q.run("ip", "addr", "add", f"{offlink}/24", "dev", "civ0")
+        c1.run("ip", "route", "add", "198.19.200.0/24", "via", q.v4)      # so an answer could reach it
+        # counts the off-link queries that reach c1's UDP layer (else the test would prove nothing)
+        c1.nft("table inet ciaocount {\n chain in {\n  type filter hook input priority 0; policy accept;\n"
+               f"  ip saddr {offlink} udp dport 5353 counter\n }}\n}}\n")
+        agent = s.agent(c1)
+        expect_published(agent, "p", name)
+        instance = [name, "_ciaotest", "_tcp", "local"]
+        for sport in (5353, 40000):
+            replies = raw_query(q, src=offlink, sport=sport, dst=c1.v4, qtype="SRV", labels=instance, qid=7)
+            if replies:
+                raise Failure(f"the agent answered an off-link query (source {offlink}:{sport}): "
+                              f"{[describe_reply(r) for r in replies]}")
+        hits = int(re.search(r"packets (\d+)", c1.run("nft", "list", "table", "inet", "ciaocount")).group(1))
+        if hits < 2:
+            raise Failure(f"the off-link queries did not reach c1's stack (counter {hits}): the test is void")
+        figures = [f"no answer to {hits} off-link queries in 2 s"]
+        for qid, (qtype, qname) in enumerate((("SRV", instance), ("TXT", instance),
+                                              ("PTR", ["_ciaotest", "_tcp", "local"])), start=0x4321):
+            replies = raw_query(q, src=q.v4, sport=0, dst="224.0.0.251", qtype=qtype, labels=qname, qid=qid)
+            problems = legacy_problems(replies, c1, qid, qtype, qname)
+            if problems:
+                raise Failure(f"legacy unicast {qtype} query: " + "; ".join(problems))
+            figures.append(f"legacy {qtype} answered in {replies[0]['t'] - replies[0]['sent']:.3f} s")
+        return figures
+
+
+def raw_query(q: Host, src: str, sport: int, dst: str, qtype: str, labels: list[str], qid: int) -> list[dict]:
+    """Replies (parsed) to one query sent from host q; waits 2 s."""
+    out = q.run(sys.executable, os.path.join(PEERS, "raw_query.py"), "--src", src, "--sport", str(sport),
+                "--dst", dst, "--id", str(qid), "--qtype", qtype, "--wait", "2", "--name", *labels, timeout=15)
+    events = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
+    sent = events[-1]["sent"]
+    return [dict(e, sent=sent, msg=dnsmsg.parse(bytes.fromhex(e["message"]))) for e in events if e["event"] == "reply"]
+
+
+def describe_reply(r: dict) -> str:
+    m = r["msg"]
+    recs = [f"{dnsmsg.show_name(x['name'])} {dnsmsg.TYPE_NAMES.get(x['type'], x['type'])} class=0x{x['class']:04x} "
+            f"ttl={x['ttl']}" for sec in ("answers", "authority", "additional") for x in m[sec]]
+    return f"from {r['from']}:{r['port']} id={m['id']} flags=0x{m['flags']:04x} records: " + ", ".join(recs)
+
+
+def legacy_problems(replies: list[dict], c1: Host, qid: int, qtype: str, qname: list[str]) -> list[str]:
+    """What is wrong with the replies to a legacy unicast query (empty list: all fine)."""
+    if not replies:
+        return ["no reply within 2 s"]
+    if len(replies) > 1:
+        return [f"{len(replies)} replies: {[describe_reply(r) for r in replies]}"]
+    r, m = replies[0], replies[0]["msg"]
+    want = [l.encode() for l in qname]
+    p = []
+    if r["from"] != c1.v4 or r["port"] != 5353:
+        p.append(f"reply from {r['from']}:{r['port']}, not {c1.v4}:5353")
+    if m["id"] != qid:
+        p.append(f"id {m['id']} != {qid}")
+    if not m["flags"] & 0x8000:
+        p.append("QR bit not set")
+    if (len(m["questions"]) != 1 or not dnsmsg.same_name(m["questions"][0][0], want)
+            or m["questions"][0][1:] != (dnsmsg.TYPES[qtype], 1)):
+        p.append(f"question not echoed: {[(dnsmsg.show_name(n), t, c) for n, t, c in m['questions']]}")
+    if not any(a["type"] == dnsmsg.TYPES[qtype] and dnsmsg.same_name(a["name"], want) for a in m["answers"]):
+        p.append(f"no {qtype} answer for the question")
+    for sec in ("answers", "authority", "additional"):
+        for x in m[sec]:
+            if x["class"] & dnsmsg.CACHE_FLUSH:
+                p.append(f"cache-flush bit on {dnsmsg.show_name(x['name'])} type {x['type']}")
+            if x["ttl"] > 10:
+                p.append(f"TTL {x['ttl']} > 10 on {dnsmsg.show_name(x['name'])} type {x['type']}")
+    return p + ([describe_reply(r)] if p else [])
+
+
+@scenario("flap", "50 link flaps and address changes: both sides recover, no fd leak")
+def flap(s: Suite) -> list[str]:
+    """The agent publishes and browses; its link goes down/up 50 times (addresses removed and
+    re-added every 10th time). Then a fresh zeroconf browser (empty cache) resolves the agent's
+    service, the agent's browse session still has the peer's service and resolves it, and the
+    agent's descriptor count is unchanged."""
+    with s.lab("flap", ["c1", "zc", "zb"]) as lab:
+        c1, zch = lab["c1"], lab["zc"]
+        zc = s.zeroconf(zch)
+        expect_published(zc, "z", "Flap Peer", port=9001)
+        agent = s.agent(c1)
+        host = expect_published(agent, "p", "Flap Ciao")["host"]
+        agent.send(cmd="browse", id="b", type=TYPE)
+        wait_resolved(agent, "Flap Peer", f"{zch.name}-zc.local.", 9001, TXT, zch, 10, id_="b")
+        time.sleep(1)
+        fds0 = stats(agent)["fds"]
+        t0 = time.monotonic()
+        for i in range(50):
+            c1.link(False)
+            time.sleep(0.05)
+            c1.link(True)
+            if i % 10 == 9:
+                c1.addresses(False)
+                time.sleep(0.2)
+                c1.addresses(True)
+            time.sleep(0.2)
+        t_flaps = time.monotonic() - t0
+
+        t1 = time.monotonic()
+        zb = s.zeroconf(lab["zb"])
+        zb.send(cmd="browse", id="b", type=TYPE)
+        rz = wait_resolved(zb, "Flap Ciao", host, 8080, TXT, c1, 15)
+
+        def membership():
+            return agent.select(lambda e: e.get("id") == "b" and e.get("name") == "Flap Peer"
+                                and e["event"] in ("found", "removed"))
+        deadline = time.monotonic() + 10
+        while membership()[-1]["event"] == "removed" and time.monotonic() < deadline:
+            time.sleep(0.2)
+        last = membership()
+        if last[-1]["event"] == "removed":
+            raise Failure(f"the agent's browse session has not found Flap Peer again within 10 s "
+                          f"(last: removed at t={last[-1]['t']:.3f}, flaps ended at t={t1:.3f})")
+        mark = agent.mark()
+        agent.send(cmd="resolve", id="r", name="Flap Peer", type=TYPE, timeout=5)
+        ra = agent.wait_for(lambda e: e.get("id") == "r" and e["event"] in ("resolved", "resolveFailed"), 10, after=mark)
+        if ra["event"] != "resolved" or resolution_problems(ra, f"{zch.name}-zc.local.", 9001, TXT, zch):
+            raise Failure(f"after the flaps the agent cannot resolve Flap Peer correctly: {ra}")
+        deadline = time.monotonic() + 5
+        while True:                                  # sockets of vanished addresses may close late
+            fds = stats(agent)["fds"]
+            if fds == fds0 or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        if fds != fds0:
+            raise Failure(f"the agent has {fds} descriptors after the flaps, {fds0} before")
+        flips = len(last) - 1
+        return [f"50 flaps in {t_flaps:.1f} s", f"a fresh zeroconf resolved Ciao's {rz['t'] - t1:.2f} s later",
+                f"agent browse saw {flips} found/removed changes of the peer, the last found "
+                f"{last[-1]['t'] - t1:+.2f} s after the flaps", f"fds {fds0} -> {fds}"]
+
+
+def stats(agent: JsonProc) -> dict:
+    mark = agent.mark()
+    agent.send(cmd="stats", id="s")
+    return agent.wait_for({"event": "stats", "id": "s"}, 5, after=mark)
+
+
+# ---------------------------------------------------------------------------- main
+
+def main() -> int:
+    a = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    a.add_argument("--agent", required=True, help="path of the CiaoInteropAgent executable")
+    a.add_argument("--zeroconf-python", default=sys.executable, help="python with zeroconf installed")
+    a.add_argument("--dbus-python", default="/usr/bin/python3", help="python with Debian's python3-dbus")
+    a.add_argument("--prefix", default=f"ciaoint{os.getpid()}", help="namespace name prefix, unique per run")
+    a.add_argument("--workdir", default=f"/tmp/ciao-interop.{os.getpid()}", help="logs and daemon state")
+    a.add_argument("--list", action="store_true", help="list the scenarios and exit")
+    a.add_argument("scenarios", nargs="*", metavar="SCENARIO", help="run only these (default: all)")
+    args = a.parse_args()
+    if args.list:
+        for n, (_, summary) in SCENARIOS.items():
+            print(f"{n:16} {summary}")
+        return 0
+    unknown = [n for n in args.scenarios if n not in SCENARIOS]
+    if unknown:
+        a.error(f"unknown scenario(s) {', '.join(unknown)}; known: {', '.join(SCENARIOS)}")
+    # SIGTERM (from interop.sh's timeout or trap) unwinds like an exception: the labs close
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    suite = Suite(args)
+    os.makedirs(args.workdir, exist_ok=True)
+    results = []
+    for name in args.scenarios or list(SCENARIOS):
+        fn, summary = SCENARIOS[name]
+        suite.agents = []
+        t0 = time.monotonic()
+        try:
+            figures = fn(suite)
+            # the lab stopped any agent still running with SIGTERM, which must end it like quit
+            for agent in suite.agents:
+                if agent.proc.returncode != 0:
+                    raise Failure(f"{agent.name} exited with status {agent.proc.returncode} (SIGTERM or quit "
+                                  f"must end it with 0)\n{agent.tail(40)}")
+            line = f"PASS {name}: " + "; ".join(figures)
+            results.append((name, True, line))
+            print(line, flush=True)
+        except Failure as f:
+            first, _, rest = str(f).partition("\n")
+            line = f"FAIL {name}: {first}"
+            results.append((name, False, line))
+            print(line, flush=True)
+            if rest:
+                print(rest, flush=True)
+            for agent in suite.agents:
+                if agent.name not in rest:
+                    print(agent.tail(40), flush=True)
+        except Exception as e:               # a harness problem, reported as a failure
+            line = f"FAIL {name}: harness error {type(e).__name__}: {e}"
+            results.append((name, False, line))
+            print(line, flush=True)
+            traceback.print_exc()
+        print(f"     ({summary}; {time.monotonic() - t0:.1f} s; logs in {os.path.join(args.workdir, name)})",
+              flush=True)
+    passed = sum(ok for _, ok, _ in results)
+    closing = f"interop: {passed} passed, {len(results) - passed} failed"
+    with open(os.path.join(args.workdir, "summary.txt"), "w") as f:
+        f.write("\n".join(l for _, _, l in results) + "\n" + closing + "\n")
+    print(closing, flush=True)
+    return 0 if passed == len(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
