@@ -50,6 +50,10 @@ extension MDNSEngine {
                 if sent < Self.probeCount {
                     probing.append(registration)
                     registration.state = .probing(sent: sent + 1, next: now + Self.probeInterval)
+                } else if id != nil, isProbing(host) {
+                    // A service's SRV record names the host: announce it only once the host name
+                    // is ours too, so that no one resolves it to a name we may still lose.
+                    registration.state = .probing(sent: sent, next: now + Self.probeInterval)
                 } else {
                     // Three probes without conflict: the name is ours (§8.3).
                     registration.state = .announcing(sent: 0, next: now)

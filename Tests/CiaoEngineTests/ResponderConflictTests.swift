@@ -215,4 +215,22 @@ import Testing
             seen = received.count
         }
     }
+
+    /// Two hosts start with the same host name, one publishing a service: its SRV record is
+    /// announced only under the host name that host ends up owning.
+    @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6, 7, 8])
+    func serviceIsAnnouncedOnlyOnceItsHostNameIsOwned(seed: UInt64) {
+        var network = SimulatedNetwork(seed: seed)
+        let link = network.addLink()
+        let publisher = network.addHost(named: "twin", links: [link])
+        _ = network.addHost(named: "twin", links: [link])
+        network.withEngine(publisher) { engine, now in _ = engine.register(Support.service("Web"), at: now) }
+        network.run(for: .seconds(10))
+        let finalHost = network.engine(publisher).hostName
+        let announcedTargets = network.sentMessages(by: publisher).flatMap { $0.message.answers }.compactMap { record -> DomainName? in
+            if case .srv(let srv) = record.data, record.ttl > 0 { srv.target } else { nil }
+        }
+        #expect(!announcedTargets.isEmpty)
+        #expect(announcedTargets.allSatisfy { $0 == finalHost })
+    }
 }

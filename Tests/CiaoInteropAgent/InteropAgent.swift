@@ -28,6 +28,8 @@ actor InteropAgent {
             case "stopTypes": typeSessions.removeValue(forKey: id)?.stop()
             case "stats": emit(["event": "stats", "id": id, "fds": Self.openFileDescriptors()])
             case "quit": await quit()
+            // Exits without stopping anything: the runtime's exit hook must still say goodbye.
+            case "exit": exit(0)
             default: emit(["event": "error", "id": id, "message": "unknown command \(name)"])
             }
         } catch {

@@ -134,7 +134,27 @@ final class MDNSRuntime: DiscoveryBackend {
         let thread = Thread { [self] in transfer.loop.run(takeJobs: takeJobs) }
         thread.name = "Ciao mDNS"
         thread.start()
+        if self === MDNSRuntime.shared {
+            atexit { MDNSRuntime.shared.withdrawAllBeforeExit() }
+        }
         return loop.wakeup
+    }
+
+    /// Goodbyes for every publication still up when the process exits normally (RFC 6762
+    /// §10.1), so that browsers drop them at once rather than when their records expire. Waits at
+    /// most half a second for the loop thread.
+    private func withdrawAllBeforeExit() {
+        let done = DispatchSemaphore(value: 0)
+        do {
+            try submit { loop in
+                loop.directory.cancelAll(engine: &loop.engine, at: loop.now)
+                loop.flush()
+                done.signal()
+            }
+        } catch {
+            return
+        }
+        _ = done.wait(timeout: .now() + .milliseconds(500))
     }
 
     /// The machine's host name up to its first dot, as the host label (`<label>.local.`).
