@@ -21,7 +21,7 @@ let package = Package(
         // The public API (DESIGN.md §2) and the runtime binding engine to transport.
         .target(name: "Ciao", dependencies: ["CiaoWire", "CiaoEngine", "CiaoTransport"]),
         // The command-line tool.
-        .executableTarget(name: "ciao", dependencies: ["Ciao", "CiaoWire"]),
+        .executableTarget(name: "ciao", dependencies: ["Ciao", "CiaoEngine", "CiaoTransport", "CiaoWire"]),
         // Codec throughput benchmark; run with `swift run -c release CiaoCodecBenchmark`.
         .executableTarget(name: "CiaoCodecBenchmark", dependencies: ["CiaoWire"]),
         // Many-host churn run in virtual time; run with `swift run -c release CiaoSimulationBenchmark`.

@@ -82,7 +82,7 @@ extension DomainName: CustomStringConvertible, LosslessStringConvertible {
     }
 
     /// `\DDD`: a byte as three decimal digits (RFC 1035 §5.1).
-    static func decimalEscape(_ byte: UInt8) -> String {
+    package static func decimalEscape(_ byte: UInt8) -> String {
         let digits = String(byte)
         return "\\" + String(repeating: "0", count: 3 - digits.count) + digits
     }

@@ -9,29 +9,41 @@ enum CommandLineTool {
     static let usage = """
         usage: ciao <command> [arguments]
 
+        Bonjour / Zeroconf service discovery (multicast DNS and DNS-SD) from the shell.
+
         Commands:
-          decode [FILE]   print the DNS messages in a capture, hex dump or raw file, like dig
+          browse TYPE... | --all         list services as they come and go (-r resolves them)
+          publish NAME TYPE PORT [TXT]   publish a service until interrupted
+          resolve NAME TYPE              print a service's host, port, addresses and TXT
+          types                          list the service types on the network
+          decode [FILE]                  print the DNS messages in a capture, hex dump or raw file
 
         Run "ciao <command> --help" for a command's options.
         Exit status: 0 success; 1 failure; 2 bad arguments.
         """
 
-    static func run(_ arguments: [String]) -> Int32 {
-        guard let command = arguments.first else { return usageError("missing command", usage: usage) }
+    /// The subcommands, by name: their spec (for --help) and how to run them.
+    static let commands: [String: (spec: CommandSpec, run: @Sendable ([String]) async -> Int32)] = [
+        "browse": (BrowseCommand.spec, BrowseCommand.run),
+        "publish": (PublishCommand.spec, PublishCommand.run),
+        "resolve": (ResolveCommand.spec, ResolveCommand.run),
+        "types": (TypesCommand.spec, TypesCommand.run),
+        "decode": (DecodeCommand.spec, { DecodeCommand.run($0) }),
+    ]
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        guard let name = arguments.first else { return usageError("missing command", usage: usage) }
         let rest = Array(arguments.dropFirst())
-        switch command {
-        case "-h", "--help", "help":
+        if ["-h", "--help", "help"].contains(name) {
             print(usage)
             return 0
-        case "decode":
-            if rest.contains("--help") || rest.contains("-h") {
-                print(DecodeCommand.usage)
-                return 0
-            }
-            return DecodeCommand.run(rest)
-        default:
-            return usageError("unknown command \"\(command)\"", usage: usage)
         }
+        guard let command = commands[name] else { return usageError("unknown command \"\(name)\"", usage: usage) }
+        if rest.contains("--help") || rest.contains("-h") {
+            print(command.spec.usage)
+            return 0
+        }
+        return await command.run(rest)
     }
 
     /// Prints `message` and the usage to standard error; returns exit status 2.

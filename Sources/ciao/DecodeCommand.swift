@@ -7,19 +7,26 @@ import Darwin
 
 /// `ciao decode [FILE]`: prints every DNS message in a capture, hex dump or raw file like `dig`.
 enum DecodeCommand {
-    static let usage = """
-        usage: ciao decode [FILE]
-
-        Decodes DNS messages and prints them as dig does. FILE (or standard input when absent or "-")
-        may be a pcap or pcapng capture (UDP port 5353 packets are decoded), hex text (one message per
-        block of lines separated by a blank line), or the raw bytes of one message.
-
-        Exit status: 0 every message decoded; 1 a message or the file could not be decoded; 2 bad arguments.
-        """
+    static let spec = CommandSpec(
+        name: "decode",
+        summary: "Decodes DNS messages and prints them as dig does.",
+        options: [],
+        positionals: [
+            .init(
+                name: "FILE",
+                help: "a pcap or pcapng capture (UDP port 5353), hex text (one message per blank-line-separated block) "
+                    + "or one raw message; standard input when absent or \"-\"",
+                isOptional: true)
+        ],
+        details: "Exit status: 0 every message decoded; 1 a message or the file could not be decoded; 2 bad arguments.")
 
     static func run(_ arguments: [String]) -> Int32 {
-        guard arguments.count <= 1 else { return CommandLineTool.usageError("decode takes at most one FILE", usage: usage) }
-        let path = arguments.first ?? "-"
+        let path: String
+        do {
+            path = try spec.parse(arguments).positional("FILE") ?? "-"
+        } catch {
+            return CommandLineTool.usageError("\(error)", usage: spec.usage)
+        }
         guard let data = readAll(path) else {
             CommandLineTool.printError("cannot read \(path): \(String(cString: strerror(errno)))")
             return 1

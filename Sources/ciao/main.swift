@@ -4,4 +4,4 @@ import Glibc
 import Darwin
 #endif
 
-exit(CommandLineTool.run(Array(CommandLine.arguments.dropFirst())))
+exit(await CommandLineTool.run(Array(CommandLine.arguments.dropFirst())))

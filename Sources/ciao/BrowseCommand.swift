@@ -1,0 +1,201 @@
+import Ciao
+
+/// `ciao browse TYPE... | --all`: services as they come and go, optionally resolved.
+enum BrowseCommand {
+    static let spec = CommandSpec(
+        name: "browse",
+        summary: "Lists services of the given types as they appear and disappear, until interrupted.",
+        options: [
+            .init(names: ["-a", "--all"], value: nil, help: "browse every type found by type enumeration"),
+            .init(names: ["-r", "--resolve"], value: nil, help: "resolve each service: host, port, addresses, TXT"),
+            .init(names: ["-t", "--terminate"], value: nil, help: "exit once the first answers have settled"),
+            .init(names: ["--timeout"], value: "SECONDS", help: "give up resolving a service after this long (default 10)"),
+        ] + CommonOptions.network + [CommonOptions.domain] + CommonOptions.output,
+        positionals: [.init(name: "TYPE", help: "a service type such as _http._tcp", isVariadic: true)],
+        details: CommonOptions.formatsHelp + "\n\nExit status: 0 done or interrupted; 1 browsing failed; 2 bad arguments.")
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        let options: BrowseOptions
+        do {
+            options = try BrowseOptions(try spec.parse(arguments))
+        } catch {
+            return CommandLineTool.usageError("\(error)", usage: spec.usage)
+        }
+        do {
+            var browse = try BrowseRun(options: options, scope: try CommonOptions.applyNetworkScope(options.arguments))
+            return await browse.run()
+        } catch {
+            CommandLineTool.printError("\(error)")
+            return 1
+        }
+    }
+}
+
+/// The options of one `ciao browse`, checked.
+struct BrowseOptions {
+    var arguments: ParsedArguments
+    var types: [ServiceType]
+    var all: Bool
+    var resolve: Bool
+    var terminate: Bool
+    var resolutionTimeout: Duration
+    var format: OutputFormat
+
+    init(_ arguments: ParsedArguments) throws {
+        self.arguments = arguments
+        all = arguments.has("--all")
+        do {
+            types = try arguments.variadic("TYPE").map { try ServiceType($0) }
+        } catch {
+            throw ArgumentError("\(error)")
+        }
+        guard all || !types.isEmpty else { throw ArgumentError("give a service TYPE, or --all") }
+        resolve = arguments.has("--resolve")
+        terminate = arguments.has("--terminate")
+        resolutionTimeout = try Self.seconds(arguments.value("--timeout") ?? "10", option: "--timeout")
+        format = try CommonOptions.outputFormat(arguments)
+        _ = try CommonOptions.domain(arguments)
+    }
+
+    static func seconds(_ text: String, option: String) throws(ArgumentError) -> Duration {
+        guard let seconds = Double(text), seconds > 0, seconds <= 86_400 else {
+            throw ArgumentError("\(option) needs a positive number of seconds, not \"\(text)\"")
+        }
+        return .milliseconds(Int(seconds * 1000))
+    }
+}
+
+/// One `ciao browse` at work: every session's events merged into one stream and printed.
+struct BrowseRun {
+    private enum Input {
+        case discovery(DiscoveryEvent)
+        case typeFound(ServiceType)
+        case failed(any Error)
+        case interrupted
+        case tick
+    }
+
+    private let options: BrowseOptions
+    private let printer: OutputPrinter
+    private var interfaces: InterfaceDirectory
+    private let inputs: AsyncStream<Input>
+    private let feed: AsyncStream<Input>.Continuation
+    private var sessions: [ServiceType: DiscoverySession] = [:]
+    private var typeSession: ServiceTypeSession?
+    private var tasks: [Task<Void, Never>] = []
+    private var found: Set<Service> = []
+    private var unresolved: Set<Service> = []
+    private var quiet = QuietPeriod()
+
+    init(options: BrowseOptions, scope: NetworkScope) throws {
+        self.options = options
+        printer = OutputPrinter(format: options.format)
+        interfaces = InterfaceDirectory(scope: scope)
+        (inputs, feed) = AsyncStream.makeStream()
+    }
+
+    mutating func run() async -> Int32 {
+        let status = await browseUntilDone()
+        printer.progress(nil)
+        tasks.forEach { $0.cancel() }
+        typeSession?.stop()
+        for session in sessions.values { await session.stop() }
+        feed.finish()
+        return status
+    }
+
+    private mutating func browseUntilDone() async -> Int32 {
+        let feed = self.feed
+        tasks.append(Task {
+            for await _ in SignalMonitor.interruptions() {
+                feed.yield(.interrupted)
+                return
+            }
+        })
+        if options.terminate {
+            tasks.append(Task {
+                for await _ in QuietPeriod.ticks() { feed.yield(.tick) }
+            })
+        }
+        do {
+            for type in options.types { try await browse(type) }
+            if options.all {
+                let session = ServiceTypeSession()
+                typeSession = session
+                tasks.append(Task {
+                    do {
+                        for try await type in session.types { feed.yield(.typeFound(type)) }
+                    } catch {
+                        feed.yield(.failed(error))
+                    }
+                })
+            }
+        } catch {
+            CommandLineTool.printError("\(error)")
+            return 1
+        }
+        for await input in inputs {
+            switch input {
+            case .discovery(let event):
+                handle(event)
+            case .typeFound(let type):
+                quiet.noteNews()
+                if sessions[type] == nil {
+                    do {
+                        try await browse(type)
+                    } catch {
+                        CommandLineTool.printError("\(error)")
+                        return 1
+                    }
+                }
+            case .failed(let error):
+                CommandLineTool.printError("\(error)")
+                return 1
+            case .interrupted:
+                return 0
+            case .tick:
+                if quiet.hasSettled && unresolved.isEmpty { return 0 }
+            }
+        }
+        return 0
+    }
+
+    private mutating func browse(_ type: ServiceType) async throws {
+        let session = try await CiaoBrowser().browse(
+            type: type, automaticallyResolve: options.resolve, resolutionTimeout: options.resolutionTimeout)
+        sessions[type] = session
+        let feed = self.feed
+        tasks.append(Task {
+            do {
+                for try await event in session.events { feed.yield(.discovery(event)) }
+            } catch {
+                feed.yield(.failed(error))
+            }
+        })
+    }
+
+    private mutating func handle(_ event: DiscoveryEvent) {
+        switch event {
+        case .started, .stopped:
+            return
+        case .found(let service):
+            found.insert(service)
+            if options.resolve { unresolved.insert(service) }
+            printer.print(.found(service, interfaces.info(for: service.interfaceIndex)))
+        case .removed(let service):
+            found.remove(service)
+            unresolved.remove(service)
+            printer.print(.removed(service, interfaces.info(for: service.interfaceIndex)))
+        case .resolved(let resolved):
+            unresolved.remove(resolved.service)
+            printer.print(.resolved(resolved, interfaces.info(for: resolved.service.interfaceIndex)))
+        case .resolutionFailed(let service, let error):
+            unresolved.remove(service)
+            printer.print(.resolutionFailed(service, interfaces.info(for: service.interfaceIndex), error))
+        }
+        quiet.noteNews()
+        if options.resolve {
+            printer.progress(unresolved.isEmpty ? nil : "resolving… \(found.count - unresolved.count) of \(found.count) done")
+        }
+    }
+}

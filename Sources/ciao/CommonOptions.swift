@@ -1,0 +1,56 @@
+import Ciao
+
+/// Options several subcommands share: where to look (interfaces, families, domain) and how to
+/// print (for people, `avahi-browse -p` lines, JSON lines).
+enum CommonOptions {
+    static let network: [CommandSpec.Option] = [
+        .init(names: ["-i", "--interface"], value: "NAME", help: "use only this interface (repeatable)", repeatable: true),
+        .init(names: ["-4"], value: nil, help: "use IPv4 only"),
+        .init(names: ["-6"], value: nil, help: "use IPv6 only"),
+    ]
+
+    static let domain = CommandSpec.Option(
+        names: ["-d", "--domain"], value: "DOMAIN", help: "the domain (multicast DNS serves only local.)")
+
+    static let output: [CommandSpec.Option] = [
+        .init(names: ["-p", "--parsable"], value: nil, help: "print avahi-browse -p lines (fields split by ;)"),
+        .init(names: ["--json"], value: nil, help: "print one JSON object per event per line"),
+    ]
+
+    static let formatsHelp = """
+        Output: for people by default (colour on a terminal unless NO_COLOR is set); with -p the
+        lines of avahi-browse -p: "+;IFACE;IPv4;NAME;TYPE;DOMAIN", "-;..." and
+        "=;IFACE;IPv4;NAME;TYPE;DOMAIN;HOST;ADDRESS;PORT;\\"TXT\\" ..." with names escaped as avahi
+        does (\\DDD); with --json one object per event per line, with an ISO 8601 "time".
+        """
+
+    /// Restricts the process's mDNS runtime to the interfaces and families asked for.
+    static func applyNetworkScope(_ arguments: ParsedArguments) throws -> NetworkScope {
+        let interfaces = arguments.all("--interface")
+        var families: Set<NetworkScope.AddressFamily> = []
+        if arguments.has("-4") { families.insert(.ipv4) }
+        if arguments.has("-6") { families.insert(.ipv6) }
+        let scope = NetworkScope(
+            interfaces: interfaces.isEmpty ? nil : Set(interfaces), families: families.isEmpty ? [.ipv4, .ipv6] : families)
+        try NetworkScope.use(scope)
+        return scope
+    }
+
+    static func outputFormat(_ arguments: ParsedArguments) throws(ArgumentError) -> OutputFormat {
+        switch (arguments.has("--parsable"), arguments.has("--json")) {
+        case (true, true): throw ArgumentError("choose one of --parsable and --json")
+        case (true, false): return .parsable
+        case (false, true): return .json
+        case (false, false): return .human(TerminalStyle.current())
+        }
+    }
+
+    /// The domain given with --domain, or `local.`; anything else is refused up front.
+    static func domain(_ arguments: ParsedArguments) throws(ArgumentError) -> String {
+        guard let domain = arguments.value("--domain") else { return "local." }
+        guard ["local", "local."].contains(domain.lowercased()) else {
+            throw ArgumentError("domain \"\(domain)\" is not served by multicast DNS; use local.")
+        }
+        return "local."
+    }
+}

@@ -1,0 +1,49 @@
+import Ciao
+import Foundation
+
+/// Aligned columns for people, in the manner of avahi-browse: `+` found, `-` removed, `=`
+/// resolved with its details indented below; coloured on a terminal.
+struct HumanFormatter: EventFormatter {
+    var style: TerminalStyle
+
+    static let nameWidth = 32
+    static let typeWidth = 20
+
+    func lines(for event: OutputEvent, at time: Date) -> [String] {
+        switch event {
+        case .found(let service, let interface):
+            return [row(style.paint("+", .green), interface.name, service)]
+        case .removed(let service, let interface):
+            return [row(style.paint("-", .red), interface.name, service)]
+        case .resolved(let resolved, let interface):
+            return [
+                row(style.paint("=", .blue), interface.name, resolved.service),
+                "    hostname = \(resolved.hostName)",
+                "    address  = \(resolved.addresses.joined(separator: ", "))",
+                "    port     = \(resolved.port)",
+                "    txt      = \(ParsableFormatter.txtField(resolved.txtRecord))",
+            ]
+        case .resolutionFailed(let service, let interface, let error):
+            return [row(style.paint("!", .red), interface.name, service) + "  " + style.paint(error.description, .dim)]
+        case .type(let type):
+            return [type.rawValue]
+        case .published(let published):
+            return [
+                "Established under name '\(published.service.name)' (\(published.service.type).local.) on "
+                    + "\(published.hostName) port \(published.port)"
+            ]
+        }
+    }
+
+    private func row(_ mark: String, _ interface: String, _ service: Service) -> String {
+        [
+            mark, Self.padded(interface, 8), Self.padded(service.name, Self.nameWidth),
+            Self.padded(service.type.rawValue, Self.typeWidth), service.domain,
+        ].joined(separator: " ")
+    }
+
+    /// `text` padded with spaces to `width` characters (longer text is kept whole).
+    static func padded(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+}

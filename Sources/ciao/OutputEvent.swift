@@ -1,0 +1,39 @@
+import Ciao
+import Foundation
+
+/// Something a subcommand reports, with what the printers need beyond the API's values.
+enum OutputEvent: Equatable {
+    case found(Service, InterfaceInfo)
+    case removed(Service, InterfaceInfo)
+    case resolved(ResolvedService, InterfaceInfo)
+    case resolutionFailed(Service, InterfaceInfo, CiaoError)
+    case type(ServiceType)
+    case published(PublishedService)
+}
+
+/// A local interface as the printers show it: its name and the families Ciao uses on it.
+struct InterfaceInfo: Equatable {
+    var name: String
+    var families: [NetworkScope.AddressFamily]
+}
+
+/// How a subcommand prints.
+enum OutputFormat: Equatable {
+    case human(TerminalStyle)
+    /// `avahi-browse -p` lines.
+    case parsable
+    case json
+
+    func formatter() -> any EventFormatter {
+        switch self {
+        case .human(let style): HumanFormatter(style: style)
+        case .parsable: ParsableFormatter()
+        case .json: JSONEventFormatter()
+        }
+    }
+}
+
+/// Turns events into output lines; `time` is the event's wall-clock time.
+protocol EventFormatter {
+    func lines(for event: OutputEvent, at time: Date) -> [String]
+}

@@ -1,0 +1,96 @@
+import Ciao
+import CiaoWire
+import Foundation
+
+/// The lines of `avahi-browse -p` (and `-r`), so that scripts written for it can switch: fields
+/// split by `;`, names escaped as avahi escapes them, one line per interface and protocol.
+///
+/// Like avahi, a resolved line carries one address (the first: IPv4 before IPv6) and TXT strings
+/// in reverse wire order. Unlike avahi, which reports each protocol a record arrived over, Ciao
+/// reports each protocol it uses on the interface.
+struct ParsableFormatter: EventFormatter {
+    func lines(for event: OutputEvent, at time: Date) -> [String] {
+        switch event {
+        case .found(let service, let interface):
+            return protocols(interface).map { serviceFields("+", service, interface.name, $0).joined(separator: ";") }
+        case .removed(let service, let interface):
+            return protocols(interface).map { serviceFields("-", service, interface.name, $0).joined(separator: ";") }
+        case .resolved(let resolved, let interface):
+            let address = resolved.addresses.first.map(Self.withoutZone) ?? ""
+            return protocols(interface).map { protocolName in
+                (serviceFields("=", resolved.service, interface.name, protocolName) + [
+                    Self.withoutTrailingDot(resolved.hostName), address, String(resolved.port),
+                    Self.txtField(resolved.txtRecord),
+                ]).joined(separator: ";")
+            }
+        case .resolutionFailed:
+            return []
+        case .type(let type):
+            return ["\(type.rawValue);local"]
+        case .published(let published):
+            return [
+                [
+                    "+", Self.escapedName(published.service.name), published.service.type.rawValue, "local",
+                    Self.withoutTrailingDot(published.hostName), String(published.port),
+                ].joined(separator: ";")
+            ]
+        }
+    }
+
+    private func protocols(_ interface: InterfaceInfo) -> [String] {
+        // avahi lists IPv6 before IPv4 when both arrive together.
+        [NetworkScope.AddressFamily.ipv6, .ipv4].filter(interface.families.contains).map { $0 == .ipv4 ? "IPv4" : "IPv6" }
+    }
+
+    private func serviceFields(_ mark: String, _ service: Service, _ interface: String, _ protocolName: String) -> [String] {
+        [mark, interface, protocolName, Self.escapedName(service.name), service.type.rawValue, Self.withoutTrailingDot(service.domain)]
+    }
+
+    /// avahi's label escaping: letters, digits, `-` and `_` as they are; `.` and `\` after a
+    /// backslash; every other byte as `\DDD`.
+    static func escapedName(_ name: String) -> String {
+        var text = ""
+        for byte in name.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                text.unicodeScalars.append(Unicode.Scalar(byte))
+            case UInt8(ascii: "."), UInt8(ascii: "\\"):
+                text += "\\" + String(Unicode.Scalar(byte))
+            default:
+                text += DomainName.decimalEscape(byte)
+            }
+        }
+        return text
+    }
+
+    /// Each TXT string in double quotes, `"` and `\` after a backslash, bytes outside printable
+    /// ASCII as `\DDD`; strings in reverse wire order, as avahi's string list keeps them.
+    static func txtField(_ txt: TXTRecord) -> String {
+        txtStrings(txt).reversed().map { string in
+            var text = "\""
+            for byte in string {
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): text += "\\" + String(Unicode.Scalar(byte))
+                case 0x20..<0x7F: text.unicodeScalars.append(Unicode.Scalar(byte))
+                default: text += DomainName.decimalEscape(byte)
+                }
+            }
+            return text + "\""
+        }.joined(separator: " ")
+    }
+
+    /// The non-empty strings of the record's wire form.
+    private static func txtStrings(_ txt: TXTRecord) -> [ArraySlice<UInt8>] {
+        ((try? TXTData(wireBytes: [UInt8](txt.wireData)))?.strings ?? []).filter { !$0.isEmpty }
+    }
+
+    static func withoutTrailingDot(_ name: String) -> String {
+        name.hasSuffix(".") ? String(name.dropLast()) : name
+    }
+
+    /// avahi prints link-local IPv6 addresses without their zone.
+    private static func withoutZone(_ address: String) -> String {
+        address.split(separator: "%", maxSplits: 1).first.map(String.init) ?? address
+    }
+}

@@ -1,0 +1,84 @@
+import Ciao
+
+/// `ciao publish NAME TYPE PORT [TXT...]`: publishes a service until interrupted, then withdraws it
+/// with goodbyes.
+enum PublishCommand {
+    static let spec = CommandSpec(
+        name: "publish",
+        summary: "Publishes a service and keeps it published until SIGINT or SIGTERM; prints the name in use.",
+        options: [
+            .init(names: ["-l", "--listener"], value: nil, help: "let Ciao hold an ephemeral port (no PORT argument)"),
+            .init(names: ["--no-rename"], value: nil, help: "fail instead of renaming to \"NAME (2)\" on a conflict"),
+            .init(names: ["-s", "--subtype"], value: "SUB", help: "also publish under a subtype such as _printer (repeatable)",
+                  repeatable: true),
+        ] + CommonOptions.network + [CommonOptions.domain] + [CommonOptions.output[1]],
+        positionals: [
+            .init(name: "NAME", help: "the instance name, up to 63 bytes; \"\" for the host name"),
+            .init(name: "TYPE", help: "the service type, such as _http._tcp"),
+            .init(name: "PORT", help: "the port your service listens on (left out with --listener)", isOptional: true),
+            .init(name: "TXT", help: "KEY=VALUE, KEY= (empty) or KEY (flag); \\xHH in a value is a byte", isVariadic: true),
+        ],
+        details: "Exit status: 0 withdrawn after a signal; 1 publishing failed (e.g. name conflict with --no-rename);"
+            + " 2 bad arguments.")
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        let configuration: PublicationConfiguration
+        let format: OutputFormat
+        let parsed: ParsedArguments
+        do {
+            parsed = try spec.parse(arguments)
+            configuration = try publication(parsed)
+            format = try CommonOptions.outputFormat(parsed)
+        } catch {
+            return CommandLineTool.usageError("\(error)", usage: spec.usage)
+        }
+        let printer = OutputPrinter(format: format)
+        let server = CiaoServer()
+        do {
+            _ = try CommonOptions.applyNetworkScope(parsed)
+            let interruptions = SignalMonitor.interruptions()
+            let follower = Task {
+                for await event in server.events {
+                    switch event {
+                    case .started(let published): printer.print(.published(published))
+                    case .failed(let error): CommandLineTool.printError("\(error)")
+                    case .stopped: return
+                    }
+                }
+            }
+            _ = try await server.start(configuration)
+            for await _ in interruptions { break }
+            await server.stop()
+            follower.cancel()
+            return 0
+        } catch {
+            CommandLineTool.printError("\(error)")
+            return 1
+        }
+    }
+
+    /// The configuration the arguments describe: PORT comes first among the trailing arguments
+    /// unless --listener is given.
+    static func publication(_ arguments: ParsedArguments) throws -> PublicationConfiguration {
+        let listener = arguments.has("--listener")
+        var trailing = (arguments.positional("PORT").map { [$0] } ?? []) + arguments.variadic("TXT")
+        var port: UInt16 = 0
+        if !listener {
+            guard let text = trailing.first else { throw ArgumentError("missing PORT (or use --listener)") }
+            guard let value = UInt16(text), value > 0 else { throw ArgumentError("PORT must be 1–65535, not \"\(text)\"") }
+            port = value
+            trailing.removeFirst()
+        }
+        let type: ServiceType
+        do {
+            type = try ServiceType(arguments.positional("TYPE") ?? "")
+        } catch {
+            throw ArgumentError("\(error)")
+        }
+        _ = try CommonOptions.domain(arguments)
+        return PublicationConfiguration(
+            type: type, name: arguments.positional("NAME") ?? "", port: port, mode: listener ? .listener : .externalPort,
+            allowsRenaming: !arguments.has("--no-rename"), txtRecord: try TXTArguments.record(trailing),
+            subtypes: arguments.all("--subtype"))
+    }
+}

@@ -1,0 +1,53 @@
+import Ciao
+
+/// `ciao resolve NAME TYPE [DOMAIN]`: host, port, addresses and TXT of one service.
+enum ResolveCommand {
+    static let spec = CommandSpec(
+        name: "resolve",
+        summary: "Resolves one service to its host, port, addresses and TXT record.",
+        options: [.init(names: ["--timeout"], value: "SECONDS", help: "give up after this long (default 10)")]
+            + CommonOptions.network + CommonOptions.output,
+        positionals: [
+            .init(name: "NAME", help: "the instance name"),
+            .init(name: "TYPE", help: "the service type, such as _http._tcp"),
+            .init(name: "DOMAIN", help: "local. (the default)", isOptional: true),
+        ],
+        details: CommonOptions.formatsHelp + "\n\nExit status: 0 resolved; 1 not resolved in time; 2 bad arguments.")
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        let service: Service
+        let timeout: Duration
+        let format: OutputFormat
+        let parsed: ParsedArguments
+        do {
+            parsed = try spec.parse(arguments)
+            let domain = parsed.positional("DOMAIN") ?? "local."
+            guard ["local", "local."].contains(domain.lowercased()) else {
+                throw ArgumentError("domain \"\(domain)\" is not served by multicast DNS; use local.")
+            }
+            let type: ServiceType
+            do {
+                type = try ServiceType(parsed.positional("TYPE") ?? "")
+            } catch {
+                throw ArgumentError("\(error)")
+            }
+            service = Service(name: parsed.positional("NAME") ?? "", type: type)
+            timeout = try BrowseOptions.seconds(parsed.value("--timeout") ?? "10", option: "--timeout")
+            format = try CommonOptions.outputFormat(parsed)
+        } catch {
+            return CommandLineTool.usageError("\(error)", usage: spec.usage)
+        }
+        do {
+            var interfaces = InterfaceDirectory(scope: try CommonOptions.applyNetworkScope(parsed))
+            let resolved = try await CiaoResolver.resolve(service, timeout: timeout)
+            OutputPrinter(format: format).print(.resolved(resolved, interfaces.info(for: resolved.service.interfaceIndex)))
+            return 0
+        } catch CiaoError.timedOut {
+            CommandLineTool.printError("\(service) was not resolved within \(timeout)")
+            return 1
+        } catch {
+            CommandLineTool.printError("\(error)")
+            return 1
+        }
+    }
+}

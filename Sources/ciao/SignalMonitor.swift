@@ -1,0 +1,31 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// SIGINT and SIGTERM as an async sequence, so that a command can stop cleanly (goodbyes sent)
+/// instead of dying.
+enum SignalMonitor {
+    static func interruptions() -> AsyncStream<Int32> {
+        AsyncStream { continuation in
+            let sources = SignalSources(
+                sources: [SIGINT, SIGTERM].map { number in
+                    signal(number, SIG_IGN)
+                    let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                    source.setEventHandler { continuation.yield(number) }
+                    source.resume()
+                    return source
+                })
+            continuation.onTermination = { _ in sources.cancel() }
+        }
+    }
+}
+
+/// Dispatch sources are safe to cancel from any thread; the overlay does not say so.
+private struct SignalSources: @unchecked Sendable {
+    let sources: [any DispatchSourceSignal]
+
+    func cancel() { sources.forEach { $0.cancel() } }
+}

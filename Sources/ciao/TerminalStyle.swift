@@ -1,0 +1,28 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// Whether output goes to a terminal, and whether it may be coloured (https://no-color.org).
+struct TerminalStyle: Equatable {
+    var isTerminal: Bool
+    var usesColor: Bool
+
+    static let plain = TerminalStyle(isTerminal: false, usesColor: false)
+
+    static func current() -> TerminalStyle {
+        let terminal = isatty(STDOUT_FILENO) == 1
+        let noColor = ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+        return TerminalStyle(isTerminal: terminal, usesColor: terminal && !noColor)
+    }
+
+    enum Color: String {
+        case green = "32", red = "31", blue = "34", dim = "2", bold = "1"
+    }
+
+    func paint(_ text: String, _ color: Color) -> String {
+        usesColor ? "\u{1B}[\(color.rawValue)m\(text)\u{1B}[0m" : text
+    }
+}

@@ -1,0 +1,72 @@
+import Ciao
+
+/// `ciao types`: the service types on the network (RFC 6763 §9).
+enum TypesCommand {
+    static let spec = CommandSpec(
+        name: "types",
+        summary: "Lists the service types announced on the network, until interrupted.",
+        options: [.init(names: ["-t", "--terminate"], value: nil, help: "exit once the first answers have settled")]
+            + CommonOptions.network + CommonOptions.output,
+        positionals: [],
+        details: "Exit status: 0 done or interrupted; 1 enumeration failed; 2 bad arguments.")
+
+    /// What the listing loop waits for; an interruption ends the stream.
+    private enum Input {
+        case found(ServiceType)
+        case failed(any Error)
+        case tick
+    }
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        let parsed: ParsedArguments
+        let format: OutputFormat
+        do {
+            parsed = try spec.parse(arguments)
+            format = try CommonOptions.outputFormat(parsed)
+        } catch {
+            return CommandLineTool.usageError("\(error)", usage: spec.usage)
+        }
+        do {
+            _ = try CommonOptions.applyNetworkScope(parsed)
+        } catch {
+            CommandLineTool.printError("\(error)")
+            return 1
+        }
+        let printer = OutputPrinter(format: format)
+        let session = ServiceTypeSession()
+        defer { session.stop() }
+        var quiet = QuietPeriod()
+        let (inputs, feed) = AsyncStream<Input>.makeStream()
+        let tasks = [
+            Task {
+                do {
+                    for try await type in session.types { feed.yield(.found(type)) }
+                } catch {
+                    feed.yield(.failed(error))
+                }
+            },
+            Task {
+                for await _ in SignalMonitor.interruptions() { break }
+                feed.finish()
+            },
+            Task {
+                guard parsed.has("--terminate") else { return }
+                for await _ in QuietPeriod.ticks() { feed.yield(.tick) }
+            },
+        ]
+        defer { tasks.forEach { $0.cancel() } }
+        for await input in inputs {
+            switch input {
+            case .found(let type):
+                quiet.noteNews()
+                printer.print(.type(type))
+            case .failed(let error):
+                CommandLineTool.printError("\(error)")
+                return 1
+            case .tick:
+                if quiet.hasSettled { return 0 }
+            }
+        }
+        return 0
+    }
+}
