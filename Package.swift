@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Ciao", targets: ["Ciao"]),
         .library(name: "CiaoWire", targets: ["CiaoWire"]),
+        .library(name: "CiaoNetService", targets: ["CiaoNetService"]),
         .executable(name: "ciao", targets: ["ciao"]),
     ],
     targets: [
@@ -20,6 +21,8 @@ let package = Package(
         .target(name: "CiaoTransport", dependencies: ["CiaoEngine", "CCiaoShim"]),
         // The public API (DESIGN.md §2) and the runtime binding engine to transport.
         .target(name: "Ciao", dependencies: ["CiaoWire", "CiaoEngine", "CiaoTransport"]),
+        // Foundation's NetService and NetServiceBrowser for Linux, on the public API.
+        .target(name: "CiaoNetService", dependencies: ["Ciao"]),
         // The command-line tool.
         .executableTarget(name: "ciao", dependencies: ["Ciao", "CiaoEngine", "CiaoTransport", "CiaoWire"]),
         // Codec throughput benchmark; run with `swift run -c release CiaoCodecBenchmark`.
@@ -34,7 +37,7 @@ let package = Package(
         // Socket tests; they run only inside the namespace Scripts/transport-tests.sh creates.
         .testTarget(name: "CiaoTransportTests", dependencies: ["CiaoTransport", "CiaoEngine", "CiaoWire"]),
         // Drives the public API from JSON lines for the interop suite (Scripts/interop.sh).
-        .executableTarget(name: "CiaoInteropAgent", dependencies: ["Ciao"], path: "Tests/CiaoInteropAgent"),
+        .executableTarget(name: "CiaoInteropAgent", dependencies: ["Ciao", "CiaoTransport"], path: "Tests/CiaoInteropAgent"),
         .testTarget(name: "CiaoCommandTests", dependencies: ["ciao", "CiaoWire"]),
     ],
     swiftLanguageModes: [.v6]

@@ -16,9 +16,7 @@ public enum CiaoResolver {
         guard timeout > .zero else {
             throw CiaoError.invalidConfiguration("the resolve timeout must be positive, not \(timeout)")
         }
-        guard Service.isLocalDomain(service.domain) else {
-            throw CiaoError.invalidConfiguration("domain \"\(service.domain)\" is not served by multicast DNS")
-        }
+        try service.checkResolvable()
         let (results, sink) = AsyncStream<ResolvedService>.makeStream(bufferingPolicy: .bufferingOldest(1))
         let token = try backend.resolve(service) { sink.yield($0) }
         defer { backend.cancel(token) }
@@ -40,6 +38,19 @@ public enum CiaoResolver {
                 throw CiaoError.timedOut
             }
             return resolved
+        }
+    }
+}
+
+extension Service {
+    /// Throws `invalidConfiguration` for what no network lookup could find: an instance name that
+    /// is empty or longer than a DNS label (63 bytes, RFC 6763 §4.1.1), or a domain other than `local.`.
+    func checkResolvable() throws(CiaoError) {
+        guard (1...63).contains(name.utf8.count) else {
+            throw .invalidConfiguration("the instance name must be 1 to 63 bytes of UTF-8, not \(name.utf8.count)")
+        }
+        guard Service.isLocalDomain(domain) else {
+            throw .invalidConfiguration("domain \"\(domain)\" is not served by multicast DNS")
         }
     }
 }

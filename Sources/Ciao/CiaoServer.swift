@@ -90,9 +90,11 @@ public actor CiaoServer {
     /// Replaces the TXT record of the running publication; browsers see the change (RFC 6762 §8.4).
     /// ``TXTRecord/empty`` clears it. Throws `stopped` when nothing is published.
     public func updateTXT(_ txtRecord: TXTRecord) async throws {
-        guard current != nil else { throw CiaoError.stopped }
+        guard let active = current else { throw CiaoError.stopped }
+        try PublicationConfiguration.checkFits(
+            txtRecord, name: publishedService?.service.name ?? active.configuration.name, type: active.configuration.type)
         current?.configuration.txtRecord = txtRecord
-        backend.updateTXT(txtRecord, of: current!.token)
+        backend.updateTXT(txtRecord, of: active.token)
         await backend.flush()
     }
 

@@ -49,10 +49,24 @@ public struct PublicationConfiguration: Hashable, Sendable {
         if mode == .externalPort && port == 0 {
             throw .invalidConfiguration("external-port mode needs the nonzero port your service listens on")
         }
+        try Self.checkFits(txtRecord, name: name, type: type)
         for subtype in subtypes {
             guard subtype.hasPrefix("_"), (2...63).contains(subtype.utf8.count), !subtype.contains(".") else {
                 throw .invalidConfiguration("subtype \"\(subtype)\" must be one label of 2–63 bytes starting with \"_\"")
             }
+        }
+    }
+
+    /// Throws `invalidTXTRecord` when the TXT record, under the instance's name, would not fit a
+    /// 9000-byte packet (RFC 6762 §17): nothing could announce it. An empty name stands for the
+    /// host name, counted at its longest.
+    static func checkFits(_ txtRecord: TXTRecord, name: String, type: ServiceType) throws(CiaoError) {
+        let ownerName = (name.isEmpty ? 63 : name.utf8.count) + type.rawValue.utf8.count + 9
+        let messageSize = 12 + ownerName + 10 + txtRecord.wireData.count
+        guard messageSize <= 9000 else {
+            throw .invalidTXTRecord(
+                "the TXT record is \(txtRecord.wireData.count) bytes; with its name it needs a \(messageSize)-byte "
+                    + "packet, over the 9000 bytes multicast DNS allows")
         }
     }
 }

@@ -10,14 +10,14 @@ public struct PublishedService: Equatable, Hashable, Sendable {
         self.port = port
         self.hostName = hostName
     }
-}
 
-/// What happens to a ``CiaoServer``'s publication.
-public enum PublicationEvent: Equatable, Hashable, Sendable {
-    /// The name is ours and announced; repeated with the new name after a rename (RFC 6762 §9).
-    case started(PublishedService)
-    /// The publication was withdrawn by ``CiaoServer/stop()`` (goodbyes sent).
-    case stopped
-    /// The publication ended: a name conflict with renaming off, or a timeout.
-    case failed(CiaoError)
+    /// Service and port, as in Ciao 4; the host name is extra information, not identity.
+    public static func == (lhs: PublishedService, rhs: PublishedService) -> Bool {
+        lhs.service == rhs.service && lhs.port == rhs.port
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(service)
+        hasher.combine(port)
+    }
 }

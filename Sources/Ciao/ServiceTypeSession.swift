@@ -1,5 +1,6 @@
 /// Enumerates the service types on the network through `_services._dns-sd._udp.local.`
-/// (RFC 6763 §9), each type reported once.
+/// (RFC 6763 §9), each type reported once while present. Enumeration lasts until ``stop()`` or
+/// until ``types`` is released.
 public final class ServiceTypeSession: Sendable {
     /// The types found; finishes after ``stop()``, or with an error if browsing could not start.
     public let types: AsyncThrowingStream<ServiceType, any Error>
@@ -23,10 +24,6 @@ public final class ServiceTypeSession: Sendable {
         } catch {
             sink.finish(throwing: error)
         }
-    }
-
-    deinit {
-        stop()
     }
 
     /// Stops enumerating; ``types`` finishes, and its termination cancels the type browse.

@@ -34,8 +34,14 @@ extension MDNSEngine {
     ) {
         let beforeSet = Set(before), nowSet = Set(now)
         var gone = before.filter { !nowSet.contains($0) }
-        for record in now where !beforeSet.contains(record) {
-            if record.cacheFlush, let replaced = gone.firstIndex(where: { $0.name == record.name && $0.type == record.type }) {
+        let came = now.filter { !beforeSet.contains($0) }
+        for record in came {
+            // As the cache reports a cache-flush replacement (§10.2): one record of a unique
+            // RRset replaced by one other, such as a TXT update or a single address changing.
+            let sameSet = { (other: ResourceRecord) in other.name == record.name && other.type == record.type }
+            if record.cacheFlush, gone.filter(sameSet).count == 1, came.filter(sameSet).count == 1,
+                let replaced = gone.firstIndex(where: sameSet)
+            {
                 gone.remove(at: replaced)
                 events.append(.updated(id, record, interface))
             } else {

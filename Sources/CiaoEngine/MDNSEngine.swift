@@ -84,14 +84,18 @@ public struct MDNSEngine {
     /// Adds an interface or updates its addresses. A new interface gets probing, announcements and
     /// queries; changed addresses are announced and removed ones said goodbye to (RFC 6762 §8.4, §10.1).
     public mutating func setInterface(_ interface: NetworkInterface, at now: Instant) {
-        ownRecordsChanged = true
         guard let existing = interfaces[interface.id] else {
+            ownRecordsChanged = true
             interfaces[interface.id] = InterfaceState(interface: interface, cacheCapacity: configuration.cacheCapacity)
             restartProbing(at: now)
             for id in queries.keys { queries[id]?.schedule(on: interface.id, at: now, random: &random) }
             return
         }
-        guard existing.interface != interface else { return }
+        // The same addresses in another order (as a rescan may list them) are no change.
+        guard existing.interface.name != interface.name
+            || Set(existing.interface.addresses) != Set(interface.addresses)
+        else { return }
+        ownRecordsChanged = true
         let removed = existing.interface.addresses.filter { !interface.addresses.contains($0) }
         if !removed.isEmpty {
             let goodbyes = removed.map {
@@ -100,7 +104,8 @@ public struct MDNSEngine {
             multicast(Message(header: .response(), answers: goodbyes), on: existing.interface)
         }
         interfaces[interface.id]?.interface = interface
-        host.state = .announcing(sent: 0, next: now)
+        // A host name still being probed is announced, with its new addresses, once it is ours (§8.1).
+        if !isProbing(host) { host.state = .announcing(sent: 0, next: now) }
     }
 
     /// Removes an interface: goodbyes for our records there, and its cache reported removed.

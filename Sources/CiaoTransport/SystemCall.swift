@@ -34,13 +34,6 @@ enum SystemCall {
         if error != 0 { throw .system(operation: operation(), errno: error) }
     }
 
-    /// getsockopt(2) of an int-sized option, nil on failure.
-    static func intOption(_ fileDescriptor: Int32, _ level: Int32, _ name: Int32) -> Int32? {
-        var value: Int32 = 0
-        var length = socklen_t(MemoryLayout<Int32>.size)
-        return getsockopt(fileDescriptor, level, name, &value, &length) == 0 ? value : nil
-    }
-
     /// close(2), once. EINTR is not retried: on Linux the descriptor is released regardless.
     static func close(_ fileDescriptor: Int32) {
         _ = Glibc.close(fileDescriptor)

@@ -63,11 +63,13 @@ struct CommandSpec: Sendable {
                 words += remaining
                 break
             }
-            guard argument.hasPrefix("-"), argument != "-", !Self.isNegativeNumber(argument) else {
+            let (spelling, inlineValue) = Self.split(argument)
+            // `-4` is an option where one is declared, otherwise a negative number.
+            let declared = options.contains { $0.names.contains(spelling) }
+            guard argument.hasPrefix("-"), argument != "-", declared || !Self.isNegativeNumber(argument) else {
                 words.append(argument)
                 continue
             }
-            let (spelling, inlineValue) = Self.split(argument)
             guard let option = options.first(where: { $0.names.contains(spelling) }) else {
                 throw ArgumentError("unknown option \(spelling)")
             }

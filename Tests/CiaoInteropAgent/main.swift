@@ -4,8 +4,15 @@
 //
 // Options: --interface NAME (repeatable), -4, -6. See Tests/Interop/README.md for the protocol.
 import Ciao
+import CiaoTransport
 import Dispatch
 import Foundation
+
+// A test tool: it must never speak mDNS on the machine's own interfaces (DESIGN.md §6).
+guard NetworkNamespace.isPrivate else {
+    FileHandle.standardError.write(Data("CiaoInteropAgent: run me inside a network namespace (ip netns exec ...)\n".utf8))
+    exit(2)
+}
 
 var interfaces: Set<String> = []
 var families: Set<NetworkScope.AddressFamily> = []

@@ -64,12 +64,11 @@ struct CiaoResolverTests {
     @Test func cancellationThrowsCancellationErrorAndCancelsTheResolution() async throws {
         let fake = self.fake
         let service = self.service
-        let resolving = Task { try await CiaoResolver.resolve(service, timeout: .seconds(5), backend: fake) }
+        // An hour's timeout: only cancellation can end this within result(of:)'s deadline.
+        let resolving = Task { try await CiaoResolver.resolve(service, timeout: .seconds(3600), backend: fake) }
         let token = try await fake.resolution(of: service)
-        let started = ContinuousClock.now
         resolving.cancel()
         await #expect(throws: CancellationError.self) { try await result(of: resolving) }
-        #expect(ContinuousClock.now - started < .seconds(1), "cancellation does not wait for the timeout")
         #expect(fake.isCancelled(token))
     }
 

@@ -47,7 +47,7 @@ struct DiscoverySessionTests {
         emitter.start()
 
         // A slow consumer: it pauses every few events while the backend's thread keeps going.
-        let received = try await withDeadline("600 membership changes", .seconds(4)) {
+        let received = try await withDeadline("600 membership changes", .seconds(60)) {
             var received: [DiscoveryEvent] = []
             for try await event in session.events {
                 received.append(event)
@@ -262,8 +262,8 @@ struct DiscoverySessionTests {
         }
         let token = try await fake.browse()
         fake.emitBrowse(token, [.found(a)])
-        #expect(try await result(of: consumer, within: .milliseconds(500)))
-        try await fake.cancellation(of: token, within: .milliseconds(200))
+        #expect(try await result(of: consumer))
+        try await fake.cancellation(of: token)
     }
 
     @Test func cancellingTheConsumingTaskStopsTheSession() async throws {

@@ -56,7 +56,7 @@ final class Observed<Value: Sendable>: Sendable {
 
     /// Returns once `predicate` holds; throws ``DeadlineExceeded`` after `limit`.
     func wait(
-        _ what: String, within limit: Duration = .seconds(2), until predicate: @escaping @Sendable (Value) -> Bool
+        _ what: String, within limit: Duration = .seconds(30), until predicate: @escaping @Sendable (Value) -> Bool
     ) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await self.waitWithoutDeadline(until: predicate) }
@@ -123,7 +123,7 @@ final class StreamRecorder<Element: Sendable>: Sendable {
     }
 
     /// The next element, or nil once the sequence has finished; rethrows the sequence's error.
-    func next(within limit: Duration = .seconds(2)) async throws -> Element? {
+    func next(within limit: Duration = .seconds(30)) async throws -> Element? {
         try await state.wait("the next element", within: limit) { $0.consumed < $0.elements.count || $0.finished }
         let result = state.update { state -> Result<Element?, any Error> in
             if state.consumed < state.elements.count {
@@ -137,7 +137,7 @@ final class StreamRecorder<Element: Sendable>: Sendable {
     }
 
     /// Every element not yet taken with ``next(within:)``, once the sequence has finished.
-    func remainder(within limit: Duration = .seconds(2)) async throws -> [Element] {
+    func remainder(within limit: Duration = .seconds(30)) async throws -> [Element] {
         try await state.wait("the end of the sequence", within: limit) { $0.finished }
         return state.update { state in
             let rest = Array(state.elements[state.consumed...])
@@ -147,7 +147,7 @@ final class StreamRecorder<Element: Sendable>: Sendable {
     }
 
     /// Elements until (and including) the first that satisfies `isLast`.
-    func elements(through isLast: @escaping @Sendable (Element) -> Bool, within limit: Duration = .seconds(2))
+    func elements(through isLast: @escaping @Sendable (Element) -> Bool, within limit: Duration = .seconds(30))
         async throws -> [Element]
     {
         var collected: [Element] = []
@@ -167,7 +167,7 @@ final class StreamRecorder<Element: Sendable>: Sendable {
 }
 
 /// The result of `task`, which is cancelled if it has not finished after `limit`.
-func result<T: Sendable>(of task: Task<T, any Error>, within limit: Duration = .seconds(2)) async throws -> T {
+func result<T: Sendable>(of task: Task<T, any Error>, within limit: Duration = .seconds(30)) async throws -> T {
     let timer = Task {
         try await Task.sleep(for: limit)
         task.cancel()
@@ -178,7 +178,7 @@ func result<T: Sendable>(of task: Task<T, any Error>, within limit: Duration = .
 
 /// `body`'s result, or ``DeadlineExceeded`` after `limit` (`body` is then cancelled, and must end).
 func withDeadline<T: Sendable>(
-    _ what: String, _ limit: Duration = .seconds(2), _ body: @escaping @Sendable () async throws -> T
+    _ what: String, _ limit: Duration = .seconds(30), _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     try await withThrowingTaskGroup(of: T?.self) { group in
         group.addTask { try await body() }
@@ -339,7 +339,7 @@ final class FakeBackend: DiscoveryBackend, Sendable {
     // MARK: Awaiting calls
 
     /// The `index`th publication (0-based), once it has been asked for.
-    func publication(_ index: Int = 0, within limit: Duration = .seconds(2)) async throws
+    func publication(_ index: Int = 0, within limit: Duration = .seconds(30)) async throws
         -> (token: BackendToken, publication: Publication)
     {
         try await state.wait("publication #\(index)", within: limit) { $0.publications.count > index }
@@ -347,13 +347,13 @@ final class FakeBackend: DiscoveryBackend, Sendable {
     }
 
     /// The `index`th browse (0-based), once it has been asked for.
-    func browse(_ index: Int = 0, within limit: Duration = .seconds(2)) async throws -> BackendToken {
+    func browse(_ index: Int = 0, within limit: Duration = .seconds(30)) async throws -> BackendToken {
         try await state.wait("browse #\(index)", within: limit) { $0.browses.count > index }
         return state.read { $0.browses[index].token }
     }
 
     /// The token of the `occurrence`th resolution of `service` (0-based), once it has been asked for.
-    func resolution(of service: Service, occurrence: Int = 0, within limit: Duration = .seconds(2)) async throws
+    func resolution(of service: Service, occurrence: Int = 0, within limit: Duration = .seconds(30)) async throws
         -> BackendToken
     {
         let matching: @Sendable (State) -> [BackendToken] = { state in
@@ -366,13 +366,13 @@ final class FakeBackend: DiscoveryBackend, Sendable {
     }
 
     /// The `index`th type enumeration (0-based), once it has been asked for.
-    func typeBrowse(_ index: Int = 0, within limit: Duration = .seconds(2)) async throws -> BackendToken {
+    func typeBrowse(_ index: Int = 0, within limit: Duration = .seconds(30)) async throws -> BackendToken {
         try await state.wait("type browse #\(index)", within: limit) { $0.typeBrowses.count > index }
         return state.read { $0.typeBrowses[index] }
     }
 
     /// Returns once `token` has been cancelled.
-    func cancellation(of token: BackendToken, within limit: Duration = .seconds(2)) async throws {
+    func cancellation(of token: BackendToken, within limit: Duration = .seconds(30)) async throws {
         try await state.wait("cancellation of token \(token.rawValue)", within: limit) { $0.cancelled.contains(token) }
     }
 

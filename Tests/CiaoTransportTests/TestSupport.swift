@@ -6,7 +6,8 @@ import Testing
 @testable import CiaoTransport
 
 /// True inside the namespace Scripts/transport-tests.sh creates; only then may tests open sockets.
-let inTestNamespace = ProcessInfo.processInfo.environment["CIAO_TRANSPORT_NETNS"] == "1"
+/// The variable alone is not trusted: the process must also be outside PID 1's network namespace.
+let inTestNamespace = ProcessInfo.processInfo.environment["CIAO_TRANSPORT_NETNS"] == "1" && NetworkNamespace.isPrivate
 
 /// Every test that opens a socket or changes a link lives in an extension of this suite: it is
 /// enabled only inside the test namespace, and serialized, because the tests share port 5353 and

@@ -56,7 +56,8 @@ final class MDNSRuntime: DiscoveryBackend {
     }
 
     func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError) -> BackendToken {
-        try submitting { token, loop in
+        try service.checkResolvable()
+        return try submitting { token, loop in
             loop.directory.resolve(service, token: token, onUpdate: onUpdate, engine: &loop.engine, at: loop.now)
         }
     }
@@ -68,19 +69,16 @@ final class MDNSRuntime: DiscoveryBackend {
     }
 
     func cancel(_ token: BackendToken) {
-        try? submit { loop in loop.directory.cancel(token, engine: &loop.engine, at: loop.now) }
+        submitIfRunning { loop in loop.directory.cancel(token, engine: &loop.engine, at: loop.now) }
     }
 
     func flush() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            do {
-                try submit { loop in
-                    loop.flush()
-                    continuation.resume()
-                }
-            } catch {
+            let submitted = submitIfRunning { loop in
+                loop.flush()
                 continuation.resume()
             }
+            if !submitted { continuation.resume() }
         }
     }
 
@@ -114,6 +112,18 @@ final class MDNSRuntime: DiscoveryBackend {
         wakeup.signal()
     }
 
+    /// Queues `job` if the loop runs; nothing to cancel or flush otherwise, and no reason to start it.
+    @discardableResult
+    private func submitIfRunning(_ job: @escaping Job) -> Bool {
+        let wakeup = state.withLock { state -> Wakeup? in
+            guard let wakeup = state.wakeup else { return nil }
+            state.jobs.append(job)
+            return wakeup
+        }
+        wakeup?.signal()
+        return wakeup != nil
+    }
+
     /// The jobs queued since the last call, in order.
     private func takeJobs() -> [Job] {
         state.withLock { state in
@@ -140,21 +150,16 @@ final class MDNSRuntime: DiscoveryBackend {
         return loop.wakeup
     }
 
-    /// Goodbyes for every publication still up when the process exits normally (RFC 6762
-    /// §10.1), so that browsers drop them at once rather than when their records expire. Waits at
-    /// most half a second for the loop thread.
+    /// Goodbyes for every publication and the host's addresses when the process exits normally
+    /// (RFC 6762 §10.1), so that other hosts drop them at once rather than when their records
+    /// expire. Waits at most half a second for the loop thread.
     private func withdrawAllBeforeExit() {
         let done = DispatchSemaphore(value: 0)
-        do {
-            try submit { loop in
-                loop.directory.cancelAll(engine: &loop.engine, at: loop.now)
-                loop.flush()
-                done.signal()
-            }
-        } catch {
-            return
+        let submitted = submitIfRunning { loop in
+            loop.withdrawEverything()
+            done.signal()
         }
-        _ = done.wait(timeout: .now() + .milliseconds(500))
+        if submitted { _ = done.wait(timeout: .now() + .milliseconds(500)) }
     }
 
     /// The machine's host name up to its first dot, as the host label (`<label>.local.`).

@@ -78,6 +78,14 @@ final class RuntimeLoop {
         }
     }
 
+    /// Deregisters every publication and leaves every interface: goodbyes for all our records.
+    func withdrawEverything() {
+        directory.cancelAll(engine: &engine, at: now)
+        for id in interfaces.keys.sorted() { engine.removeInterface(id, at: now) }
+        interfaces = [:]
+        flush()
+    }
+
     private func receive(from socket: MulticastSocket) {
         for _ in 0..<Self.receiveBatch {
             guard let packet = try? socket.receive() else { return }

@@ -30,7 +30,8 @@ struct ServiceDirectory {
     }
 
     private struct TypeSubscription {
-        var seen: Set<ServiceType> = []
+        /// The types present, and the interfaces they are present on.
+        var seen: [ServiceType: Set<InterfaceID>] = [:]
         var onUpdate: @Sendable (ServiceType) -> Void
     }
 
@@ -49,6 +50,12 @@ struct ServiceDirectory {
 
     /// A callback and its argument, to be called once the runtime has finished its own work.
     typealias Delivery = @Sendable () -> Void
+
+    /// How an engine event changed a record: new, replacing the one record of its RRset
+    /// (``EngineEvent/updated(_:_:_:)``), or gone.
+    private enum RecordChange {
+        case added, replaced, removed
+    }
 
     // MARK: Starting and stopping
 
@@ -155,23 +162,24 @@ struct ServiceDirectory {
             case .renamed(let id, _, _):
                 // Probing again under the new name; `registered` follows.
                 publications[id]?.registeredName = nil
-            case .added(let query, let record, let interface), .updated(let query, let record, let interface):
-                if let update = browseUpdate(query, record, interface, present: true) {
+            case .added(let query, let record, let interface), .updated(let query, let record, let interface),
+                .removed(let query, let record, let interface):
+                let change: RecordChange =
+                    switch event {
+                    case .added: .added
+                    case .updated: .replaced
+                    default: .removed
+                    }
+                if let update = browseUpdate(query, record, interface, present: change != .removed) {
                     if browseBatches[query] == nil { browseOrder.append(query) }
                     browseBatches[query, default: []].append(update)
-                } else if let type = typeFound(query, record) {
-                    let onUpdate = typeBrowses[query]!.onUpdate
-                    deliveries.append { onUpdate(type) }
+                } else if typeBrowses[query] != nil {
+                    if let type = typeChange(query, record, interface, present: change != .removed) {
+                        let onUpdate = typeBrowses[query]!.onUpdate
+                        deliveries.append { onUpdate(type) }
+                    }
                 } else if let token = resolutionQueries[query] {
-                    resolutionRecord(record, on: interface, present: true, token: token, engine: &engine, at: now)
-                    touchedResolutions.append(token)
-                }
-            case .removed(let query, let record, let interface):
-                if let update = browseUpdate(query, record, interface, present: false) {
-                    if browseBatches[query] == nil { browseOrder.append(query) }
-                    browseBatches[query, default: []].append(update)
-                } else if let token = resolutionQueries[query] {
-                    resolutionRecord(record, on: interface, present: false, token: token, engine: &engine, at: now)
+                    resolutionRecord(record, change, on: interface, token: token, engine: &engine, at: now)
                     touchedResolutions.append(token)
                 }
             }
@@ -198,29 +206,39 @@ struct ServiceDirectory {
         return present ? .found(service) : .removed(service)
     }
 
-    private mutating func typeFound(_ query: QueryID, _ record: ResourceRecord) -> ServiceType? {
-        guard typeBrowses[query] != nil, case .ptr(let target) = record.data, target.labelCount >= 3 else { return nil }
+    /// Notes a type's presence on an interface; returns it when it is new on every interface.
+    /// Types are forgotten when their records go, so the set is bounded by the caches.
+    private mutating func typeChange(_ query: QueryID, _ record: ResourceRecord, _ interface: InterfaceID, present: Bool)
+        -> ServiceType?
+    {
+        guard case .ptr(let target) = record.data, target.labelCount >= 3 else { return nil }
         let labels = target.labels
-        guard let type = try? ServiceType(String(decoding: labels[0], as: UTF8.self) + "." + String(decoding: labels[1], as: UTF8.self)),
-            typeBrowses[query]!.seen.insert(type).inserted
+        guard let type = try? ServiceType(String(decoding: labels[0], as: UTF8.self) + "." + String(decoding: labels[1], as: UTF8.self))
         else { return nil }
-        return type
+        guard present else {
+            typeBrowses[query]!.seen[type]?.remove(interface)
+            if typeBrowses[query]!.seen[type]?.isEmpty == true { typeBrowses[query]!.seen[type] = nil }
+            return nil
+        }
+        let isNew = typeBrowses[query]!.seen[type] == nil
+        typeBrowses[query]!.seen[type, default: []].insert(interface)
+        return isNew ? type : nil
     }
 
     private mutating func resolutionRecord(
-        _ record: ResourceRecord, on interface: InterfaceID, present: Bool, token: BackendToken,
+        _ record: ResourceRecord, _ change: RecordChange, on interface: InterfaceID, token: BackendToken,
         engine: inout MDNSEngine, at now: Instant
     ) {
         guard var resolution = resolutions[token] else { return }
         switch record.data {
         case .srv(let srv):
-            resolution.srv[interface] = present ? srv : nil
+            resolution.srv[interface] = change == .removed ? nil : srv
         case .txt(let txt):
-            resolution.txt[interface] = present ? txt : nil
+            resolution.txt[interface] = change == .removed ? nil : txt
         case .a(let address):
-            updateAddress(.v4(address), present: present, on: interface, in: &resolution)
+            updateAddress(.v4(address), change, on: interface, in: &resolution)
         case .aaaa(let address):
-            updateAddress(.v6(address), present: present, on: interface, in: &resolution)
+            updateAddress(.v6(address), change, on: interface, in: &resolution)
         default:
             return
         }
@@ -244,11 +262,17 @@ struct ServiceDirectory {
     }
 
     private func updateAddress(
-        _ address: CiaoEngine.IPAddress, present: Bool, on interface: InterfaceID, in resolution: inout ResolutionSubscription
+        _ address: CiaoEngine.IPAddress, _ change: RecordChange, on interface: InterfaceID,
+        in resolution: inout ResolutionSubscription
     ) {
-        if present {
+        switch change {
+        case .added:
             resolution.addresses[interface, default: []].insert(address)
-        } else {
+        case .replaced:
+            // The cache replaced the one address of this family it held (RFC 6762 §10.2).
+            resolution.addresses[interface, default: []] = resolution.addresses[interface, default: []]
+                .filter { $0.family != address.family }.union([address])
+        case .removed:
             resolution.addresses[interface]?.remove(address)
         }
     }

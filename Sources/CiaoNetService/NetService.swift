@@ -1,0 +1,260 @@
+#if !canImport(Darwin)
+import Ciao
+import Foundation
+
+/// Foundation's `NetService` for Linux, on Ciao's engine: publish a service you run, or resolve
+/// one that a `NetServiceBrowser` found, with the delegate callbacks Bonjour code relies on,
+/// delivered on the run loop the service is scheduled in (the main one by default).
+///
+/// Not thread-safe, like Foundation's: use it from its run loop's thread.
+open class NetService: NSObject {
+    public struct Options: OptionSet, Sendable {
+        public let rawValue: UInt
+        public init(rawValue: UInt) { self.rawValue = rawValue }
+        /// Fail with `collisionError` instead of renaming on a name conflict.
+        public static let noAutoRename = Options(rawValue: 1 << 0)
+        /// Accepted for source compatibility; Ciao opens no listener for a NetService.
+        public static let listenForConnections = Options(rawValue: 1 << 1)
+    }
+
+    /// The error codes in the dictionaries given to `didNotPublish` and `didNotResolve`.
+    public enum ErrorCode: Int, Sendable {
+        case unknownError = -72000
+        case collisionError = -72001
+        case notFoundError = -72002
+        case activityInProgress = -72003
+        case badArgumentError = -72004
+        case cancelledError = -72005
+        case invalidError = -72006
+        case timeoutError = -72007
+        case missingRequiredConfigurationError = -72008
+    }
+
+    /// Keys of the error dictionaries.
+    public static let errorCode = "NSNetServicesErrorCode"
+    public static let errorDomain = "NSNetServicesErrorDomain"
+
+    public weak var delegate: (any NetServiceDelegate)?
+    /// Accepted for source compatibility; multicast DNS runs on the network interfaces only.
+    public var includesPeerToPeer = false
+    public private(set) var name: String
+    public let type: String
+    public let domain: String
+    /// The port: given when publishing, learnt by resolving; -1 until then.
+    public private(set) var port: Int
+    /// The target host of the service, after resolving.
+    public private(set) var hostName: String?
+    /// `sockaddr_in` / `sockaddr_in6` structures, port included, after resolving.
+    public private(set) var addresses: [Data]?
+
+    private var txtRecord: Data?
+    private var delivery = RunLoopDelivery.main
+    private var server: CiaoServer?
+    private var activity: Task<Void, Never>?
+    private var monitor: Task<Void, Never>?
+
+    /// A service to publish on `port`.
+    public init(domain: String, type: String, name: String, port: Int32) {
+        self.domain = domain.isEmpty ? "local." : domain
+        self.type = type
+        self.name = name
+        self.port = Int(port)
+    }
+
+    /// A service to resolve, by its name, type and domain.
+    public convenience init(domain: String, type: String, name: String) {
+        self.init(domain: domain, type: type, name: name, port: -1)
+    }
+
+    deinit {
+        activity?.cancel()
+        monitor?.cancel()
+    }
+
+    // MARK: Run loops
+
+    open func schedule(in runLoop: RunLoop, forMode mode: RunLoop.Mode) {
+        delivery = RunLoopDelivery(runLoop: runLoop, modes: [mode])
+    }
+
+    open func remove(from runLoop: RunLoop, forMode mode: RunLoop.Mode) {
+        if delivery.runLoop === runLoop { delivery = .main }
+    }
+
+    // MARK: Publishing
+
+    open func publish() {
+        publish(options: [])
+    }
+
+    /// Publishes the service on its port; `netServiceWillPublish`, then `netServiceDidPublish`
+    /// with ``name`` set to the name in use, or `netService(_:didNotPublish:)`.
+    open func publish(options: Options = []) {
+        guard activity == nil else { return report(didNotPublish: .activityInProgress) }
+        guard let serviceType = try? ServiceType(type), (1...65535).contains(port) else {
+            return report(didNotPublish: .badArgumentError)
+        }
+        var configuration = PublicationConfiguration(
+            type: serviceType, name: name, domain: domain, port: UInt16(port), mode: .externalPort,
+            allowsRenaming: !options.contains(.noAutoRename))
+        if let txtRecord, let parsed = try? TXTRecord(wireData: txtRecord) { configuration.txtRecord = parsed }
+        delegate?.netServiceWillPublish(self)
+        let server = CiaoServer()
+        self.server = server
+        let this = RunLoopBound(object: self), delivery = self.delivery, request = configuration
+        activity = Task {
+            do {
+                let published = try await server.start(request)
+                delivery.deliver {
+                    this.object.name = published.service.name
+                    this.object.delegate?.netServiceDidPublish(this.object)
+                }
+            } catch {
+                delivery.deliver {
+                    this.object.activity = nil
+                    this.object.server = nil
+                    this.object.report(didNotPublish: NetService.code(for: error))
+                }
+            }
+        }
+    }
+
+    // MARK: Resolving
+
+    @available(*, deprecated, message: "Use resolve(withTimeout:) instead.")
+    open func resolve() {
+        resolve(withTimeout: 5)
+    }
+
+    /// Looks up host, port, addresses and TXT: `netServiceWillResolve`, then
+    /// `netServiceDidResolveAddress` or `netService(_:didNotResolve:)`.
+    open func resolve(withTimeout timeout: TimeInterval) {
+        guard activity == nil else { return report(didNotResolve: .activityInProgress) }
+        guard let serviceType = try? ServiceType(type), timeout > 0 else { return report(didNotResolve: .badArgumentError) }
+        delegate?.netServiceWillResolve(self)
+        let service = Service(name: name, type: serviceType, domain: domain)
+        let this = RunLoopBound(object: self), delivery = self.delivery
+        activity = Task {
+            do {
+                let resolved = try await CiaoResolver.resolve(service, timeout: .milliseconds(Int(timeout * 1000)))
+                delivery.deliver {
+                    this.object.activity = nil
+                    this.object.apply(resolved)
+                    this.object.delegate?.netServiceDidResolveAddress(this.object)
+                }
+            } catch {
+                delivery.deliver {
+                    this.object.activity = nil
+                    this.object.report(didNotResolve: NetService.code(for: error))
+                }
+            }
+        }
+    }
+
+    /// Stops publishing or resolving; `netServiceDidStop` follows (goodbyes sent first).
+    open func stop() {
+        activity?.cancel()
+        activity = nil
+        let server = self.server
+        self.server = nil
+        let this = RunLoopBound(object: self), delivery = self.delivery
+        Task {
+            await server?.stop()
+            delivery.deliver { this.object.delegate?.netServiceDidStop(this.object) }
+        }
+    }
+
+    // MARK: TXT record
+
+    open func txtRecordData() -> Data? {
+        txtRecord
+    }
+
+    /// Sets the TXT record (RFC 6763 §6 wire format), announcing it at once when published.
+    /// Returns false for data that is not a valid TXT record.
+    @discardableResult
+    open func setTXTRecord(_ recordData: Data?) -> Bool {
+        guard let parsed = try? TXTRecord(wireData: recordData ?? Data([0])) else { return false }
+        txtRecord = recordData
+        if let server {
+            Task { try? await server.updateTXT(parsed) }
+        }
+        return true
+    }
+
+    /// Reports TXT changes of a resolved service through `netService(_:didUpdateTXTRecord:)`.
+    open func startMonitoring() {
+        guard monitor == nil, let serviceType = try? ServiceType(type) else { return }
+        let service = Service(name: name, type: serviceType, domain: domain)
+        let this = RunLoopBound(object: self), delivery = self.delivery
+        monitor = Task {
+            guard let session = try? await CiaoBrowser().browse(type: serviceType) else { return }
+            var last: TXTRecord?
+            do {
+                for try await event in session.events {
+                    guard case .resolved(let resolved) = event, resolved.service.name == service.name,
+                        resolved.txtRecord != last
+                    else { continue }
+                    last = resolved.txtRecord
+                    let data = resolved.txtRecord.wireData
+                    delivery.deliver {
+                        this.object.txtRecord = data
+                        this.object.delegate?.netService(this.object, didUpdateTXTRecord: data)
+                    }
+                }
+            } catch {}
+            await session.stop()
+        }
+    }
+
+    open func stopMonitoring() {
+        monitor?.cancel()
+        monitor = nil
+    }
+
+    /// The key/value pairs of TXT data; a flag (a key without `=`) maps to empty data.
+    open class func dictionary(fromTXTRecord txtData: Data) -> [String: Data] {
+        guard let record = try? TXTRecord(wireData: txtData) else { return [:] }
+        return record.values.mapValues { value in
+            if case .bytes(let data) = value { return data }
+            return Data()
+        }
+    }
+
+    /// TXT data for key/value pairs; empty data when a key or entry is not valid.
+    open class func data(fromTXTRecord txtDictionary: [String: Data]) -> Data {
+        (try? TXTRecord(txtDictionary.mapValues { .bytes($0) }))?.wireData ?? Data()
+    }
+
+    // MARK: Internals
+
+    private func apply(_ resolved: ResolvedService) {
+        hostName = resolved.hostName
+        port = Int(resolved.port)
+        addresses = resolved.addresses.compactMap { SocketAddressData.make($0, port: resolved.port) }
+        txtRecord = resolved.txtRecord.wireData
+    }
+
+    private func report(didNotPublish code: ErrorCode) {
+        delegate?.netService(self, didNotPublish: Self.errorDictionary(code))
+    }
+
+    private func report(didNotResolve code: ErrorCode) {
+        delegate?.netService(self, didNotResolve: Self.errorDictionary(code))
+    }
+
+    static func errorDictionary(_ code: ErrorCode) -> [String: NSNumber] {
+        [errorCode: NSNumber(value: code.rawValue), errorDomain: NSNumber(value: 10)]
+    }
+
+    static func code(for error: any Error) -> ErrorCode {
+        switch error {
+        case CiaoError.dnsService(CiaoError.Code.nameConflict): .collisionError
+        case CiaoError.timedOut: .timeoutError
+        case CiaoError.stopped, is CancellationError: .cancelledError
+        case CiaoError.invalidConfiguration, CiaoError.invalidServiceType, CiaoError.invalidTXTRecord: .badArgumentError
+        default: .unknownError
+        }
+    }
+}
+#endif
