@@ -50,6 +50,25 @@ import Testing
         #expect(harness.browseUpdates.last == .removed(Service(name: "Web", type: Self.type, interfaceIndex: 1)))
     }
 
+    /// The publisher's IPv4 address changes: the resolution reports the new one instead of the
+    /// old, which the cache replaced (RFC 6762 §10.2), and keeps the IPv6 address.
+    @Test func changedAddressReplacesTheOldOne() throws {
+        var harness = DirectoryHarness()
+        harness.publish(
+            Publication(name: "Web", type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+            on: harness.publisher)
+        harness.run(for: .seconds(3))
+        harness.browseAndResolve(Self.type)
+        harness.run(for: .seconds(2))
+        let v6 = harness.network.address(of: harness.publisher, on: harness.link, family: .v6)
+        let newV4 = CiaoEngine.IPAddress.v4(IPv4Address(198, 18, 99, 7))
+        harness.network.setAddresses(
+            [InterfaceAddress(newV4, prefixLength: 15), InterfaceAddress(v6, prefixLength: 64)],
+            of: harness.publisher, on: harness.link)
+        harness.run(for: .seconds(3))
+        #expect(harness.resolved.last?.addresses == [newV4.description, v6.description])
+    }
+
     @Test func publicationReportsItsNameAndHostOrItsConflict() {
         var harness = DirectoryHarness()
         harness.publish(Publication(name: "Taken", type: Self.type, port: 1, txtRecord: .empty, subtypes: [], allowsRenaming: true), on: harness.browser)
