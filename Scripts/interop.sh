@@ -7,8 +7,9 @@
 #   bash Scripts/interop.sh --list                            name and summary of each scenario
 #
 # Steps: installs what is missing (Debian packages when their commands are missing; a venv with
-# PyPI zeroconf), builds the CiaoInteropAgent product, then runs Tests/Interop/interop.py, which
-# prints "PASS name: figures" / "FAIL name: reason" per scenario and "interop: N passed, M failed".
+# PyPI zeroconf), builds the CiaoInteropAgent and ciao products, then runs
+# Tests/Interop/interop.py, which prints "PASS name: figures" / "FAIL name: reason" per scenario
+# and "interop: N passed, M failed".
 # The exit status is non-zero if any scenario fails. Logs stay in the work directory it prints.
 #
 # NETWORK SAFETY: nothing is sent on this machine's interfaces. Every scenario builds its own
@@ -22,6 +23,7 @@
 #   CIAO_INTEROP_VENV            where the zeroconf venv is kept (default /opt/ciao-interop-venv)
 #   DBUS_PYTHON                  python with Debian's python3-dbus (default /usr/bin/python3)
 #   CIAO_INTEROP_AGENT           a CiaoInteropAgent executable to use instead of building one
+#   CIAO_INTEROP_CLI             a ciao executable to use instead of building one
 #   CIAO_INTEROP_SCRATCH         --scratch-path for swift build (default: the package's .build)
 #   CIAO_INTEROP_TIMEOUT         seconds the scenarios may take in all (default 780)
 set -euo pipefail
@@ -41,7 +43,7 @@ for a in "$@"; do
   case "$a" in
     --no-install) SKIP_INSTALL=1 ;;
     --list) exec python3 "$DRIVER" --agent none --list ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     -*) die "unknown option $a (see --help)" ;;
     *) ARGS+=("$a") ;;
   esac
@@ -68,6 +70,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   if [ ! -e /usr/sbin/policy-rc.d ]; then
     printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d && policy=1
   fi
+  # where systemd runs, mask the units too: no later socket or D-Bus activation either
+  if [ -d /run/systemd/system ]; then systemctl mask avahi-daemon.service avahi-daemon.socket >&2; fi
   rc=0
   DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >&2 || rc=$?
   [ -n "$policy" ] && rm -f /usr/sbin/policy-rc.d
@@ -86,18 +90,21 @@ if [ -z "${ZEROCONF_PYTHON:-}" ]; then
 fi
 "$ZEROCONF_PYTHON" -c 'import zeroconf, ifaddr' || die "$ZEROCONF_PYTHON cannot import zeroconf"
 
-# ------------------------------------------------------------------ the agent
-if [ -n "${CIAO_INTEROP_AGENT:-}" ]; then
-  AGENT=$CIAO_INTEROP_AGENT
-else
-  [ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
-  SCRATCH=()
-  [ -n "${CIAO_INTEROP_SCRATCH:-}" ] && SCRATCH=(--scratch-path "$CIAO_INTEROP_SCRATCH")
-  log "building CiaoInteropAgent"
-  (cd "$ROOT" && swift build "${SCRATCH[@]}" --product CiaoInteropAgent >&2)
-  AGENT="$(cd "$ROOT" && swift build "${SCRATCH[@]}" --show-bin-path)/CiaoInteropAgent"
-fi
+# ------------------------------------------------------------------ the agent and the ciao tool
+[ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
+SCRATCH=()
+[ -n "${CIAO_INTEROP_SCRATCH:-}" ] && SCRATCH=(--scratch-path "$CIAO_INTEROP_SCRATCH")
+build() {   # PRODUCT: builds it, prints the executable's path
+  log "building $1"
+  (cd "$ROOT" && swift build "${SCRATCH[@]}" --product "$1" >&2)
+  echo "$(cd "$ROOT" && swift build "${SCRATCH[@]}" --show-bin-path)/$1"
+}
+AGENT=${CIAO_INTEROP_AGENT:-}
+[ -n "$AGENT" ] || AGENT=$(build CiaoInteropAgent)
 [ -x "$AGENT" ] || die "no agent executable at $AGENT"
+CLI=${CIAO_INTEROP_CLI:-}
+[ -n "$CLI" ] || CLI=$(build ciao)
+[ -x "$CLI" ] || die "no ciao executable at $CLI"
 
 # ------------------------------------------------------------------ run
 PREFIX="ciaoint$$"
@@ -123,10 +130,10 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-log "agent $AGENT; zeroconf $("$ZEROCONF_PYTHON" -c 'import zeroconf; print(zeroconf.__version__)');" \
+log "agent $AGENT; ciao $CLI; zeroconf $("$ZEROCONF_PYTHON" -c 'import zeroconf; print(zeroconf.__version__)');" \
     "$(avahi-daemon --version 2>&1)"
 rc=0
-timeout -k 10 "${CIAO_INTEROP_TIMEOUT:-780}" "$ZEROCONF_PYTHON" "$DRIVER" --agent "$AGENT" \
+timeout -k 10 "${CIAO_INTEROP_TIMEOUT:-780}" "$ZEROCONF_PYTHON" "$DRIVER" --agent "$AGENT" --ciao "$CLI" \
   --zeroconf-python "$ZEROCONF_PYTHON" --dbus-python "$DBUS_PYTHON" --prefix "$PREFIX" --workdir "$WORK" \
   "${ARGS[@]}" &
 DRIVER_PID=$!

@@ -1,14 +1,21 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 
 /// Which network namespace this process is in, for test tools that must never touch the
 /// machine's real interfaces (DESIGN.md §6).
 package enum NetworkNamespace {
-    /// True when this process's network namespace differs from that of PID 1, i.e. it runs in
-    /// a namespace someone created (with `ip netns`), not on the machine's own interfaces.
+    /// True when this process runs in a namespace made with `ip netns add` (bind-mounted under
+    /// /run/netns), so never on the machine's own interfaces. PID 1's namespace cannot serve as
+    /// the reference: in a sandbox it may be unreadable.
     package static var isPrivate: Bool {
-        guard let own = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/ns/net"),
-            let initial = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/1/ns/net")
-        else { return false }
-        return own != initial
+        var own = stat()
+        guard stat("/proc/self/ns/net", &own) == 0 else { return false }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/run/netns")) ?? []
+        return names.contains { name in
+            var named = stat()
+            return stat("/run/netns/\(name)", &named) == 0 && named.st_dev == own.st_dev && named.st_ino == own.st_ino
+        }
     }
 }

@@ -32,7 +32,8 @@ struct CommandSpec: Sendable {
             let word = positional.isVariadic ? "\(positional.name)..." : positional.name
             return positional.isOptional || positional.isVariadic ? "[\(word)]" : word
         }
-        var text = "usage: ciao \(name)\(options.isEmpty ? "" : " [options]") \(words.joined(separator: " "))\n\n\(summary)\n"
+        let synopsis = ["usage: ciao \(name)", options.isEmpty ? nil : "[options]"].compactMap { $0 } + words
+        var text = synopsis.joined(separator: " ") + "\n\n\(summary)\n"
         if !positionals.isEmpty {
             text += "\nArguments:\n" + Self.table(positionals.map { ($0.name, $0.help) })
         }

@@ -61,7 +61,7 @@ struct BrowseOptions {
         guard let seconds = Double(text), seconds > 0, seconds <= 86_400 else {
             throw ArgumentError("\(option) needs a positive number of seconds, not \"\(text)\"")
         }
-        return .milliseconds(Int(seconds * 1000))
+        return .milliseconds(max(1, Int((seconds * 1000).rounded(.up))))
     }
 }
 

@@ -39,7 +39,8 @@ enum CommandLineTool {
             return 0
         }
         guard let command = commands[name] else { return usageError("unknown command \"\(name)\"", usage: usage) }
-        if rest.contains("--help") || rest.contains("-h") {
+        // After `--` everything is an argument, even `--help`.
+        if rest.prefix(while: { $0 != "--" }).contains(where: { $0 == "--help" || $0 == "-h" }) {
             print(command.spec.usage)
             return 0
         }

@@ -40,7 +40,9 @@ enum TXTArguments {
                 bytes.append(byte)
             case UInt8(ascii: "x"):
                 let digits = rest.prefix(2)
-                guard digits.count == 2, let value = UInt8(String(decoding: digits, as: UTF8.self), radix: 16) else {
+                guard digits.count == 2, digits.allSatisfy({ Character(Unicode.Scalar($0)).isHexDigit }),
+                    let value = UInt8(String(decoding: digits, as: UTF8.self), radix: 16)
+                else {
                     throw ArgumentError("\\x must be followed by two hex digits in \"\(value)\"")
                 }
                 bytes.append(value)

@@ -6,7 +6,7 @@ import Testing
 @testable import CiaoTransport
 
 /// True inside the namespace Scripts/transport-tests.sh creates; only then may tests open sockets.
-/// The variable alone is not trusted: the process must also be outside PID 1's network namespace.
+/// The variable alone is not trusted: the process must also be in a namespace from `ip netns add`.
 let inTestNamespace = ProcessInfo.processInfo.environment["CIAO_TRANSPORT_NETNS"] == "1" && NetworkNamespace.isPrivate
 
 /// Every test that opens a socket or changes a link lives in an extension of this suite: it is

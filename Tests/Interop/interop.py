@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Ciao's interop suite: the CiaoInteropAgent against avahi-daemon and python-zeroconf on a
-private network of namespaces (see lab.py). Run through Scripts/interop.sh, as root.
+"""Ciao's interop suite: the CiaoInteropAgent (and the `ciao` tool) against avahi-daemon and
+python-zeroconf on a private network of namespaces (see lab.py). Run through Scripts/interop.sh,
+as root.
 
-    interop.py --agent PATH --zeroconf-python PY [--dbus-python PY] [--prefix P] [--workdir D]
-               [SCENARIO ...]
+    interop.py --agent PATH [--ciao PATH] --zeroconf-python PY [--dbus-python PY] [--prefix P]
+               [--workdir D] [SCENARIO ...]
 
 Each scenario builds its own lab, drives the agent and the peers, and prints one line:
 "PASS name: figures" or "FAIL name: what went wrong" (followed by the processes' recent
@@ -41,6 +42,7 @@ class Suite:
 
     def __init__(self, args):
         self.agent_path = args.agent
+        self.ciao_path = args.ciao
         self.zc_python = args.zeroconf_python
         self.dbus_python = args.dbus_python
         self.prefix = args.prefix
@@ -56,6 +58,23 @@ class Suite:
         p = host.spawn(name, self.agent_path)
         self.agents.append(p)
         return p
+
+    def ciao(self, host: Host, name: str, *args: str) -> JsonProc:
+        """A running `ciao ARGS` in `host`; its avahi-browse -p lines are parsed into events."""
+        if not self.ciao_path:
+            raise Failure("no ciao executable (pass --ciao PATH)")
+        return host.spawn(name, self.ciao_path, *args, parse=parse_avahi_browse_line, stdin=False)
+
+    def ciao_once(self, host: Host, name: str, *args: str, timeout: float = 20) -> tuple[JsonProc, int, float]:
+        """Run `ciao ARGS` in `host` to its end: (process with its lines, exit status, seconds taken)."""
+        t0 = time.monotonic()
+        p = self.ciao(host, name, *args)
+        rc = p.wait_exit(timeout)
+        took = time.monotonic() - t0
+        p.stop()                                     # joins the reader: p.lines is complete
+        if rc is None:
+            raise Failure(f"{p.name}: did not exit within {timeout:g} s\n{p.tail()}")
+        return p, rc, took
 
     def zeroconf(self, host: Host, name: str = "zeroconf") -> JsonProc:
         p = host.spawn(name, self.zc_python, os.path.join(PEERS, "zc_peer.py"),
@@ -590,11 +609,115 @@ def stats(agent: JsonProc) -> dict:
     return agent.wait_for({"event": "stats", "id": "s"}, 5, after=mark)
 
 
+CLI_NAME = 'Odd "Name" Ü.dot'
+CLI_TXT = ["k=v", "empty=", "flag", r"bin=\x00\xff\x80"]                 # as ciao publish takes it
+CLI_JSON_TXT = {"k": "v", "empty": "", "flag": True, "bin": {"hex": "00ff80"}}  # as ciao --json shows it
+
+
+@scenario("cli", "ciao publish / browse / resolve / types against avahi-browse, line for line")
+def cli(s: Suite) -> list[str]:
+    """`ciao publish` (host c1) with an awkward name and a binary TXT; `ciao browse -r -p -t`
+    (host c2) and `avahi-browse -p -r -t` (host av) print the same lines; `ciao resolve --json`,
+    `ciao types -t` and `ciao browse --all` see it, `ciao resolve` of a missing name exits 1;
+    after SIGINT to `ciao publish` (exit 0) live `ciao browse -p` and `avahi-browse -p` print
+    its `-` lines within 2 s."""
+    with s.lab("cli", ["c1", "c2", "av"]) as lab:
+        c1, c2, av = lab["c1"], lab["c2"], lab["av"]
+        lab.start_avahi(av)
+        pub = s.ciao(c1, "ciao-publish", "publish", "--json", CLI_NAME, TYPE, "8080", *CLI_TXT)
+        s.agents.append(pub)                         # its exit status is checked, its output shown on failure
+        ev = pub.wait_for({"event": "published"}, 20, what="published event from ciao publish")
+        if ev.get("name") != CLI_NAME or ev.get("type") != TYPE or ev.get("port") != 8080:
+            raise Failure(f"ciao publish reported {ev}, expected {CLI_NAME!r} {TYPE} port 8080")
+        host = ev["host"]
+        figures = []
+
+        # the same lines from ciao browse and avahi-browse
+        cb, rc, took = s.ciao_once(c2, "ciao-browse-rpt", "browse", "-r", "-p", "-t", TYPE)
+        if rc != 0:
+            raise Failure(f"ciao browse -r -p -t exited with {rc}\n{cb.tail()}")
+        ciao_lines = sorted(l for l in cb.lines if l[:2] in ("+;", "=;", "-;"))
+        deadline = time.monotonic() + 10
+        while True:                  # avahi-browse -t may end before av's avahi has heard everything
+            t_ab = time.monotonic()
+            out = av.run("timeout", "15", "avahi-browse", "-p", "-r", "-t", TYPE, timeout=20)
+            t_ab = time.monotonic() - t_ab
+            avahi_lines = sorted(l for l in out.splitlines() if l[:2] in ("+;", "=;", "-;"))
+            if avahi_lines == ciao_lines or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        if avahi_lines != ciao_lines:
+            diff = ([f"    only ciao  | {l}" for l in ciao_lines if l not in avahi_lines]
+                    + [f"    only avahi | {l}" for l in avahi_lines if l not in ciao_lines])
+            raise Failure("ciao browse -r -p -t and avahi-browse -p -r -t differ:\n" + "\n".join(diff))
+        resolved = [e for e in map(parse_avahi_browse_line, ciao_lines) if e and e["event"] == "resolved"]
+        if not resolved or any(e["name"] != CLI_NAME or e["port"] != 8080 or e["txt"] != TXT
+                               or not same_host(e["host"], host) or e["address"] != c1.v4 for e in resolved):
+            raise Failure(f"the lines do not describe {CLI_NAME!r} at {host} {c1.v4}:8080 with TXT "
+                          f"{show_txt(TXT)}:\n" + "\n".join(f"    {l}" for l in ciao_lines))
+        figures.append(f"ciao browse -r -p -t exited 0 in {took:.2f} s with the {len(ciao_lines)} lines of "
+                       f"avahi-browse -p -r -t ({t_ab:.2f} s)")
+
+        # resolve, types, browse --all
+        cr, rc, took = s.ciao_once(c2, "ciao-resolve", "resolve", CLI_NAME, TYPE, "--json")
+        r = next(iter(cr.select({"event": "resolved"})), None)
+        if rc != 0 or r is None:
+            raise Failure(f"ciao resolve exited with {rc}\n{cr.tail()}")
+        got = {plain(a) for a in r.get("addresses", [])}
+        if (r.get("name") != CLI_NAME or not same_host(r.get("host", ""), host) or r.get("port") != 8080
+                or r.get("txt") != CLI_JSON_TXT or c1.v4 not in got or plain(c1.v6) not in got
+                or got - {plain(a) for a in host_addresses(c1)}):
+            raise Failure(f"ciao resolve --json: {r}; expected {CLI_NAME!r} on {host} port 8080, TXT "
+                          f"{CLI_JSON_TXT}, addresses of c1 incl. {c1.v4} and {c1.v6}")
+        figures.append(f"ciao resolve {took:.2f} s")
+        cn, rc, took = s.ciao_once(c2, "ciao-resolve-missing", "resolve", "Nonexistent", TYPE, "--timeout", "1")
+        if rc != 1 or took > 3:
+            raise Failure(f"ciao resolve of a missing name: exit {rc} after {took:.2f} s (expected 1 after ~1 s)\n"
+                          + cn.tail())
+        figures.append(f"missing name: exit 1 in {took:.2f} s")
+        ct, rc, took = s.ciao_once(c2, "ciao-types", "types", "-t")
+        if rc != 0 or TYPE not in [l.strip() for l in ct.lines]:
+            raise Failure(f"ciao types -t (exit {rc}) does not list {TYPE}\n{ct.tail()}")
+        figures.append(f"types -t {took:.2f} s")
+        ca, rc, took = s.ciao_once(c2, "ciao-browse-all", "browse", "--all", "-t", "-p")
+        found = sorted(l for l in ca.lines if l.startswith("+;"))
+        want = [l for l in ciao_lines if l.startswith("+;")]
+        if rc != 0 or not set(want) <= set(found):
+            raise Failure(f"ciao browse --all -t -p (exit {rc}) lacks {sorted(set(want) - set(found))}\n{ca.tail()}")
+        figures.append(f"browse --all -t {took:.2f} s")
+
+        # SIGINT: gone from a live ciao browse and a live avahi-browse within 2 s
+        lb = s.ciao(c2, "ciao-browse-live", "browse", "-p", TYPE)
+        ab = avahi_browse(av, TYPE)
+        protocols = {e["protocol"] for e in map(parse_avahi_browse_line, want)}
+        for p in (lb, ab):
+            p.wait_all({"event": "found", "name": CLI_NAME}, len(protocols), 10, key="protocol")
+        mark_l, mark_a = lb.mark(), ab.mark()
+        t0 = time.monotonic()
+        pub.proc.send_signal(signal.SIGINT)
+        rc = pub.wait_exit(2)
+        t_exit = time.monotonic() - t0
+        if rc != 0:
+            state = "did not exit" if rc is None else f"exited with {rc}"
+            raise Failure(f"ciao publish {state} in {t_exit:.2f} s after SIGINT (expected 0)\n{pub.tail()}")
+        gone_l = lb.wait_all({"event": "removed", "name": CLI_NAME}, len(protocols), t0 + 2 - time.monotonic(),
+                             key="protocol", after=mark_l)
+        gone_a = ab.wait_all({"event": "removed", "name": CLI_NAME}, len(protocols), t0 + 2 - time.monotonic(),
+                             key="protocol", after=mark_a)
+        lb.proc.send_signal(signal.SIGINT)
+        if lb.wait_exit(5) != 0:
+            raise Failure(f"ciao browse exited with {lb.proc.returncode} after SIGINT (expected 0)\n{lb.tail()}")
+        figures.append(f"after SIGINT publish exited 0 in {t_exit:.2f} s, removal seen by ciao browse "
+                       f"{gone_l - t0:.2f} s, avahi-browse {gone_a - t0:.2f} s")
+        return figures
+
+
 # ---------------------------------------------------------------------------- main
 
 def main() -> int:
     a = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     a.add_argument("--agent", required=True, help="path of the CiaoInteropAgent executable")
+    a.add_argument("--ciao", default="", help="path of the ciao executable (scenario cli)")
     a.add_argument("--zeroconf-python", default=sys.executable, help="python with zeroconf installed")
     a.add_argument("--dbus-python", default="/usr/bin/python3", help="python with Debian's python3-dbus")
     a.add_argument("--prefix", default=f"ciaoint{os.getpid()}", help="namespace name prefix, unique per run")

@@ -221,13 +221,15 @@ class Host:
         self.v4 = f"{V4NET}.{num}"
         self.v6 = f"{V6NET}:{num:x}"
         self.dir = os.path.join(lab.workdir, name)
-        self.bus: str | None = None          # D-Bus address of this host's avahi, once started
+        # D-Bus address of this host's own bus (it exists once its avahi runs). Always set, so no
+        # avahi client in the lab can reach the machine's system bus, which could start an
+        # avahi-daemon in the root namespace by D-Bus activation.
+        self.bus = f"unix:path={os.path.join(self.dir, 'dbus', 'system_bus_socket')}"
 
     def argv(self, *cmd: str) -> list[str]:
         """argv that runs `cmd` inside this host (`ip netns exec` execs, so the PID is cmd's),
-        with DBUS_SYSTEM_BUS_ADDRESS set to the host's own bus once its avahi runs."""
-        pre = ["env", f"DBUS_SYSTEM_BUS_ADDRESS={self.bus}"] if self.bus else []
-        return ["ip", "netns", "exec", self.ns, *pre, *cmd]
+        with DBUS_SYSTEM_BUS_ADDRESS set to the host's own bus."""
+        return ["ip", "netns", "exec", self.ns, "env", f"DBUS_SYSTEM_BUS_ADDRESS={self.bus}", *cmd]
 
     def run(self, *cmd: str, timeout: float = 30, check: bool = True) -> str:
         """Run a short command inside this host and return its stdout."""
@@ -342,8 +344,7 @@ class Lab:
         sh("ip", "netns", "exec", h.ns, "sysctl", "-qw",
            "net.ipv6.conf.all.disable_ipv6=0", "net.ipv6.conf.default.disable_ipv6=0",
            "net.ipv6.conf.all.accept_dad=0", "net.ipv6.conf.default.accept_dad=0",
-           "net.ipv6.conf.all.keep_addr_on_down=1", "net.ipv6.conf.default.keep_addr_on_down=1",
-           "net.core.rmem_max=4194304", "net.core.rmem_default=1048576")
+           "net.ipv6.conf.all.keep_addr_on_down=1", "net.ipv6.conf.default.keep_addr_on_down=1")
         sh("ip", "-n", h.ns, "link", "set", "lo", "up")
         # the veth is created inside the host and its peer moved straight into the switch:
         # no interface ever exists in the root namespace

@@ -1,0 +1,217 @@
+import Ciao
+import Foundation
+import Testing
+@testable import ciao
+
+/// The message `ServiceType(text)` throws, as the commands pass it on.
+func serviceTypeError(_ text: String) -> ArgumentError {
+    do {
+        _ = try ServiceType(text)
+        Issue.record("\"\(text)\" is a valid service type")
+        return ArgumentError("")
+    } catch {
+        return ArgumentError("\(error)")
+    }
+}
+
+@Suite struct BrowseOptionsTests {
+    func options(_ arguments: [String]) throws -> BrowseOptions {
+        try BrowseOptions(try BrowseCommand.spec.parse(arguments))
+    }
+
+    @Test func typesAreParsed() throws {
+        let options = try options(["_http._tcp", "_IPP._tcp.", "_ciaotest._udp"])
+        #expect(options.types.map(\.rawValue) == ["_http._tcp", "_ipp._tcp", "_ciaotest._udp"])
+        #expect(!options.all && !options.resolve && !options.terminate)
+        #expect(options.resolutionTimeout == .seconds(10))
+    }
+
+    @Test func badTypeReportsTheServiceTypeError() {
+        for bad in ["http", "_http._sctp", "_http", "_toolongservicename._tcp", "_http._tcp.local"] {
+            let expected = serviceTypeError(bad)
+            #expect(expected.description.hasPrefix("Invalid service type: "))
+            #expect(throws: expected) { try options(["_ipp._tcp", bad]) }
+        }
+    }
+
+    @Test func allWithoutTypesIsEnough() throws {
+        let options = try options(["--all"])
+        #expect(options.all)
+        #expect(options.types.isEmpty)
+        #expect(try self.options(["-a", "_http._tcp"]).types.count == 1)
+    }
+
+    @Test func neitherTypeNorAll() {
+        #expect(throws: ArgumentError("give a service TYPE, or --all")) { try options([]) }
+        #expect(throws: ArgumentError("give a service TYPE, or --all")) { try options(["-r", "-t"]) }
+    }
+
+    @Test func flags() throws {
+        let options = try options(["-r", "--terminate", "_http._tcp"])
+        #expect(options.resolve && options.terminate && !options.all)
+    }
+
+    @Test(arguments: ["0", "-1", "abc", "100000", "", "nan", "inf", "-0.5"])
+    func badTimeouts(_ text: String) {
+        #expect(throws: ArgumentError("--timeout needs a positive number of seconds, not \"\(text)\"")) {
+            try options(["--timeout", text, "_http._tcp"])
+        }
+        #expect(throws: ArgumentError("--timeout needs a positive number of seconds, not \"\(text)\"")) {
+            try options(["--timeout=\(text)", "_http._tcp"])
+        }
+    }
+
+    @Test func goodTimeouts() throws {
+        #expect(try options(["--timeout", "2.5", "_http._tcp"]).resolutionTimeout == .milliseconds(2500))
+        #expect(try options(["--timeout=86400", "_http._tcp"]).resolutionTimeout == .seconds(86_400))
+        #expect(try options(["--timeout", "1", "_http._tcp"]).resolutionTimeout == .seconds(1))
+    }
+
+    /// A positive timeout below a millisecond is rounded up, never down to a zero duration.
+    @Test func tinyTimeoutIsNotZero() throws {
+        // Rounded up to a millisecond, never to zero.
+        #expect(try options(["--timeout", "0.0001", "_http._tcp"]).resolutionTimeout == .milliseconds(1))
+    }
+
+    @Test func outputFormats() throws {
+        #expect(try options(["-p", "_http._tcp"]).format == .parsable)
+        #expect(try options(["--parsable", "_http._tcp"]).format == .parsable)
+        #expect(try options(["--json", "_http._tcp"]).format == .json)
+        guard case .human = try options(["_http._tcp"]).format else {
+            Issue.record("the default format is for people")
+            return
+        }
+        #expect(throws: ArgumentError("choose one of --parsable and --json")) { try options(["-p", "--json", "_http._tcp"]) }
+    }
+
+    @Test func onlyTheLocalDomain() throws {
+        for domain in ["local", "local.", "LOCAL."] {
+            _ = try options(["--domain", domain, "_http._tcp"])
+        }
+        #expect(throws: ArgumentError("domain \"example.com\" is not served by multicast DNS; use local.")) {
+            try options(["-d", "example.com", "_http._tcp"])
+        }
+    }
+}
+
+@Suite struct PublishOptionsTests {
+    func publication(_ arguments: [String]) throws -> PublicationConfiguration {
+        try PublishCommand.publication(try PublishCommand.spec.parse(arguments))
+    }
+
+    func txt(_ arguments: [String]) throws -> [String: TXTRecord.Value] {
+        try publication(["Name", "_http._tcp", "80"] + arguments).txtRecord.values
+    }
+
+    @Test func basicPublication() throws {
+        let configuration = try publication(["My Service", "_HTTP._tcp", "8080"])
+        #expect(configuration.name == "My Service")
+        #expect(configuration.type.rawValue == "_http._tcp")
+        #expect(configuration.port == 8080)
+        #expect(configuration.mode == .externalPort)
+        #expect(configuration.allowsRenaming)
+        #expect(configuration.txtRecord == .empty)
+        #expect(configuration.subtypes == [])
+    }
+
+    @Test func portIsRequiredWithoutListener() {
+        #expect(throws: ArgumentError("missing PORT (or use --listener)")) { try publication(["Name", "_http._tcp"]) }
+    }
+
+    @Test(arguments: ["0", "70000", "x", "-1", "65536", ""])
+    func badPorts(_ port: String) {
+        #expect(throws: ArgumentError("PORT must be 1–65535, not \"\(port)\"")) { try publication(["Name", "_http._tcp", port]) }
+    }
+
+    @Test func portLimits() throws {
+        #expect(try publication(["Name", "_http._tcp", "1"]).port == 1)
+        #expect(try publication(["Name", "_http._tcp", "65535"]).port == 65535)
+    }
+
+    @Test func withListenerTheFirstTrailingArgumentIsTXT() throws {
+        let configuration = try publication(["-l", "Name", "_http._tcp", "k=v", "flag"])
+        #expect(configuration.mode == .listener)
+        #expect(configuration.port == 0)
+        #expect(configuration.txtRecord.values == ["k": .bytes(Data("v".utf8)), "flag": .flag])
+        // Even a number: it is a TXT flag, not a port.
+        let numeric = try publication(["--listener", "Name", "_http._tcp", "8080"])
+        #expect(numeric.port == 0)
+        #expect(numeric.txtRecord.values == ["8080": .flag])
+        #expect(try publication(["-l", "Name", "_http._tcp"]).txtRecord == .empty)
+    }
+
+    @Test func txtEntryKinds() throws {
+        #expect(try txt(["k=v", "empty=", "flag", "eq=a=b"]) == [
+            "k": .bytes(Data("v".utf8)), "empty": .bytes(Data()), "flag": .flag, "eq": .bytes(Data("a=b".utf8)),
+        ])
+        #expect(try txt(["Upper=X"]) == ["upper": .bytes(Data("X".utf8))])
+        #expect(try txt(["u=Grüße"]) == ["u": .bytes(Data("Grüße".utf8))])
+    }
+
+    @Test func txtEscapes() throws {
+        #expect(try txt([#"bin=\x00\xff\x80"#]) == ["bin": .bytes(Data([0x00, 0xFF, 0x80]))])
+        #expect(try txt([#"mixed=a\xAbz"#]) == ["mixed": .bytes(Data([0x61, 0xAB, 0x7A]))])
+        #expect(try txt([#"path=a\\b"#]) == ["path": .bytes(Data([0x61, 0x5C, 0x62]))])
+        #expect(try txt([#"two=\\\\"#]) == ["two": .bytes(Data([0x5C, 0x5C]))])
+        #expect(try txt([#"lit=\\x41"#]) == ["lit": .bytes(Data(#"\x41"#.utf8))])
+        #expect(try TXTArguments.unescaped(#"\x41\x42"#) == [0x41, 0x42])
+    }
+
+    @Test(arguments: [#"k=\q"#, #"k=\x4"#, #"k=\xZZ"#, #"k=abc\"#, #"k=\x"#, #"k=\n"#])
+    func badEscapes(_ argument: String) {
+        #expect(throws: ArgumentError.self) { try txt([argument]) }
+    }
+
+    @Test func badEscapeMessages() {
+        #expect(throws: ArgumentError(#"unknown escape in "\q": use \xHH for a byte and \\ for a backslash"#)) {
+            try TXTArguments.entry(#"k=\q"#)
+        }
+        #expect(throws: ArgumentError(#"\x must be followed by two hex digits in "\x4""#)) { try TXTArguments.entry(#"k=\x4"#) }
+        #expect(throws: ArgumentError(#"\x must be followed by two hex digits in "\xZZ""#)) { try TXTArguments.entry(#"k=\xZZ"#) }
+    }
+
+    /// `UInt8(_:radix:)` accepts a sign, so `\x+1` and `\x-0` pass as "two hex digits".
+    @Test func signedHexEscapeIsRejected() {
+        #expect(throws: ArgumentError.self) { try TXTArguments.unescaped(#"\x+1"#) }
+        #expect(throws: ArgumentError.self) { try TXTArguments.unescaped(#"\x-0"#) }
+    }
+
+    @Test func duplicateKeysAreRejectedIgnoringCase() {
+        #expect(throws: ArgumentError("TXT key \"K\" given twice")) { try txt(["k=1", "K=2"]) }
+        #expect(throws: ArgumentError("TXT key \"flag\" given twice")) { try txt(["flag", "flag"]) }
+        #expect(throws: ArgumentError("TXT key \"a\" given twice")) { try txt(["a=", "a"]) }
+    }
+
+    @Test func invalidTXTKeys() {
+        #expect(throws: ArgumentError("TXT entry \"=v\" has no key")) { try txt(["=v"]) }
+        #expect(throws: ArgumentError.self) { try txt(["ké=v"]) }
+        #expect(throws: ArgumentError.self) { try txt(["k=" + String(repeating: "x", count: 300)]) }
+    }
+
+    @Test func subtypesAreCollected() throws {
+        let configuration = try publication(["-s", "_printer", "Name", "_http._tcp", "--subtype", "_scanner", "80", "--subtype=_fax"])
+        #expect(configuration.subtypes == ["_printer", "_scanner", "_fax"])
+    }
+
+    @Test func noRename() throws {
+        #expect(try !publication(["--no-rename", "Name", "_http._tcp", "80"]).allowsRenaming)
+    }
+
+    @Test func emptyNameIsAllowed() throws {
+        let configuration = try publication(["", "_http._tcp", "80"])
+        #expect(configuration.name == "")
+        #expect(configuration.port == 80)
+    }
+
+    @Test func badTypeAndDomain() {
+        #expect(throws: serviceTypeError("http")) { try publication(["Name", "http", "80"]) }
+        #expect(throws: ArgumentError("domain \"example.com\" is not served by multicast DNS; use local.")) {
+            try publication(["--domain", "example.com", "Name", "_http._tcp", "80"])
+        }
+    }
+
+    @Test func missingNameOrType() {
+        #expect(throws: ArgumentError("missing NAME")) { try PublishCommand.spec.parse([]) }
+        #expect(throws: ArgumentError("missing TYPE")) { try PublishCommand.spec.parse(["Name"]) }
+    }
+}

@@ -1,0 +1,270 @@
+import Ciao
+import Foundation
+import Testing
+@testable import ciao
+
+/// Fixed events shared by the formatter tests: the service avahi-browse 0.8 printed as
+/// `=;civ0;IPv4;Odd\032\034Name\034\032\195\156\.dot;_ciaotest._tcp;local;vm.local;198.18.0.1;8080;"k=v" "flag" "empty=" "bin=\000\255\128"`.
+enum Fixture {
+    /// 2023-11-14T22:13:20.250Z.
+    static let time = Date(timeIntervalSince1970: 1_700_000_000.25)
+    static let type = try! ServiceType("_ciaotest._tcp")
+    static let service = Service(name: "Odd \"Name\" Ü.dot", type: type, interfaceIndex: 7)
+    static let escapedName = #"Odd\032\034Name\034\032\195\156\.dot"#
+    static let interface = InterfaceInfo(name: "civ0", families: [.ipv4, .ipv6])
+    static let txt = try! TXTRecord([
+        "k": .bytes(Data("v".utf8)), "empty": .bytes(Data()), "flag": .flag, "bin": .bytes(Data([0x00, 0xFF, 0x80])),
+    ])
+    static let resolved = ResolvedService(
+        service: service, hostName: "vm.local.", port: 8080,
+        addresses: ["198.18.0.1", "fd00:198:18::1", "fe80::c6ff:fe12:1%civ0"], txtRecord: txt)
+    static let published = PublishedService(service: service, port: 8080, hostName: "vm.local.")
+}
+
+@Suite struct ParsableFormatterTests {
+    let formatter = ParsableFormatter()
+
+    @Test func foundAndRemovedLinesListIPv6ThenIPv4() {
+        #expect(formatter.lines(for: .found(Fixture.service, Fixture.interface), at: Fixture.time) == [
+            "+;civ0;IPv6;\(Fixture.escapedName);_ciaotest._tcp;local",
+            "+;civ0;IPv4;\(Fixture.escapedName);_ciaotest._tcp;local",
+        ])
+        #expect(formatter.lines(for: .removed(Fixture.service, Fixture.interface), at: Fixture.time) == [
+            "-;civ0;IPv6;\(Fixture.escapedName);_ciaotest._tcp;local",
+            "-;civ0;IPv4;\(Fixture.escapedName);_ciaotest._tcp;local",
+        ])
+    }
+
+    @Test func onlyTheInterfaceFamiliesGetLines() {
+        let v4 = InterfaceInfo(name: "eth0", families: [.ipv4])
+        let v6 = InterfaceInfo(name: "eth1", families: [.ipv6])
+        #expect(formatter.lines(for: .found(Fixture.service, v4), at: Fixture.time)
+            == ["+;eth0;IPv4;\(Fixture.escapedName);_ciaotest._tcp;local"])
+        #expect(formatter.lines(for: .removed(Fixture.service, v6), at: Fixture.time)
+            == ["-;eth1;IPv6;\(Fixture.escapedName);_ciaotest._tcp;local"])
+    }
+
+    /// Byte for byte the line avahi-browse 0.8 printed for this service (the IPv4 one).
+    @Test func resolvedLineMatchesAvahi() {
+        let lines = formatter.lines(for: .resolved(Fixture.resolved, Fixture.interface), at: Fixture.time)
+        let avahi = #"=;civ0;IPv4;Odd\032\034Name\034\032\195\156\.dot;_ciaotest._tcp;local;vm.local;198.18.0.1;8080;"k=v" "flag" "empty=" "bin=\000\255\128""#
+        #expect(lines == [avahi.replacingOccurrences(of: ";IPv4;", with: ";IPv6;"), avahi])
+        #expect(Array(lines[1].utf8) == Array(avahi.utf8))
+    }
+
+    @Test func resolvedLineStripsTheZoneOfTheFirstAddress() {
+        var resolved = Fixture.resolved
+        resolved.addresses = ["fe80::c6ff:fe12:1%civ0", "198.18.0.1"]
+        resolved.txtRecord = .empty
+        resolved.hostName = "host.local"  // no trailing dot: kept as is
+        #expect(formatter.lines(for: .resolved(resolved, InterfaceInfo(name: "civ0", families: [.ipv6])), at: Fixture.time)
+            == ["=;civ0;IPv6;\(Fixture.escapedName);_ciaotest._tcp;local;host.local;fe80::c6ff:fe12:1;8080;"])
+        resolved.addresses = []
+        #expect(formatter.lines(for: .resolved(resolved, InterfaceInfo(name: "civ0", families: [.ipv4])), at: Fixture.time)
+            == ["=;civ0;IPv4;\(Fixture.escapedName);_ciaotest._tcp;local;host.local;;8080;"])
+    }
+
+    @Test func escapesNamesAsAvahiDoes() {
+        #expect(ParsableFormatter.escapedName("Odd \"Name\" Ü.dot") == Fixture.escapedName)
+        #expect(ParsableFormatter.escapedName(#"a\b;c.d"#) == #"a\\b\059c\.d"#)
+        #expect(ParsableFormatter.escapedName("Az09-_") == "Az09-_")
+        #expect(ParsableFormatter.escapedName("x=(y)/z") == #"x\061\040y\041\047z"#)
+        #expect(ParsableFormatter.escapedName("€") == #"\226\130\172"#)
+        #expect(ParsableFormatter.escapedName("\u{7}\u{7F}") == #"\007\127"#)
+        #expect(ParsableFormatter.escapedName("") == "")
+    }
+
+    @Test func quotesTXTStringsAsAvahiDoes() throws {
+        // avahi printed `"q=\" \\;"` for a value of bytes 22 20 5c 3b.
+        let quoted = try TXTRecord(["q": .bytes(Data([0x22, 0x20, 0x5C, 0x3B]))])
+        #expect(ParsableFormatter.txtField(quoted) == #""q=\" \\;""#)
+        let controls = try TXTRecord(["c": .bytes(Data([0x09, 0x7E, 0x7F, 0xC3, 0xBC]))])
+        #expect(ParsableFormatter.txtField(controls) == #""c=\009~\127\195\188""#)
+        #expect(ParsableFormatter.txtField(Fixture.txt) == #""k=v" "flag" "empty=" "bin=\000\255\128""#)
+        #expect(ParsableFormatter.txtField(.empty) == "")
+    }
+
+    @Test func typeAndPublishedLines() throws {
+        #expect(formatter.lines(for: .type(try ServiceType("_HTTP._tcp.")), at: Fixture.time) == ["_http._tcp;local"])
+        #expect(formatter.lines(for: .published(Fixture.published), at: Fixture.time)
+            == ["+;\(Fixture.escapedName);_ciaotest._tcp;local;vm.local;8080"])
+    }
+
+    @Test func resolutionFailuresPrintNothing() {
+        #expect(formatter.lines(for: .resolutionFailed(Fixture.service, Fixture.interface, .timedOut), at: Fixture.time).isEmpty)
+    }
+}
+
+@Suite struct JSONEventFormatterTests {
+    let formatter = JSONEventFormatter()
+
+    func object(_ event: OutputEvent) throws -> [String: Any] {
+        let lines = formatter.lines(for: event, at: Fixture.time)
+        try #require(lines.count == 1)
+        #expect(!lines[0].contains("\n"), "one object per line")
+        let parsed = try JSONSerialization.jsonObject(with: Data(lines[0].utf8))
+        return try #require(parsed as? [String: Any])
+    }
+
+    @Test func found() throws {
+        let object = try object(.found(Fixture.service, Fixture.interface))
+        #expect(Set(object.keys) == ["event", "name", "type", "domain", "interface", "time"])
+        #expect(object["event"] as? String == "found")
+        #expect(object["name"] as? String == "Odd \"Name\" Ü.dot")
+        #expect(object["type"] as? String == "_ciaotest._tcp")
+        #expect(object["domain"] as? String == "local.")
+        #expect(object["interface"] as? String == "civ0")
+        #expect(object["time"] as? String == "2023-11-14T22:13:20.250Z")
+    }
+
+    @Test func removed() throws {
+        let object = try object(.removed(Fixture.service, Fixture.interface))
+        #expect(object["event"] as? String == "removed")
+        #expect(object["name"] as? String == "Odd \"Name\" Ü.dot")
+        #expect(object["time"] as? String == "2023-11-14T22:13:20.250Z")
+    }
+
+    @Test func resolved() throws {
+        let object = try object(.resolved(Fixture.resolved, Fixture.interface))
+        #expect(Set(object.keys) == [
+            "event", "name", "type", "domain", "interface", "host", "port", "addresses", "txt", "time",
+        ])
+        #expect(object["event"] as? String == "resolved")
+        #expect(object["name"] as? String == "Odd \"Name\" Ü.dot")
+        #expect(object["type"] as? String == "_ciaotest._tcp")
+        #expect(object["domain"] as? String == "local.")
+        #expect(object["interface"] as? String == "civ0")
+        #expect(object["host"] as? String == "vm.local.")
+        #expect(object["port"] as? Int == 8080)
+        #expect(object["addresses"] as? [String] == ["198.18.0.1", "fd00:198:18::1", "fe80::c6ff:fe12:1%civ0"])
+        #expect(object["time"] as? String == "2023-11-14T22:13:20.250Z")
+        let txt = try #require(object["txt"] as? [String: Any])
+        #expect(Set(txt.keys) == ["k", "empty", "flag", "bin"])
+        #expect(txt["k"] as? String == "v")
+        #expect(txt["empty"] as? String == "")
+        #expect(txt["flag"] as? Bool == true)
+        #expect(txt["bin"] as? [String: String] == ["hex": "00ff80"])
+    }
+
+    @Test func utf8TXTValueIsAString() throws {
+        var resolved = Fixture.resolved
+        resolved.txtRecord = try TXTRecord(["note": .bytes(Data("Grüße/\"x\"".utf8))])
+        let txt = try #require(try object(.resolved(resolved, Fixture.interface))["txt"] as? [String: Any])
+        #expect(txt["note"] as? String == "Grüße/\"x\"")
+    }
+
+    @Test func resolutionFailed() throws {
+        let object = try object(.resolutionFailed(Fixture.service, Fixture.interface, .timedOut))
+        #expect(object["event"] as? String == "resolutionFailed")
+        #expect(object["name"] as? String == "Odd \"Name\" Ü.dot")
+        #expect(object["error"] as? String == CiaoError.timedOut.description)
+    }
+
+    @Test func typeAndPublished() throws {
+        let type = try object(.type(Fixture.type))
+        #expect(type as NSDictionary == [
+            "event": "type", "type": "_ciaotest._tcp", "domain": "local.", "time": "2023-11-14T22:13:20.250Z",
+        ] as NSDictionary)
+        let published = try object(.published(Fixture.published))
+        #expect(published as NSDictionary == [
+            "event": "published", "name": "Odd \"Name\" Ü.dot", "type": "_ciaotest._tcp", "domain": "local.",
+            "host": "vm.local.", "port": 8080, "time": "2023-11-14T22:13:20.250Z",
+        ] as NSDictionary)
+    }
+
+    @Test func keysAreSortedAndSlashesUnescaped() throws {
+        var resolved = Fixture.resolved
+        resolved.txtRecord = try TXTRecord(["path": .bytes(Data("/a/b".utf8))])
+        let line = try #require(formatter.lines(for: .resolved(resolved, Fixture.interface), at: Fixture.time).first)
+        #expect(line.hasPrefix(#"{"addresses":["#))
+        #expect(line.contains(#""path":"/a/b""#))
+    }
+}
+
+@Suite struct HumanFormatterTests {
+    let plain = HumanFormatter(style: .plain)
+    let coloured = HumanFormatter(style: TerminalStyle(isTerminal: true, usesColor: true))
+
+    /// Mark, interface padded to 8, name to 32, type to 20, then the domain, separated by one space.
+    static let columns = "civ0     Odd \"Name\" Ü.dot                 _ciaotest._tcp       local."
+
+    @Test func plainRowsAreAligned() {
+        #expect(plain.lines(for: .found(Fixture.service, Fixture.interface), at: Fixture.time) == ["+ " + Self.columns])
+        #expect(plain.lines(for: .removed(Fixture.service, Fixture.interface), at: Fixture.time) == ["- " + Self.columns])
+        // The columns start at fixed character offsets.
+        let row = Array(plain.lines(for: .found(Fixture.service, Fixture.interface), at: Fixture.time)[0])
+        #expect(String(row[2..<10]) == "civ0    ")
+        #expect(String(row[11..<43]) == "Odd \"Name\" Ü.dot" + String(repeating: " ", count: 16))
+        #expect(String(row[44..<64]) == "_ciaotest._tcp      ")
+        #expect(String(row[65...]) == "local.")
+    }
+
+    @Test func longFieldsAreKeptWhole() {
+        let long = String(repeating: "n", count: 40)
+        let service = Service(name: long, type: Fixture.type)
+        #expect(plain.lines(for: .found(service, InterfaceInfo(name: "enp0s31f6x", families: [.ipv4])), at: Fixture.time)
+            == ["+ enp0s31f6x \(long) _ciaotest._tcp       local."])
+    }
+
+    @Test func plainResolved() {
+        #expect(plain.lines(for: .resolved(Fixture.resolved, Fixture.interface), at: Fixture.time) == [
+            "= " + Self.columns,
+            "    hostname = vm.local.",
+            "    address  = 198.18.0.1, fd00:198:18::1, fe80::c6ff:fe12:1%civ0",
+            "    port     = 8080",
+            #"    txt      = "k=v" "flag" "empty=" "bin=\000\255\128""#,
+        ])
+    }
+
+    @Test func plainOtherEvents() {
+        #expect(plain.lines(for: .resolutionFailed(Fixture.service, Fixture.interface, .timedOut), at: Fixture.time)
+            == ["! " + Self.columns + "  " + CiaoError.timedOut.description])
+        #expect(plain.lines(for: .type(Fixture.type), at: Fixture.time) == ["_ciaotest._tcp"])
+        #expect(plain.lines(for: .published(Fixture.published), at: Fixture.time)
+            == ["Established under name 'Odd \"Name\" Ü.dot' (_ciaotest._tcp.local.) on vm.local. port 8080"])
+    }
+
+    @Test func noEscapeCodesWithoutColour() {
+        let events: [OutputEvent] = [
+            .found(Fixture.service, Fixture.interface), .removed(Fixture.service, Fixture.interface),
+            .resolved(Fixture.resolved, Fixture.interface), .resolutionFailed(Fixture.service, Fixture.interface, .stopped),
+            .type(Fixture.type), .published(Fixture.published),
+        ]
+        for style in [TerminalStyle.plain, TerminalStyle(isTerminal: true, usesColor: false)] {
+            let lines = events.flatMap { HumanFormatter(style: style).lines(for: $0, at: Fixture.time) }
+            #expect(!lines.contains { $0.contains("\u{1B}") })
+        }
+    }
+
+    @Test func colouredMarks() {
+        #expect(coloured.lines(for: .found(Fixture.service, Fixture.interface), at: Fixture.time)
+            == ["\u{1B}[32m+\u{1B}[0m " + Self.columns])
+        #expect(coloured.lines(for: .removed(Fixture.service, Fixture.interface), at: Fixture.time)
+            == ["\u{1B}[31m-\u{1B}[0m " + Self.columns])
+        #expect(coloured.lines(for: .resolved(Fixture.resolved, Fixture.interface), at: Fixture.time).first
+            == "\u{1B}[34m=\u{1B}[0m " + Self.columns)
+        #expect(coloured.lines(for: .resolutionFailed(Fixture.service, Fixture.interface, .stopped), at: Fixture.time)
+            == ["\u{1B}[31m!\u{1B}[0m " + Self.columns + "  \u{1B}[2m" + CiaoError.stopped.description + "\u{1B}[0m"])
+    }
+}
+
+@Suite struct TerminalStyleTests {
+    @Test func paint() {
+        let colour = TerminalStyle(isTerminal: true, usesColor: true)
+        #expect(colour.paint("+", .green) == "\u{1B}[32m+\u{1B}[0m")
+        #expect(colour.paint("x", .bold) == "\u{1B}[1mx\u{1B}[0m")
+        #expect(TerminalStyle.plain.paint("+", .green) == "+")
+        #expect(TerminalStyle(isTerminal: true, usesColor: false).paint("+", .red) == "+")
+    }
+
+    @Test func neverColoursWhenNotATerminal() {
+        let style = TerminalStyle.current()
+        if !style.isTerminal { #expect(!style.usesColor) }
+    }
+
+    @Test func formatsPickTheirFormatter() {
+        #expect(OutputFormat.parsable.formatter() is ParsableFormatter)
+        #expect(OutputFormat.json.formatter() is JSONEventFormatter)
+        #expect((OutputFormat.human(.plain).formatter() as? HumanFormatter)?.style == .plain)
+    }
+}
