@@ -110,8 +110,15 @@ actor InteropAgent {
         }
     }
 
+    /// Resolves by name and type, or a reference saved earlier ("saved": a found event's JSON
+    /// encoding of the `Service`), as an app persisting a service would.
     private func resolve(_ command: [String: Any], id: String) throws {
-        let service = Service(name: command["name"] as? String ?? "", type: try ServiceType(command["type"] as? String ?? ""))
+        let service =
+            if let saved = command["saved"] as? String {
+                try JSONDecoder().decode(Service.self, from: Data(saved.utf8))
+            } else {
+                Service(name: command["name"] as? String ?? "", type: try ServiceType(command["type"] as? String ?? ""))
+            }
         let timeout = Duration.milliseconds(Int((command["timeout"] as? Double ?? 10) * 1000))
         Task {
             do {
@@ -140,7 +147,11 @@ actor InteropAgent {
     private func report(_ event: DiscoveryEvent, id: String) {
         switch event {
         case .started: break
-        case .found(let service): emit(Self.fields(of: service, event: "found", id: id))
+        case .found(let service):
+            var fields = Self.fields(of: service, event: "found", id: id)
+            // What an app would persist: the Codable Service (name, type, domain, interface).
+            fields["saved"] = (try? JSONEncoder().encode(service)).map { String(decoding: $0, as: UTF8.self) }
+            emit(fields)
         case .removed(let service): emit(Self.fields(of: service, event: "removed", id: id))
         case .resolved(let resolved): emit(Self.fields(of: resolved, event: "resolved", id: id))
         case .resolutionFailed(let service, let error):

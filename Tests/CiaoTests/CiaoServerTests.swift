@@ -23,7 +23,7 @@ struct CiaoServerTests {
         _ server: CiaoServer, _ configuration: PublicationConfiguration, as registeredName: String,
         publicationIndex: Int = 0
     ) async throws -> (PublishedService, BackendToken) {
-        let starting = Task { try await server.start(configuration, timeout: .seconds(5)) }
+        let starting = Task { try await server.start(configuration, timeout: .seconds(3600)) }
         let (token, _) = try await fake.publication(publicationIndex)
         fake.emitRegistered(token, name: registeredName)
         return (try await result(of: starting), token)
@@ -57,9 +57,9 @@ struct CiaoServerTests {
     @Test func supersededStartThrowsStoppedAndNeverReportsSuccess() async throws {
         let server = CiaoServer(backend: fake)
         let events = StreamRecorder(server.events)
-        let startingA = Task { try await server.start(externalConfiguration(name: "A"), timeout: .seconds(5)) }
+        let startingA = Task { try await server.start(externalConfiguration(name: "A"), timeout: .seconds(3600)) }
         let (tokenA, _) = try await fake.publication(0)
-        let startingB = Task { try await server.start(externalConfiguration(name: "B"), timeout: .seconds(5)) }
+        let startingB = Task { try await server.start(externalConfiguration(name: "B"), timeout: .seconds(3600)) }
         let (tokenB, publicationB) = try await fake.publication(1)
         #expect(publicationB.name == "B")
 
@@ -82,7 +82,7 @@ struct CiaoServerTests {
     @Test func cancelledStartThrowsCancellationErrorAndNeverSucceedsLate() async throws {
         let server = CiaoServer(backend: fake)
         let events = StreamRecorder(server.events)
-        let starting = Task { try await server.start(externalConfiguration(name: "Cancelled"), timeout: .seconds(5)) }
+        let starting = Task { try await server.start(externalConfiguration(name: "Cancelled"), timeout: .seconds(3600)) }
         let (token, _) = try await fake.publication()
         starting.cancel()
         await #expect(throws: CancellationError.self) { try await result(of: starting) }
@@ -102,7 +102,7 @@ struct CiaoServerTests {
         let server = CiaoServer(backend: fake)
         let starting = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            return try await server.start(externalConfiguration(), timeout: .seconds(5))
+            return try await server.start(externalConfiguration(), timeout: .seconds(3600))
         }
         await #expect(throws: CancellationError.self) { try await result(of: starting) }
         #expect(fake.calls.isEmpty)
@@ -166,7 +166,7 @@ struct CiaoServerTests {
         let server = CiaoServer(backend: fake)
         let events = StreamRecorder(server.events)
         let starting = Task {
-            try await server.start(externalConfiguration(name: "Taken", allowsRenaming: false), timeout: .seconds(5))
+            try await server.start(externalConfiguration(name: "Taken", allowsRenaming: false), timeout: .seconds(3600))
         }
         let (token, publication) = try await fake.publication()
         #expect(publication.allowsRenaming == false)
@@ -247,7 +247,7 @@ struct CiaoServerTests {
     @Test func listenerModeReservesARealPortThatRefusesConnections() async throws {
         let server = CiaoServer(backend: fake)
         let configuration = PublicationConfiguration(type: http, name: "Listener", port: 0, mode: .listener)
-        let starting = Task { try await server.start(configuration, timeout: .seconds(5)) }
+        let starting = Task { try await server.start(configuration, timeout: .seconds(3600)) }
         let (token, publication) = try await fake.publication()
         let port = publication.port
         #expect(port != 0)

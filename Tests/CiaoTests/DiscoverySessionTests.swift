@@ -18,7 +18,7 @@ struct DiscoverySessionTests {
     }
 
     /// A session on the fake, its browse token, and a recorder that has already seen `started`.
-    func startSession(automaticallyResolve: Bool = true, resolutionTimeout: Duration = .seconds(10)) async throws
+    func startSession(automaticallyResolve: Bool = true, resolutionTimeout: Duration = .seconds(3600)) async throws
         -> (DiscoverySession, BackendToken, StreamRecorder<DiscoveryEvent>)
     {
         let session = try await CiaoBrowser(backend: fake).browse(
