@@ -25,6 +25,9 @@ let package = Package(
         .target(name: "CiaoNetService", dependencies: ["Ciao"]),
         // The command-line tool.
         .executableTarget(name: "ciao", dependencies: ["Ciao", "CiaoEngine", "CiaoTransport", "CiaoWire"]),
+        // Examples: a chat over TCP found with Bonjour, and a program written against NetService.
+        .executableTarget(name: "Chat", dependencies: ["Ciao"], path: "Examples/Chat"),
+        .executableTarget(name: "NetServiceDemo", dependencies: ["CiaoNetService"], path: "Examples/NetServiceDemo"),
         // Codec throughput benchmark; run with `swift run -c release CiaoCodecBenchmark`.
         .executableTarget(name: "CiaoCodecBenchmark", dependencies: ["CiaoWire"]),
         // Many-host churn run in virtual time; run with `swift run -c release CiaoSimulationBenchmark`.

@@ -7,7 +7,7 @@
 #   bash Scripts/interop.sh --list                            name and summary of each scenario
 #
 # Steps: installs what is missing (Debian packages when their commands are missing; a venv with
-# PyPI zeroconf), builds the CiaoInteropAgent and ciao products, then runs
+# PyPI zeroconf), builds the CiaoInteropAgent, ciao and Chat (Examples/Chat) products, then runs
 # Tests/Interop/interop.py, which prints "PASS name: figures" / "FAIL name: reason" per scenario
 # and "interop: N passed, M failed".
 # The exit status is non-zero if any scenario fails. Logs stay in the work directory it prints.
@@ -24,6 +24,8 @@
 #   DBUS_PYTHON                  python with Debian's python3-dbus (default /usr/bin/python3)
 #   CIAO_INTEROP_AGENT           a CiaoInteropAgent executable to use instead of building one
 #   CIAO_INTEROP_CLI             a ciao executable to use instead of building one
+#   CIAO_INTEROP_DEMO            a NetServiceDemo executable to use instead of building one
+#   CIAO_INTEROP_CHAT            a Chat executable (Examples/Chat) to use instead of building one
 #   CIAO_INTEROP_SCRATCH         --scratch-path for swift build (default: the package's .build)
 #   CIAO_INTEROP_TIMEOUT         seconds the scenarios may take in all (default 780)
 set -euo pipefail
@@ -43,7 +45,7 @@ for a in "$@"; do
   case "$a" in
     --no-install) SKIP_INSTALL=1 ;;
     --list) exec python3 "$DRIVER" --agent none --list ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     -*) die "unknown option $a (see --help)" ;;
     *) ARGS+=("$a") ;;
   esac
@@ -105,6 +107,12 @@ AGENT=${CIAO_INTEROP_AGENT:-}
 CLI=${CIAO_INTEROP_CLI:-}
 [ -n "$CLI" ] || CLI=$(build ciao)
 [ -x "$CLI" ] || die "no ciao executable at $CLI"
+CHAT=${CIAO_INTEROP_CHAT:-}
+[ -n "$CHAT" ] || CHAT=$(build Chat)
+[ -x "$CHAT" ] || die "no Chat executable at $CHAT"
+DEMO=${CIAO_INTEROP_DEMO:-}
+[ -n "$DEMO" ] || DEMO=$(build NetServiceDemo)
+[ -x "$DEMO" ] || die "no NetServiceDemo executable at $DEMO"
 
 # ------------------------------------------------------------------ run
 PREFIX="ciaoint$$"
@@ -130,10 +138,10 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-log "agent $AGENT; ciao $CLI; zeroconf $("$ZEROCONF_PYTHON" -c 'import zeroconf; print(zeroconf.__version__)');" \
+log "agent $AGENT; ciao $CLI; chat $CHAT; demo $DEMO; zeroconf $("$ZEROCONF_PYTHON" -c 'import zeroconf; print(zeroconf.__version__)');" \
     "$(avahi-daemon --version 2>&1)"
 rc=0
-timeout -k 10 "${CIAO_INTEROP_TIMEOUT:-780}" "$ZEROCONF_PYTHON" "$DRIVER" --agent "$AGENT" --ciao "$CLI" \
+timeout -k 10 "${CIAO_INTEROP_TIMEOUT:-780}" "$ZEROCONF_PYTHON" "$DRIVER" --agent "$AGENT" --ciao "$CLI" --chat "$CHAT" --demo "$DEMO" \
   --zeroconf-python "$ZEROCONF_PYTHON" --dbus-python "$DBUS_PYTHON" --prefix "$PREFIX" --workdir "$WORK" \
   "${ARGS[@]}" &
 DRIVER_PID=$!

@@ -43,6 +43,8 @@ class Suite:
     def __init__(self, args):
         self.agent_path = args.agent
         self.ciao_path = args.ciao
+        self.chat_path = getattr(args, "chat", "")
+        self.demo_path = getattr(args, "demo", "")
         self.zc_python = args.zeroconf_python
         self.dbus_python = args.dbus_python
         self.prefix = args.prefix
@@ -712,12 +714,195 @@ def cli(s: Suite) -> list[str]:
         return figures
 
 
+CHAT_TYPE = "_ciaochat._tcp"
+
+
+def parse_chat_line(line: str) -> dict | None:
+    """One line of Examples/Chat's output -> ready / joined / left / message event (None for
+    its `chat: ...` diagnostics, which arrive on the same pipe)."""
+    m = re.fullmatch(r"ready (.+) (\d+)", line)
+    if m:
+        return {"event": "ready", "name": m[1], "port": int(m[2])}
+    for word in ("joined", "left"):
+        if line.startswith(word + " "):
+            return {"event": word, "nick": line[len(word) + 1:]}
+    nick, sep, text = line.partition(": ")
+    if sep and nick != "chat":
+        return {"event": "message", "nick": nick, "text": text}
+    return None
+
+
+def chat_say(p: JsonProc, text: str) -> float:
+    """Type one line into a running chat; returns the time it was written."""
+    t = time.monotonic()
+    try:
+        p.proc.stdin.write(text + "\n")
+        p.proc.stdin.flush()
+    except (BrokenPipeError, ValueError) as e:
+        raise Failure(f"{p.name} is not running (stdin closed: {e})\n{p.tail()}")
+    return t
+
+
+def chat_deliver(sender: JsonProc, nick: str, receivers: list[JsonProc], text: str, timeout: float = 5) -> list[float]:
+    """`sender` (nick `nick`) types `text`; each receiver must print `nick: text`. Returns the latencies."""
+    marks = [r.mark() for r in receivers]
+    t0 = chat_say(sender, text)
+    return [r.wait_for({"event": "message", "nick": nick, "text": text}, timeout, after=m,
+                       what=f"message {nick}: {text!r}")["t"] - t0 for r, m in zip(receivers, marks)]
+
+
+@scenario("chat", "Examples/Chat: instances find each other with Ciao, connect over TCP, relay lines")
+def chat(s: Suite) -> list[str]:
+    """Chat instances alice (c1) and bob (c2) publish _ciaochat._tcp, find each other, connect
+    (one TCP connection per pair) and exchange a line both ways; carol (c3) joins later, gets
+    the next line alice types and her own line reaches both; EOF on carol's stdin ends her with
+    exit 0 and the others print `left carol`. No one hears their own lines or joins twice."""
+    if not s.chat_path:
+        raise Failure("no Chat executable (pass --chat PATH)")
+
+    def start(host: Host, nick: str) -> tuple[JsonProc, dict]:
+        t0 = time.monotonic()
+        p = host.spawn(f"chat-{nick}", s.chat_path, "--nick", nick, "--interface", "civ0", parse=parse_chat_line)
+        s.agents.append(p)                           # SIGTERM (or EOF) must end it with status 0
+        ready = p.wait_for({"event": "ready"}, 20, what="ready line")
+        if ready["name"] != nick or not 0 < ready["port"] < 65536:
+            raise Failure(f"{p.name}: {ready}, expected published name {nick!r} and a port")
+        ready["took"] = ready["t"] - t0
+        return p, ready
+
+    def joined(p: JsonProc, nicks: list[str], timeout: float, after: int = 0) -> float:
+        return p.wait_all(lambda e: e["event"] == "joined" and e["nick"] in nicks, len(nicks), timeout,
+                          key="nick", after=after)
+
+    def ms(*xs: float) -> str:
+        return "/".join(f"{x * 1000:.1f}" for x in xs) + " ms"
+
+    with s.lab("chat", ["c1", "c2", "c3"]) as lab:
+        alice, ra = start(lab["c1"], "alice")
+        bob, rb = start(lab["c2"], "bob")
+        t_ready = max(ra["t"], rb["t"])
+        t_joined = max(joined(alice, ["bob"], 15), joined(bob, ["alice"], 15))
+        figures = [f"ready (published) {ms(ra['took'], rb['took'])} after start, joined {ms(t_joined - t_ready)} "
+                   f"after both were ready"]
+        l1 = chat_deliver(alice, "alice", [bob], "hello from alice")
+        l2 = chat_deliver(bob, "bob", [alice], "hi alice, bob here")
+        figures.append(f"latency alice->bob {ms(*l1)}, bob->alice {ms(*l2)}")
+
+        ma, mb = alice.mark(), bob.mark()
+        carol, rc = start(lab["c3"], "carol")
+        t3 = max(joined(carol, ["alice", "bob"], 15), joined(alice, ["carol"], 15, after=ma),
+                 joined(bob, ["carol"], 15, after=mb))
+        figures.append(f"carol ready {ms(rc['took'])} after start, joined both {ms(t3 - rc['t'])} after ready")
+        l3 = chat_deliver(alice, "alice", [bob, carol], "welcome carol")
+        l4 = chat_deliver(carol, "carol", [alice, bob], "thanks, carol here")
+        figures.append(f"alice->bob/carol {ms(*l3)}, carol->alice/bob {ms(*l4)}")
+
+        ma, mb = alice.mark(), bob.mark()
+        t0 = time.monotonic()
+        carol.proc.stdin.close()
+        if carol.wait_exit(5) != 0:
+            state = "did not exit" if carol.proc.returncode is None else f"exited with {carol.proc.returncode}"
+            raise Failure(f"carol {state} within 5 s of EOF on stdin (expected 0)\n{carol.tail()}")
+        t_exit = time.monotonic() - t0
+        t_left = max(p.wait_for({"event": "left", "nick": "carol"}, 5, after=m)["t"] for p, m in ((alice, ma), (bob, mb)))
+        figures.append(f"carol exited 0 {ms(t_exit)} after EOF, alice and bob saw her leave {ms(t_left - t0)}")
+
+        for p, nick in ((alice, "alice"), (bob, "bob"), (carol, "carol")):
+            own = p.select({"event": "message", "nick": nick})
+            twice = [n for n in ("alice", "bob", "carol") if len(p.select({"event": "joined", "nick": n})) > 1]
+            if own or twice:
+                raise Failure(f"{p.name}: printed its own lines {own} or joined twice {twice}\n{p.tail()}")
+        return figures
+
+
 # ---------------------------------------------------------------------------- main
+
+
+@scenario("persistence", "a saved Service reference resolves to where its publisher is now")
+def persistence(s: Suite) -> list[str]:
+    """The agent on c1 publishes "Persisted" on port 8080; the agent on c2 finds it and keeps the
+    `saved` JSON of the found event (the Codable `Service`: name, type, domain, interface). c1's
+    agent exits and a new one publishes the same name on port 9090; c2 resolves the saved
+    reference and must get port 9090."""
+    with s.lab("persistence", ["c1", "c2"]) as lab:
+        c1, c2 = lab["c1"], lab["c2"]
+        first = s.agent(c1, "publisher-1")
+        expect_published(first, "p", "Persisted", port=8080)
+        browser = s.agent(c2, "browser")
+        browser.send(cmd="browse", id="b", type=TYPE)
+        found = browser.wait_for(lambda e: e.get("event") == "found" and e.get("name") == "Persisted", 10,
+                                 what="the browser finding Persisted")
+        saved = found.get("saved")
+        if not saved or '"Persisted"' not in saved:
+            raise Failure(f"found event carries no saved Service: {found}")
+        browser.send(cmd="stopBrowse", id="b")
+        quit_agent(first)
+        second = s.agent(c1, "publisher-2")
+        expect_published(second, "p", "Persisted", port=9090)
+        t0 = time.monotonic()
+        browser.send(cmd="resolve", id="r", saved=saved, timeout=10)
+        r = browser.wait_for(lambda e: e.get("id") == "r" and e.get("event") in ("resolved", "resolveFailed"), 15,
+                             what="resolution of the saved reference")
+        if r["event"] != "resolved" or r.get("port") != 9090:
+            raise Failure(f"the saved reference resolved to {r}, not port 9090")
+        return [f"saved {saved}", f"resolved to the restarted publisher's port 9090 in {time.monotonic() - t0:.2f} s"]
+
+
+DEMO_PUBLISHER = ["willPublish Demo Service", "didPublish Demo Service", "didStop Demo Service"]
+DEMO_BROWSER = ["willSearch", "didFind Demo Service moreComing=false", "willResolve Demo Service",
+                "didResolve Demo Service", "didRemove Demo Service moreComing=false", "didStopSearch"]
+
+
+@scenario("netservice", "a program written against NetService publishes, browses, resolves and stops")
+def netservice(s: Suite) -> list[str]:
+    """Examples/NetServiceDemo, written as for Foundation on Apple platforms, publishes "Demo
+    Service" with TXT k=v, path=/x on n1 and browses on n2: its delegate callbacks must fire in
+    the documented order, the resolution must carry host, port 8080, the TXT dictionary and
+    addresses of both families, and SIGINT must stop the publisher (didStop) and remove it from
+    the browser (didRemove) before the browser stops (didStopSearch)."""
+    if not s.demo_path:
+        raise Failure("no NetServiceDemo executable (pass --demo PATH)")
+    lines = lambda line: {"line": line.strip()}  # noqa: E731
+    with s.lab("netservice", ["n1", "n2"]) as lab:
+        n1, n2 = lab["n1"], lab["n2"]
+        publisher = n1.spawn("publisher", s.demo_path, "publish", "Demo Service", "8080", "k=v", "path=/x",
+                             parse=lines, stdin=False)
+        publisher.wait_for(lambda e: e["line"].startswith("didPublish"), 10, what="didPublish")
+        t0 = time.monotonic()
+        browser = n2.spawn("browser", s.demo_path, "browse", "6", parse=lines, stdin=False)
+        resolved = browser.wait_for(lambda e: e["line"].startswith("didResolve"), 10, what="didResolve")
+        t_resolved = time.monotonic() - t0
+        publisher.proc.send_signal(signal.SIGINT)
+        if publisher.wait_exit(10) != 0:
+            raise Failure(f"publisher exit status {publisher.proc.returncode}\n{publisher.tail()}")
+        if browser.wait_exit(15) != 0:
+            raise Failure(f"browser exit status {browser.proc.returncode}\n{browser.tail()}")
+        publisher.stop()
+        browser.stop()
+        got_publisher = [line.strip() for line in publisher.lines]
+        got_browser = [line.strip() for line in browser.lines]
+        problems = []
+        if got_publisher != DEMO_PUBLISHER:
+            problems.append(f"publisher callbacks {got_publisher}, expected {DEMO_PUBLISHER}")
+        if [line.split(" host=")[0] for line in got_browser] != DEMO_BROWSER:
+            problems.append(f"browser callbacks {got_browser}, expected {DEMO_BROWSER}")
+        details = resolved["line"]
+        for part in ("port=8080", "txt=k=v,path=/x", "IPv4", "IPv6", "host="):
+            if part not in details:
+                problems.append(f"didResolve lacks {part}: {details}")
+        if problems:
+            raise Failure("; ".join(problems))
+        return [f"delegate callbacks in order on both sides; resolved {t_resolved:.2f} s after the browse began",
+                details]
+
+
 
 def main() -> int:
     a = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     a.add_argument("--agent", required=True, help="path of the CiaoInteropAgent executable")
     a.add_argument("--ciao", default="", help="path of the ciao executable (scenario cli)")
+    a.add_argument("--chat", default="", help="path of the Chat example's executable (scenario chat)")
+    a.add_argument("--demo", default="", help="path of the NetServiceDemo example (scenario netservice)")
     a.add_argument("--zeroconf-python", default=sys.executable, help="python with zeroconf installed")
     a.add_argument("--dbus-python", default="/usr/bin/python3", help="python with Debian's python3-dbus")
     a.add_argument("--prefix", default=f"ciaoint{os.getpid()}", help="namespace name prefix, unique per run")
