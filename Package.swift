@@ -41,6 +41,7 @@ let package = Package(
         .testTarget(name: "CiaoTransportTests", dependencies: ["CiaoTransport", "CiaoEngine", "CiaoWire"]),
         // Drives the public API from JSON lines for the interop suite (Scripts/interop.sh).
         .executableTarget(name: "CiaoInteropAgent", dependencies: ["Ciao", "CiaoTransport"], path: "Tests/CiaoInteropAgent"),
+        .testTarget(name: "CiaoNetServiceTests", dependencies: ["CiaoNetService", "Ciao"]),
         .testTarget(name: "CiaoCommandTests", dependencies: ["ciao", "CiaoWire"]),
     ],
     swiftLanguageModes: [.v6]
