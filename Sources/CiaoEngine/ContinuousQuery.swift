@@ -31,11 +31,17 @@ struct ContinuousQuery {
 
     var question: Question { Question(name: name, type: type) }
 
-    /// Starts the schedule on an interface.
-    mutating func schedule(on interface: InterfaceID, at now: Instant, random: inout SplitMix64) {
+    /// Starts the schedule on an interface with its first query at `first` (20–120 ms from now).
+    mutating func schedule(on interface: InterfaceID, firstAt first: Instant) {
         guard appliesTo(interface) else { return }
-        nextSends[interface] = now + random.duration(in: Self.firstDelay)
+        nextSends[interface] = first
         intervals[interface] = Self.firstInterval
+    }
+
+    /// When the first query on `interface` goes out, if it has not gone out yet.
+    func pendingFirstSend(on interface: InterfaceID, at now: Instant) -> Instant? {
+        guard intervals[interface] == Self.firstInterval, let next = nextSends[interface], next > now else { return nil }
+        return next
     }
 
     func isDue(on interface: InterfaceID, at now: Instant) -> Bool {

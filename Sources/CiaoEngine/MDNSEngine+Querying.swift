@@ -5,6 +5,15 @@ import CiaoWire
 extension MDNSEngine {
     /// Sends the continuous queries and cache refreshes due on each interface, one message per
     /// interface and family (split with TC when the known answers do not fit, §7.2).
+    /// When a new continuous query first asks on `interface`: 20–120 ms from now (§5.2), or with
+    /// a query started moments ago that has not asked yet, so that queries started together (a
+    /// resolution's SRV and TXT, its A and AAAA) share one packet and one schedule from then on.
+    mutating func firstQueryTime(on interface: InterfaceID, at now: Instant) -> Instant {
+        let shared = queries.values.compactMap { $0.pendingFirstSend(on: interface, at: now) }
+            .filter { $0 - now >= ContinuousQuery.firstDelay.lowerBound }.min()
+        return shared ?? now + random.duration(in: ContinuousQuery.firstDelay)
+    }
+
     mutating func sendDueQueries(at now: Instant) {
         // One pass over the queries: what is due where. Schedules on interfaces that went away
         // would stay due forever: drop them.

@@ -88,7 +88,10 @@ public struct MDNSEngine {
             ownRecordsChanged = true
             interfaces[interface.id] = InterfaceState(interface: interface, cacheCapacity: configuration.cacheCapacity)
             restartProbing(at: now)
-            for id in queries.keys { queries[id]?.schedule(on: interface.id, at: now, random: &random) }
+            for id in queries.keys.sorted() {
+                let first = firstQueryTime(on: interface.id, at: now)
+                queries[id]?.schedule(on: interface.id, firstAt: first)
+            }
             return
         }
         // The same addresses in another order (as a rescan may list them) are no change.
@@ -163,7 +166,7 @@ public struct MDNSEngine {
         nextQueryNumber += 1
         var query = ContinuousQuery(name: name, type: type, interfaces: selected)
         for interface in interfaces.keys.sorted() where query.appliesTo(interface) {
-            query.schedule(on: interface, at: now, random: &random)
+            query.schedule(on: interface, firstAt: firstQueryTime(on: interface, at: now))
             for entry in interfaces[interface]!.cache.records(named: name, type: type) {
                 events.append(.added(id, entry.record, interface))
             }

@@ -43,6 +43,31 @@ import Testing
         if seed == 1 { print("query intervals over 4 h: first after \(first), then \(intervals.map { "\($0.components.seconds)s" })") }
     }
 
+    /// Queries started together (a resolution's SRV and TXT) ask in one packet, on one schedule;
+    /// one started later, once the first query has gone, gets its own 20–120 ms delay.
+    @Test(arguments: [UInt64(1), 2, 3])
+    func queriesStartedTogetherShareTheirPackets(seed: UInt64) {
+        var network = SimulatedNetwork(seed: seed)
+        let link = network.addLink()
+        let host = network.addHost(named: "beta", links: [link])
+        network.run(for: .seconds(10))
+        let start = network.now
+        let instance = Support.instance("Web")
+        network.withEngine(host) { engine, now in
+            _ = engine.startQuery(name: instance, type: .srv, at: now)
+            _ = engine.startQuery(name: instance, type: .txt, at: now + .milliseconds(5))
+        }
+        network.run(for: .seconds(200))
+        network.withEngine(host) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
+        network.run(for: .seconds(10))
+        let queries = network.messages(from: host, after: start).filter { !$0.message.header.isResponse }
+        let resolution = queries.filter { $0.message.questions.contains { $0.name == instance } }
+        #expect(!resolution.isEmpty)
+        #expect(resolution.allSatisfy { Set($0.message.questions.map(\.type)).isSuperset(of: [.srv, .txt]) })
+        let browse = queries.filter { $0.message.questions.contains { $0.name == Support.serviceType } }
+        #expect(browse.first.map { $0.message.questions.count } == 1, "a late query waits for no one")
+    }
+
     /// Records that answer a query are refreshed at 80, 85, 90 and 95 % of their TTL, plus up to
     /// 2 % jitter (§5.2), and the schedule starts over when an answer arrives.
     @Test func refreshQueriesAtEightyToNinetyFivePercent() {
