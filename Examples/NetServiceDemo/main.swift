@@ -3,10 +3,11 @@
 // The only Linux-specific line is the import.
 //
 //   NetServiceDemo publish NAME PORT [KEY=VALUE...]   publish until SIGINT/SIGTERM, then stop
-//   NetServiceDemo browse [SECONDS]                     find, resolve and print services, then stop
+//   NetServiceDemo browse [SECONDS]                     find, resolve, monitor and print services, then stop
 //
 // Every delegate callback prints one line ("didPublish Name", "didFind Name moreComing=false", ...)
-// so that a test can check their order.
+// so that a test can check their order. The publisher updates its TXT record 2.5 s after
+// publishing; the browser monitors what it resolved and reports the update.
 #if canImport(CiaoNetService)
 import CiaoNetService
 #endif
@@ -33,7 +34,20 @@ final class Publisher: NSObject, NetServiceDelegate {
     func start() { service.publish() }
 
     func netServiceWillPublish(_ sender: NetService) { say("willPublish \(sender.name)") }
-    func netServiceDidPublish(_ sender: NetService) { say("didPublish \(sender.name)") }
+    func netServiceDidPublish(_ sender: NetService) {
+        say("didPublish \(sender.name)")
+        // A live TXT update, which browsers that monitor the service see.
+        _ = Timer.scheduledTimer(withTimeInterval: 2.5, repeats: false) { _ in
+            MainActor.assumeIsolated { publisher?.updateTXT() }
+        }
+    }
+
+    func updateTXT() {
+        var txt = NetService.dictionary(fromTXTRecord: service.txtRecordData() ?? Data())
+        txt["updated"] = Data("yes".utf8)
+        service.setTXTRecord(NetService.data(fromTXTRecord: txt))
+        say("setTXTRecord \(service.name)")
+    }
     func netService(_ sender: NetService, didNotPublish errorDict: [String: NSNumber]) {
         say("didNotPublish \(errorDict[NetService.errorCode] ?? 0)")
         exit(1)
@@ -81,6 +95,12 @@ final class Browser: NSObject, NetServiceBrowserDelegate, NetServiceDelegate {
             .map { "\($0.key)=\(String(decoding: $0.value, as: UTF8.self))" }.sorted().joined(separator: ",")
         let families = (sender.addresses ?? []).map { $0.count == MemoryLayout<sockaddr_in>.size ? "IPv4" : "IPv6" }
         say("didResolve \(sender.name) host=\(sender.hostName ?? "?") port=\(sender.port) txt=\(txt) addresses=\(families.joined(separator: "+"))")
+        sender.startMonitoring()
+    }
+    func netService(_ sender: NetService, didUpdateTXTRecord data: Data) {
+        let txt = NetService.dictionary(fromTXTRecord: data).map { "\($0.key)=\(String(decoding: $0.value, as: UTF8.self))" }
+            .sorted().joined(separator: ",")
+        say("didUpdateTXTRecord \(sender.name) txt=\(txt)")
     }
     func netService(_ sender: NetService, didNotResolve errorDict: [String: NSNumber]) {
         say("didNotResolve \(sender.name) \(errorDict[NetService.errorCode] ?? 0)")

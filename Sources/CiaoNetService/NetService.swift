@@ -187,9 +187,11 @@ open class NetService: NSObject {
         guard monitor == nil, let serviceType = try? ServiceType(type) else { return }
         let service = Service(name: name, type: serviceType, domain: domain)
         let this = RunLoopBound(object: self), delivery = self.delivery
+        // Only changes are news: the record already known (from resolving) is not reported again.
+        let known = txtRecord.flatMap { try? TXTRecord(wireData: $0) }
         monitor = Task {
             guard let session = try? await CiaoBrowser().browse(type: serviceType) else { return }
-            var last: TXTRecord?
+            var last = known
             do {
                 for try await event in session.events {
                     guard case .resolved(let resolved) = event, resolved.service.name == service.name,

@@ -848,9 +848,11 @@ def persistence(s: Suite) -> list[str]:
         return [f"saved {saved}", f"resolved to the restarted publisher's port 9090 in {time.monotonic() - t0:.2f} s"]
 
 
-DEMO_PUBLISHER = ["willPublish Demo Service", "didPublish Demo Service", "didStop Demo Service"]
+DEMO_PUBLISHER = ["willPublish Demo Service", "didPublish Demo Service", "setTXTRecord Demo Service",
+                  "didStop Demo Service"]
 DEMO_BROWSER = ["willSearch", "didFind Demo Service moreComing=false", "willResolve Demo Service",
-                "didResolve Demo Service", "didRemove Demo Service moreComing=false", "didStopSearch"]
+                "didResolve Demo Service", "didUpdateTXTRecord Demo Service",
+                "didRemove Demo Service moreComing=false", "didStopSearch"]
 
 
 @scenario("netservice", "a program written against NetService publishes, browses, resolves and stops")
@@ -858,8 +860,9 @@ def netservice(s: Suite) -> list[str]:
     """Examples/NetServiceDemo, written as for Foundation on Apple platforms, publishes "Demo
     Service" with TXT k=v, path=/x on n1 and browses on n2: its delegate callbacks must fire in
     the documented order, the resolution must carry host, port 8080, the TXT dictionary and
-    addresses of both families, and SIGINT must stop the publisher (didStop) and remove it from
-    the browser (didRemove) before the browser stops (didStopSearch)."""
+    addresses of both families; the publisher's TXT update must reach the browser, which monitors
+    the service (didUpdateTXTRecord); and SIGINT must stop the publisher (didStop) and remove it
+    from the browser (didRemove) before the browser stops (didStopSearch)."""
     if not s.demo_path:
         raise Failure("no NetServiceDemo executable (pass --demo PATH)")
     lines = lambda line: {"line": line.strip()}  # noqa: E731
@@ -872,6 +875,9 @@ def netservice(s: Suite) -> list[str]:
         browser = n2.spawn("browser", s.demo_path, "browse", "6", parse=lines, stdin=False)
         resolved = browser.wait_for(lambda e: e["line"].startswith("didResolve"), 10, what="didResolve")
         t_resolved = time.monotonic() - t0
+        updated = browser.wait_for(lambda e: e["line"].startswith("didUpdateTXTRecord"), 10, what="didUpdateTXTRecord")
+        if "updated=yes" not in updated["line"] or "k=v" not in updated["line"]:
+            raise Failure(f"TXT update reported as {updated['line']}")
         publisher.proc.send_signal(signal.SIGINT)
         if publisher.wait_exit(10) != 0:
             raise Failure(f"publisher exit status {publisher.proc.returncode}\n{publisher.tail()}")
@@ -884,7 +890,7 @@ def netservice(s: Suite) -> list[str]:
         problems = []
         if got_publisher != DEMO_PUBLISHER:
             problems.append(f"publisher callbacks {got_publisher}, expected {DEMO_PUBLISHER}")
-        if [line.split(" host=")[0] for line in got_browser] != DEMO_BROWSER:
+        if [line.split(" host=")[0].split(" txt=")[0] for line in got_browser] != DEMO_BROWSER:
             problems.append(f"browser callbacks {got_browser}, expected {DEMO_BROWSER}")
         details = resolved["line"]
         for part in ("port=8080", "txt=k=v,path=/x", "IPv4", "IPv6", "host="):
