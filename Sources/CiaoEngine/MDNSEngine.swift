@@ -158,7 +158,8 @@ public struct MDNSEngine {
     // MARK: Queries
 
     /// Starts a continuous query for `name`/`type` (RFC 6762 §5.2). Records already cached are
-    /// reported at once as ``EngineEvent/added(_:_:_:)``.
+    /// reported at once as ``EngineEvent/added(_:_:_:)``, except those on their way out (a goodbye
+    /// or a cache flush gave them their last second).
     public mutating func startQuery(
         name: DomainName, type: RecordType, interfaces selected: Set<InterfaceID>? = nil, at now: Instant
     ) -> QueryID {
@@ -167,7 +168,7 @@ public struct MDNSEngine {
         var query = ContinuousQuery(name: name, type: type, interfaces: selected)
         for interface in interfaces.keys.sorted() where query.appliesTo(interface) {
             query.schedule(on: interface, firstAt: firstQueryTime(on: interface, at: now))
-            for entry in interfaces[interface]!.cache.records(named: name, type: type) {
+            for entry in interfaces[interface]!.cache.records(named: name, type: type) where !entry.isLeaving {
                 events.append(.added(id, entry.record, interface))
             }
         }

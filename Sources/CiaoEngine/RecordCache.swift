@@ -114,6 +114,9 @@ struct RecordCache {
         var firstUnansweredQuery: Instant?
         /// Replaced by a cache-flush update: its removal is not reported.
         var replaced = false
+        /// Said goodbye to, or flushed by a cache-flush update: it goes within a second and is no
+        /// longer an answer to report to a new query (§10.1, §10.2).
+        var isLeaving = false
 
         /// When the record leaves: TTL expiry, or earlier by POOF.
         var lifetimeDeadline: Instant {
@@ -184,6 +187,7 @@ struct RecordCache {
             guard let slot = existing, var entry = slots[slot] else { return (.ignored, []) }
             entry.expiry = min(entry.expiry, now + .seconds(1))
             entry.nextRefresh = nil
+            entry.isLeaving = true
             store(entry, in: slot)
             return (.refreshed, [])
         }
@@ -195,6 +199,7 @@ struct RecordCache {
                 guard var entry = slots[other], now - entry.received > .seconds(1) else { continue }
                 entry.expiry = min(entry.expiry, now + .seconds(1))
                 entry.nextRefresh = nil
+                entry.isLeaving = true
                 if existing == nil && others.count == 1 {
                     entry.replaced = true
                     insertion = .replaced

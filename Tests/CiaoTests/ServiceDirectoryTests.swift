@@ -69,6 +69,36 @@ import Testing
         #expect(harness.resolved.last?.addresses == [newV4.description, v6.description])
     }
 
+    /// A service withdrawn and published again on another port moments later: a resolution
+    /// started while the old SRV record has its last second in the cache gets the new port, and
+    /// the old record's removal a moment later does not undo it (a TXT update is still resolved).
+    @Test func resolutionIgnoresRecordsOnTheirWayOut() throws {
+        var harness = DirectoryHarness()
+        let old = harness.publish(
+            Publication(name: "Moved", type: Self.type, port: 8080, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+            on: harness.publisher)
+        harness.run(for: .seconds(3))
+        harness.browseAndResolve(Self.type)
+        harness.run(for: .seconds(2))
+        #expect(harness.resolved.last?.port == 8080)
+        harness.withDirectory(harness.publisher) { directory, engine, now in directory.cancel(old, engine: &engine, at: now) }
+        let new = harness.publish(
+            Publication(name: "Moved", type: Self.type, port: 9090, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+            on: harness.publisher)
+        harness.run(for: .milliseconds(900))
+        let resolvedBefore = harness.resolved.count
+        harness.resolve(Service(name: "Moved", type: Self.type, interfaceIndex: 1))
+        harness.run(for: .seconds(2))
+        let updated = try TXTRecord(strings: ["v": "2"])
+        harness.withDirectory(harness.publisher) { directory, engine, now in
+            directory.updateTXT(updated, of: new, engine: &engine, at: now)
+        }
+        harness.run(for: .seconds(2))
+        let fresh = harness.resolved[resolvedBefore...].filter { $0.service.name == "Moved" }
+        #expect(fresh.allSatisfy { $0.port == 9090 }, "\(fresh.map(\.port))")
+        #expect(fresh.last?.txtRecord == updated)
+    }
+
     @Test func publicationReportsItsNameAndHostOrItsConflict() {
         var harness = DirectoryHarness()
         harness.publish(Publication(name: "Taken", type: Self.type, port: 1, txtRecord: .empty, subtypes: [], allowsRenaming: true), on: harness.browser)
@@ -191,15 +221,18 @@ struct DirectoryHarness {
     }
 
     private mutating func resolveNewlyFound(after index: Int) {
-        for case .found(let service) in browseUpdates[index...] {
-            let token = takeToken()
-            let sink = deliveredResolved
-            var directory = directories[browser]!
-            network.withEngine(browser) { engine, now in
-                directory.resolve(service, token: token, onUpdate: { resolved in sink.append(resolved) }, engine: &engine, at: now)
-            }
-            directories[browser] = directory
+        for case .found(let service) in browseUpdates[index...] { resolve(service) }
+    }
+
+    /// Resolves `service` on the browser host; results go to ``resolved``.
+    mutating func resolve(_ service: Service) {
+        let token = takeToken()
+        let sink = deliveredResolved
+        var directory = directories[browser]!
+        network.withEngine(browser) { engine, now in
+            directory.resolve(service, token: token, onUpdate: { resolved in sink.append(resolved) }, engine: &engine, at: now)
         }
+        directories[browser] = directory
     }
 
     private mutating func takeToken() -> BackendToken {

@@ -232,9 +232,18 @@ struct ServiceDirectory {
         guard var resolution = resolutions[token] else { return }
         switch record.data {
         case .srv(let srv):
-            resolution.srv[interface] = change == .removed ? nil : srv
+            // A removal concerns the record it names: a newer one may have taken its place.
+            if change != .removed {
+                resolution.srv[interface] = srv
+            } else if resolution.srv[interface] == srv {
+                resolution.srv[interface] = nil
+            }
         case .txt(let txt):
-            resolution.txt[interface] = change == .removed ? nil : txt
+            if change != .removed {
+                resolution.txt[interface] = txt
+            } else if resolution.txt[interface] == txt {
+                resolution.txt[interface] = nil
+            }
         case .a(let address):
             updateAddress(.v4(address), change, on: interface, in: &resolution)
         case .aaaa(let address):
