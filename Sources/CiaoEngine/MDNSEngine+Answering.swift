@@ -175,17 +175,12 @@ extension MDNSEngine {
         return now - last < interval
     }
 
-    /// The registrations whose records we may answer with: names not being probed.
-    private var answeringRegistrations: [Registration] {
-        ([host] + registrations.keys.sorted().map { registrations[$0]! }).filter { !isProbing($0) }
-    }
-
     /// Our records answering `question` on `interface`; an NSEC when we own the name but not the
     /// type (§6.1).
     private func answers(to question: Question, on interface: NetworkInterface) -> [ResourceRecord] {
         let result = ownRecords(answering: question, on: interface)
         guard result.isEmpty else { return result }
-        return answeringRegistrations.filter { $0.name == question.name && $0.appliesTo(interface.id) }.flatMap {
+        return answeringRegistrations(publishing: question.name).filter { $0.name == question.name && $0.appliesTo(interface.id) }.flatMap {
             $0.records(hostName: host.name, interface: interface).filter { $0.type == .nsec }
         }
     }
@@ -196,8 +191,7 @@ extension MDNSEngine {
         guard question.qClass == .internet || question.qClass == .any else { return [] }
         var result: [ResourceRecord] = []
         var seen: Set<RecordKey> = []
-        for registration in answeringRegistrations
-        where registration.publishedNames.contains(question.name) && registration.appliesTo(interface.id) {
+        for registration in answeringRegistrations(publishing: question.name) where registration.appliesTo(interface.id) {
             for record in registration.records(hostName: host.name, interface: interface) where record.name == question.name {
                 if (question.type == .any && record.type != .nsec) || record.type == question.type,
                     seen.insert(RecordKey(record)).inserted
@@ -224,10 +218,10 @@ extension MDNSEngine {
         }
         var result: [ResourceRecord] = []
         var seen = answered
-        let candidates = answeringRegistrations
         let hostRecords = isProbing(host) ? [] : host.records(hostName: host.name, interface: interface)
         for name in names {
-            for registration in candidates where registration.name == name && registration.appliesTo(interface.id) {
+            for registration in answeringRegistrations(publishing: name)
+            where registration.name == name && registration.appliesTo(interface.id) {
                 var records = registration.records(hostName: host.name, interface: interface)
                 if case .service = registration.kind {
                     records = records.filter { $0.name == name } + hostRecords

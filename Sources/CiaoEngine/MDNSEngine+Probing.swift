@@ -42,7 +42,10 @@ extension MDNSEngine {
         var probing: [Registration] = []
         var announcing: [Registration] = []
         var newlyRegistered: [RegistrationID] = []
-        let ids: [RegistrationID?] = [nil] + registrations.keys.sorted()
+        // Only names with a probe or announcement due: established ones (most of them, with many
+        // services) are neither copied nor written back.
+        let due = registrations.compactMap { id, registration in Self.isDue(registration, at: now) ? id : nil }.sorted()
+        let ids: [RegistrationID?] = (Self.isDue(host, at: now) ? [nil] : []) + due
         for id in ids {
             guard var registration = registration(id) else { continue }
             switch registration.state {
@@ -98,6 +101,14 @@ extension MDNSEngine {
         }
     }
 
+    /// True when a probe or an announcement of `registration` is due at `now`.
+    private static func isDue(_ registration: Registration, at now: Instant) -> Bool {
+        switch registration.state {
+        case .probing(_, let next), .announcing(_, let next): next <= now
+        case .established: false
+        }
+    }
+
     /// Goodbyes for a registration's records, keeping shared records other registrations still use.
     mutating func sendGoodbyes(for registration: Registration) {
         for state in interfaces.values.sorted(by: { $0.interface.id < $1.interface.id })
@@ -116,7 +127,8 @@ extension MDNSEngine {
     /// Checks a response for records that conflict with names we own or are probing (§8.1, §9).
     mutating func detectConflicts(in message: Message, on interface: NetworkInterface, at now: Instant) {
         let names = Set((message.answers + message.additionals).map(\.name))
-        for id in [nil] + registrations.keys.sorted() as [RegistrationID?] {
+        let candidates = Set(names.flatMap { registrationIDs(publishing: $0) }).sorted { ($0?.rawValue ?? 0) < ($1?.rawValue ?? 0) }
+        for id in candidates {
             guard let registration = registration(id), names.contains(registration.name)
             else { continue }
             let ours = Set(registration.records(hostName: host.name, interface: interface).map(RecordKey.init))
@@ -140,7 +152,9 @@ extension MDNSEngine {
     /// Simultaneous probe tie-breaking (§8.2) and defence of established names against probes.
     mutating func handleProbe(_ message: Message, from source: SocketAddress, on interface: NetworkInterface, at now: Instant) {
         let family = source.address.family
-        for id in [nil] + registrations.keys.sorted() as [RegistrationID?] {
+        let names = Set(message.authorities.map(\.name))
+        let candidates = Set(names.flatMap { registrationIDs(publishing: $0) }).sorted { ($0?.rawValue ?? 0) < ($1?.rawValue ?? 0) }
+        for id in candidates {
             guard let registration = registration(id) else { continue }
             let theirs = message.authorities.filter { $0.name == registration.name }
             guard !theirs.isEmpty else { continue }

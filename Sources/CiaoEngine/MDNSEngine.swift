@@ -32,7 +32,14 @@ public struct MDNSEngine {
     var random: SplitMix64
     var interfaces: [InterfaceID: InterfaceState] = [:]
     var host: Registration
-    var registrations: [RegistrationID: Registration] = [:]
+    var registrations: [RegistrationID: Registration] = [:] {
+        didSet { registrationIndexIsStale = true }
+    }
+    /// Registrations by every name they publish under, rebuilt after registrations change
+    /// (``refreshRegistrationIndex()``), so that answering and conflict checks look up names
+    /// instead of scanning every registration.
+    var registrationsByName: [DomainName: [RegistrationID]] = [:]
+    var registrationIndexIsStale = false
     /// Registrations that have reported ``EngineEvent/registered(_:name:)`` at least once.
     var reportedRegistrations: Set<RegistrationID> = [] {
         didSet { ownRecordsChanged = true }
@@ -188,8 +195,8 @@ public struct MDNSEngine {
     /// The latest instant by which ``advance(to:)`` must be called.
     public var nextDeadline: Instant? {
         var deadlines: [Instant] = []
-        for registration in [host] + Array(registrations.values) {
-            switch registration.state {
+        for state in CollectionOfOne(host.state).lazy + registrations.values.lazy.map(\.state) {
+            switch state {
             case .probing(_, let next), .announcing(_, let next): deadlines.append(next)
             case .established: break
             }
@@ -208,6 +215,7 @@ public struct MDNSEngine {
     /// Runs everything due at or before `now`.
     public mutating func advance(to now: Instant) {
         advanceRegistrations(at: now)
+        refreshRegistrationIndex()
         sendDueResponses(at: now)
         sendDueQueries(at: now)
         expireCachedRecords(at: now)
@@ -224,6 +232,7 @@ public struct MDNSEngine {
         // §11: unicast packets must come from on-link sources (CERT VU#550620).
         guard datagram.isMulticast || interface.isOnLink(datagram.source.address) else { return }
         advance(to: now)
+        refreshRegistrationIndex()
         if message.header.isResponse {
             // §18.11 and §6: responses with an error code or from a port other than 5353 are ignored.
             guard message.header.rcode == 0, datagram.source.port == mdnsPort else { return }

@@ -1,0 +1,37 @@
+import CiaoWire
+
+/// Finding our registrations by name: a query, a probe or a response names a few records, and
+/// with a thousand services a scan of every registration per record costs more than the rest of
+/// the answer.
+extension MDNSEngine {
+    /// Rebuilds ``registrationsByName`` if registrations changed since it was built.
+    mutating func refreshRegistrationIndex() {
+        guard registrationIndexIsStale else { return }
+        var index: [DomainName: [RegistrationID]] = [:]
+        for (id, registration) in registrations {
+            for name in registration.publishedNames { index[name, default: []].append(id) }
+        }
+        for name in index.keys { index[name]!.sort() }
+        registrationsByName = index
+        registrationIndexIsStale = false
+    }
+
+    /// The host (as `nil`) and the services that publish records under `name`, in registration
+    /// order. Correct even while the index is stale (it then scans), fast once it is fresh.
+    func registrationIDs(publishing name: DomainName) -> [RegistrationID?] {
+        let hostMatches: [RegistrationID?] = host.publishedNames.contains(name) ? [nil] : []
+        guard registrationIndexIsStale else {
+            return hostMatches + (registrationsByName[name] ?? []).map { Optional($0) }
+        }
+        return hostMatches + registrations.keys.sorted().filter { registrations[$0]!.publishedNames.contains(name) }
+            .map { Optional($0) }
+    }
+
+    /// The registrations that may answer for `name`: those publishing under it and not probing.
+    func answeringRegistrations(publishing name: DomainName) -> [Registration] {
+        registrationIDs(publishing: name).compactMap { id in
+            let registration = id.map { registrations[$0] } ?? host
+            return registration.flatMap { isProbing($0) ? nil : $0 }
+        }
+    }
+}
