@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CCiaoShim
 import CiaoEngine
 
 /// An ephemeral TCP or UDP port held for a published service that has no server of its own
