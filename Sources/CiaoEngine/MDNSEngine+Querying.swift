@@ -10,7 +10,7 @@ extension MDNSEngine {
     /// resolution's SRV and TXT, its A and AAAA) share one packet and one schedule from then on.
     mutating func firstQueryTime(on interface: InterfaceID, at now: Instant) -> Instant {
         let shared = queries.values.compactMap { $0.pendingFirstSend(on: interface, at: now) }
-            .filter { $0 - now >= ContinuousQuery.firstDelay.lowerBound }.min()
+            .filter { ContinuousQuery.firstDelay.contains($0 - now) }.min()
         return shared ?? now + random.duration(in: ContinuousQuery.firstDelay)
     }
 

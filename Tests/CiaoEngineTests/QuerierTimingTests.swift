@@ -68,6 +68,35 @@ import Testing
         #expect(browse.first.map { $0.message.questions.count } == 1, "a late query waits for no one")
     }
 
+    /// A query for a unique record already cached with more than half its TTL left asks nothing
+    /// until the record nears 80 % of its TTL (§7.1); the cached answer is reported at once.
+    @Test func uniqueAnswerInTheCacheNeedsNoQuery() {
+        var published = PublishedWeb(seed: 9)
+        let browse = published.network.withEngine(published.browser) { engine, now in
+            engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+        }
+        published.network.run(for: .seconds(2))
+        #expect(published.network.browsed(browse, by: published.browser) == [Support.instance("Web")])
+        let start = published.network.now
+        let srvQuery = published.network.withEngine(published.browser) { engine, now in
+            engine.startQuery(name: Support.instance("Web"), type: .srv, at: now)
+        }
+        let reported = published.network.events(of: published.browser).contains {
+            if case .added(srvQuery, let record, _) = $0 { record.type == .srv } else { false }
+        }
+        #expect(reported, "the cached SRV is reported at once")
+        published.network.run(for: .seconds(60))
+        let asked = published.network.messages(from: published.browser, after: start).filter {
+            !$0.message.header.isResponse && $0.message.questions.contains { $0.type == .srv }
+        }
+        #expect(asked.isEmpty, "asked for the SRV at \(asked.map(\.time))")
+        published.network.run(for: .seconds(60))
+        let refreshed = published.network.messages(from: published.browser, after: start).filter {
+            !$0.message.header.isResponse && $0.message.questions.contains { $0.type == .srv }
+        }
+        #expect(!refreshed.isEmpty, "the SRV is asked for again before its TTL runs out")
+    }
+
     /// Records that answer a query are refreshed at 80, 85, 90 and 95 % of their TTL, plus up to
     /// 2 % jitter (§5.2), and the schedule starts over when an answer arrives.
     @Test func refreshQueriesAtEightyToNinetyFivePercent() {
