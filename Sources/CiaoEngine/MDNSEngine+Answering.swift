@@ -98,8 +98,7 @@ extension MDNSEngine {
             return
         }
         if !unicastAnswers.isEmpty {
-            let response = Message(header: .response(), answers: unicastAnswers, additionals: additionals(for: unicastAnswers, on: interface))
-            send(response, on: interface.id, to: .unicast(source))
+            sendResponse(unicastAnswers, on: interface, to: .unicast(source))
         }
         multicastAnswers = multicastAnswers.filter {
             !wasMulticast($0, on: interface.id, family: family, within: Self.multicastInterval, at: now)
@@ -163,9 +162,36 @@ extension MDNSEngine {
         _ answers: [ResourceRecord], on interface: NetworkInterface, family: IPFamily, at now: Instant
     ) {
         guard !answers.isEmpty else { return }
-        let response = Message(header: .response(), answers: answers, additionals: additionals(for: answers, on: interface))
-        send(response, on: interface.id, to: .multicast(family))
+        sendResponse(answers, on: interface, to: .multicast(family))
         for record in answers { interfaces[interface.id]?.lastMulticast[family, default: [:]][RecordKey(record)] = now }
+    }
+
+    /// Sends `answers` in as few packets as fit, each with the additional records of its own
+    /// answers (RFC 6763 §12), so that a browser receiving any one packet can resolve what it
+    /// lists — instead of a long answer list whose additional records fit only its last packet.
+    private mutating func sendResponse(
+        _ answers: [ResourceRecord], on interface: NetworkInterface, to destination: OutgoingDatagram.Destination
+    ) {
+        var rest = answers[...]
+        var count = rest.count
+        while !rest.isEmpty {
+            count = min(count, rest.count)
+            while true {
+                let chunk = Array(rest.prefix(count))
+                let message = Message(header: .response(), answers: chunk, additionals: additionals(for: chunk, on: interface))
+                if let bytes = try? message.encoded(maximumSize: configuration.maximumDatagramSize) {
+                    outgoing.append(OutgoingDatagram(bytes: bytes, interface: interface.id, destination: destination))
+                    break
+                }
+                if count == 1 {
+                    // One answer too large with its additional records: let the encoder split it.
+                    send(message, on: interface.id, to: destination)
+                    break
+                }
+                count = max(1, count * 3 / 4)
+            }
+            rest = rest.dropFirst(count)
+        }
     }
 
     private func wasMulticast(

@@ -364,4 +364,30 @@ import Testing
         // No record twice.
         #expect(Set(additionals).count == additionals.count)
     }
+
+    /// A PTR answer too long for one packet is split so that every packet carries the SRV and TXT
+    /// of the instances it lists (RFC 6763 §12), not only the last one.
+    @Test func splitAnswersCarryTheirOwnAdditionalRecords() {
+        var network = SimulatedNetwork(seed: 11)
+        let link = network.addLink()
+        let publisher = network.addHost(named: "alpha", links: [link])
+        _ = network.registerServices(150, on: publisher)
+        network.run(for: .seconds(10))
+        // A newcomer with an empty cache: no known answers to suppress anything.
+        let browser = network.addHost(named: "beta", links: [link])
+        network.run(for: .seconds(2))
+        let start = network.now
+        network.withEngine(browser) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
+        network.run(for: .seconds(1))
+        let responses = network.sentMessages(by: publisher).filter { $0.time > start && $0.message.header.isResponse }
+            .map(\.message).filter { $0.answers.contains { $0.type == .ptr } }
+        #expect(responses.count > 2, "150 instances do not fit one packet")
+        for message in responses {
+            let srvNames = Set(message.additionals.filter { $0.type == .srv }.map(\.name))
+            let txtNames = Set(message.additionals.filter { $0.type == .txt }.map(\.name))
+            for case .ptr(let instance) in message.answers.map(\.data) {
+                #expect(srvNames.contains(instance) && txtNames.contains(instance), "\(instance) without its SRV/TXT")
+            }
+        }
+    }
 }
