@@ -52,45 +52,11 @@ for a in "$@"; do
 done
 [ "$(id -u)" = 0 ] || die "must run as root (it creates network namespaces)"
 
-# ------------------------------------------------------------------ Debian packages
-# command (or python module check) -> package that provides it
-missing=()
-for pair in avahi-daemon:avahi-daemon avahi-browse:avahi-utils avahi-publish-service:avahi-utils \
-            dbus-daemon:dbus ip:iproute2 nft:nftables unshare:util-linux sysctl:procps; do
-  command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
-done
-[ -x /usr/bin/python3 ] || missing+=(python3)
-/usr/bin/python3 -c 'import dbus' 2>/dev/null || missing+=(python3-dbus)
-/usr/bin/python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
-if [ ${#missing[@]} -gt 0 ]; then
-  mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
-  [ -n "$SKIP_INSTALL" ] && die "missing packages: ${missing[*]} (installs are switched off)"
-  log "installing ${missing[*]}"
-  # the packages must not start their daemons in the root namespace (avahi-daemon would announce
-  # on the real interfaces): deny service starts while installing, unless a policy exists already
-  policy=""
-  if [ ! -e /usr/sbin/policy-rc.d ]; then
-    printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d && policy=1
-  fi
-  # where systemd runs, mask the units too: no later socket or D-Bus activation either
-  if [ -d /run/systemd/system ]; then systemctl mask avahi-daemon.service avahi-daemon.socket >&2; fi
-  rc=0
-  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >&2 || rc=$?
-  [ -n "$policy" ] && rm -f /usr/sbin/policy-rc.d
-  [ "$rc" = 0 ] || die "apt-get install failed ($rc)"
-fi
-
-# ------------------------------------------------------------------ python-zeroconf
-if [ -z "${ZEROCONF_PYTHON:-}" ]; then
-  ZEROCONF_PYTHON="$VENV/bin/python"
-  if ! "$ZEROCONF_PYTHON" -c 'import zeroconf' 2>/dev/null; then
-    [ -n "$SKIP_INSTALL" ] && die "no zeroconf in $VENV (installs are switched off; set ZEROCONF_PYTHON)"
-    log "creating $VENV with $ZEROCONF_SPEC"
-    /usr/bin/python3 -m venv "$VENV"
-    "$VENV/bin/pip" install --quiet --disable-pip-version-check "$ZEROCONF_SPEC" >&2
-  fi
-fi
-"$ZEROCONF_PYTHON" -c 'import zeroconf, ifaddr' || die "$ZEROCONF_PYTHON cannot import zeroconf"
+# ------------------------------------------------------------------ peers (Scripts/lib/peers.sh)
+# shellcheck source=lib/peers.sh
+. "$ROOT/Scripts/lib/peers.sh"
+install_peer_packages
+ensure_zeroconf
 
 # ------------------------------------------------------------------ the agent and the ciao tool
 [ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"

@@ -1,0 +1,384 @@
+#!/usr/bin/env python3
+"""Turns a peer benchmark's results.json into results.md (tables: each stack's figure and Ciao's
+ratio to the best peer) and latency.svg (the latency distributions, SVG written by hand).
+
+    report.py DIR        (re)writes DIR/results.md and DIR/latency.svg from DIR/results.json
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import os
+import random
+import statistics
+import sys
+
+STACKS = ["ciao", "avahi", "zeroconf"]
+NAMES = {"ciao": "Ciao", "avahi": "avahi", "zeroconf": "zeroconf"}
+COLORS = {"ciao": "#d1495b", "avahi": "#00798c", "zeroconf": "#edae49"}
+
+
+# ---------------------------------------------------------------------------- numbers
+
+def fmt_time(s: float | None) -> str:
+    if s is None:
+        return "–"
+    return f"{s * 1e3:.0f} ms" if s < 1 else f"{s:.2f} s"
+
+
+def fmt_bytes(n: float | None) -> str:
+    if n is None:
+        return "–"
+    return f"{n / 1024:.1f} KiB" if n < 1024 * 1024 else f"{n / 1048576:.2f} MiB"
+
+
+def pct_(f: float | None) -> str:
+    """A fraction as a percentage that never rounds a miss up to 100 %."""
+    if f is None:
+        return "–"
+    return "100 %" if f >= 1 else f"{math.floor(f * 1000) / 10:g} %"
+
+
+def dist(samples: list[float]) -> dict | None:
+    if not samples:
+        return None
+    return {"n": len(samples), "min": min(samples), "median": statistics.median(samples), "max": max(samples)}
+
+
+def fmt_dist(d: dict | None, expected: int | None = None) -> str:
+    if d is None:
+        return "–"
+    s = f"{fmt_time(d['median'])} ({fmt_time(d['min'])}–{fmt_time(d['max'])})"
+    if expected and d["n"] < expected:
+        s += f" n={d['n']}/{expected}"
+    return s
+
+
+def ratio(ciao: float | None, peers: list[float | None], higher_better: bool = False) -> str:
+    """Ciao ÷ best peer, with ✓ when Ciao is at least as good as the best peer."""
+    peers = [p for p in peers if p is not None]
+    if ciao is None or not peers:
+        return "–"
+    best = max(peers) if higher_better else min(peers)
+    if best == 0:
+        return "✓ (peer 0)" if ciao == 0 or (higher_better and ciao >= 0) else "✗ (best peer 0)"
+    r = ciao / best
+    ok = ciao >= best if higher_better else ciao <= best
+    return f"{r:.2f}× {'✓' if ok else '✗'}"
+
+
+# ---------------------------------------------------------------------------- tables
+
+def pair_map(rows: list[dict]) -> dict:
+    return {(r["publisher"], r["browser"]): r for r in rows}
+
+
+def views() -> list[tuple[str, callable]]:
+    """The three ways a stack is set beside the others: both ends its own; as the browser of a
+    common publisher (avahi-daemon); as the publisher, browsed by Ciao."""
+    return [("each stack browsing itself", lambda s: (s, s)),
+            ("as browser, avahi publishing", lambda s: ("avahi", s)),
+            ("as publisher, Ciao browsing", lambda s: (s, "ciao"))]
+
+
+def summary(res: dict) -> list[str]:
+    out = ["| measurement | Ciao | avahi | zeroconf | Ciao ÷ best peer | target |", "|---|---|---|---|---|---|"]
+    reps = res.get("meta", {}).get("repetitions", {})
+    targets = {"discovery": "median ≤ 150 ms", "new_service": "median ≤ 1.0 s", "removal": "≤ 1.2 s"}
+    titles = {"discovery": "(a) existing service, browse → resolved",
+              "new_service": "(b) new service, publish → resolved",
+              "removal": "(c) removal, unpublish → removed"}
+    for key in ("discovery", "new_service", "removal"):
+        pm = pair_map(res.get(key, []))
+        expected = reps.get("discovery" if key == "discovery" else "new_and_removal")
+        for vname, pick in views():
+            ds = {s: dist(pm.get(pick(s), {}).get("samples", [])) for s in STACKS}
+            med = {s: ds[s]["median"] if ds[s] else None for s in STACKS}
+            cells = [fmt_dist(ds[s], expected) for s in STACKS]
+            out.append(f"| {titles[key]}, median (min–max), {vname} | " + " | ".join(cells)
+                       + f" | {ratio(med['ciao'], [med['avahi'], med['zeroconf']])} | {targets[key]} |")
+    scale = res.get("scale", [])
+    for count in sorted({r["count"] for r in scale}):
+        pm = pair_map([r for r in scale if r["count"] == count])
+        for vname, pick in views():
+            rows = {s: pm.get(pick(s)) for s in STACKS}
+            if sum(r is not None for r in rows.values()) < 2:
+                continue
+            t = {s: (r or {}).get("time_s") for s, r in rows.items()}
+            cells = []
+            for s in STACKS:
+                r = rows[s]
+                if r is None:
+                    cells.append("–")
+                elif r.get("time_s") is None:
+                    cells.append(f"{r.get('resolved')}/{count} in {fmt_time(r.get('waited_s'))}")
+                else:
+                    cells.append(fmt_time(r["time_s"]))
+            out.append(f"| (d) {count} services, browse → all resolved, {vname} | " + " | ".join(cells)
+                       + f" | {ratio(t['ciao'], [t['avahi'], t['zeroconf']])} | |")
+            by = {s: (r or {}).get("wire", {}).get("bytes") for s, r in rows.items()}
+            cells = [f"{fmt_bytes(by[s])} ({(rows[s] or {}).get('wire', {}).get('packets', '–')} pkts)"
+                     if by[s] is not None else "–" for s in STACKS]
+            target = "fewer bytes than either peer" if count == 1000 and vname.startswith("each") else ""
+            out.append(f"| (d) {count} services, bytes (packets) on the wire meanwhile, {vname} | "
+                       + " | ".join(cells) + f" | {ratio(by['ciao'], [by['avahi'], by['zeroconf']])} | {target} |")
+    loss = res.get("loss", [])
+    for pct in sorted({r["loss"] for r in loss}):
+        pm = pair_map([r for r in loss if r["loss"] == pct])
+        for vname, pick in views():
+            rows = {s: pm.get(pick(s)) for s in STACKS}
+            if sum(r is not None for r in rows.values()) < 2:
+                continue
+            f10 = {s: (r or {}).get("within10") for s, r in rows.items()}
+            f30 = {s: (r or {}).get("within30") for s, r in rows.items()}
+            cells = []
+            for s in STACKS:
+                r = rows[s]
+                if r is None:
+                    cells.append("–")
+                else:
+                    c = f"{pct_(r['within10'])} / {pct_(r['within30'])}" if r.get("waited_s", 0) > 10.5 or r.get("time_s") \
+                        else f"{pct_(r['within10'])} / (not run)"
+                    if r.get("time_s"):
+                        c += f" (all in {fmt_time(r['time_s'])})"
+                    cells.append(c)
+            key = f30 if all(v is not None for v in f30.values() if v is not None) else f10
+            out.append(f"| (e) {pct} % loss, 200 services resolved within 10 s / 30 s, {vname} | "
+                       + " | ".join(cells) + f" | {ratio(f10['ciao'], [f10['avahi'], f10['zeroconf']], True)} (10 s) | |")
+    cpq = {r["stack"]: r for r in res.get("cpu_per_query", [])}
+    if cpq:
+        v = {s: cpq.get(s, {}).get("per_1000_ms") for s in STACKS}
+        cells = [f"{v[s]:.0f} ms ({cpq[s]['answered']}/{cpq[s]['queries']} answered)" if v[s] is not None else "–"
+                 for s in STACKS]
+        av = v.get("avahi")
+        tgt = f"≤ {av / 2:.0f} ms (half of avahi's)" if av else "≤ half of avahi's"
+        out.append(f"| (f) responder CPU per 1000 queries answered, {cpq.get('ciao', cpq[next(iter(cpq))])['services']} "
+                   f"services published | " + " | ".join(cells) + f" | {ratio(v['ciao'], [v['avahi'], v['zeroconf']])} | {tgt} |")
+    idle = {(r["stack"], r["role"]): r for r in res.get("idle", [])}
+    if idle:
+        for role in ("publisher", "browser"):
+            rows = {s: idle.get((s, role)) for s in STACKS}
+            v = {s: (r["cpu_s"] / r["seconds"] * 60 if r else None) for s, r in rows.items()}
+            cells = [f"{v[s] * 1e3:.1f} ms, {rows[s]['wakeups']} wake-ups" if rows[s] else "–" for s in STACKS]
+            what = ("responder with one service" if role == "publisher"
+                    else "browser of the three types (avahi: daemon + 3 avahi-browse)")
+            out.append(f"| (f) CPU while idle per 60 s, {what} | " + " | ".join(cells)
+                       + f" | {ratio(v['ciao'], [v['avahi'], v['zeroconf']])} | only protocol timers |")
+    mem = {r["stack"]: r for r in res.get("memory", [])}
+    if mem:
+        n = next(iter(mem.values()))["services"]
+        v = {s: mem.get(s, {}).get("rss_kib") for s in STACKS}
+        cells = [f"{v[s] / 1024:.1f} MiB (peak {mem[s]['hwm_kib'] / 1024:.1f})" if v[s] else "–" for s in STACKS]
+        out.append(f"| (f) resident memory, {n} services published (avahi: the daemon) | " + " | ".join(cells)
+                   + f" | {ratio(v['ciao'], [v['avahi'], v['zeroconf']])} | |")
+    scale = res.get("scale", [])
+    if scale:
+        n = max(r["count"] for r in scale)
+        pm = pair_map([r for r in scale if r["count"] == n])
+        rows = {s: pm.get(("avahi", s)) for s in STACKS}
+        v = {s: (r or {}).get("browser_rss_kib") for s, r in rows.items()}
+        cells = [f"{v[s] / 1024:.1f} MiB (peak {rows[s]['browser_hwm_kib'] / 1024:.1f})" if v[s] else "–"
+                 for s in STACKS]
+        out.append(f"| (f) resident memory, {n} services browsed and resolved (avahi: daemon + avahi-browse) | "
+                   + " | ".join(cells) + f" | {ratio(v['ciao'], [v['avahi'], v['zeroconf']])} | |")
+    return out
+
+
+def matrices(res: dict) -> list[str]:
+    out = []
+    reps = res.get("meta", {}).get("repetitions", {})
+    for key, title in (("discovery", "(a) existing service: browse → resolved"),
+                       ("new_service", "(b) new service: publish → resolved on another host"),
+                       ("removal", "(c) removal: unpublish → removed on another host")):
+        pm = pair_map(res.get(key, []))
+        if not pm:
+            continue
+        expected = reps.get("discovery" if key == "discovery" else "new_and_removal")
+        out += ["", f"### {title}, median (min–max); rows: publisher, columns: browser", "",
+                "| publisher ＼ browser | Ciao | avahi | zeroconf |", "|---|---|---|---|"]
+        for p in STACKS:
+            out.append(f"| {NAMES[p]} | " + " | ".join(fmt_dist(dist(pm.get((p, s), {}).get("samples", [])), expected)
+                                                      for s in STACKS) + " |")
+    if res.get("scale"):
+        out += ["", "### (d) many services on one host: fresh browser → all resolved", "",
+                "| services | publisher | browser | time | queries (bytes) | responses (bytes) | total bytes | IPv4 / IPv6 packets | browser RSS (peak) |",
+                "|---:|---|---|---:|---:|---:|---:|---:|---:|"]
+        for r in res["scale"]:
+            w = r.get("wire", {})
+            t = fmt_time(r["time_s"]) if r.get("time_s") else f"{r['resolved']}/{r['count']} in {fmt_time(r.get('waited_s'))}"
+            out.append(f"| {r['count']} | {NAMES[r['publisher']]} | {NAMES[r['browser']]} | {t} | "
+                       f"{w.get('queries', '–')} ({fmt_bytes(w.get('query_bytes'))}) | "
+                       f"{w.get('responses', '–')} ({fmt_bytes(w.get('response_bytes'))}) | {fmt_bytes(w.get('bytes'))} | "
+                       f"{w.get('ipv4_packets', '–')} / {w.get('ipv6_packets', '–')} | "
+                       f"{r.get('browser_rss_kib', 0) / 1024:.1f} MiB ({r.get('browser_hwm_kib', 0) / 1024:.1f}) |")
+    if res.get("loss"):
+        out += ["", "### (e) 200 services, loss on the browser's link (both ways)", "",
+                "| loss | publisher | browser | within 10 s | within 30 s | all resolved after | packets dropped |",
+                "|---:|---|---|---:|---:|---:|---:|"]
+        for r in res["loss"]:
+            w30 = pct_(r['within30']) if (r.get("waited_s", 0) > 10.5 or r.get("time_s")) else "(not run)"
+            out.append(f"| {r['loss']} % | {NAMES[r['publisher']]} | {NAMES[r['browser']]} | {pct_(r['within10'])} | "
+                       f"{w30} | {fmt_time(r.get('time_s'))} | {r.get('dropped', '–')} |")
+    if res.get("cpu_per_query"):
+        out += ["", "### (f) responder CPU under query load", "",
+                "| responder | services | queries sent | answered | rate | CPU | per 1000 answered | answer latency median (max) |",
+                "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        for r in res["cpu_per_query"]:
+            lat = r.get("latency_ms") or {}
+            out.append(f"| {NAMES[r['stack']]} | {r['services']} | {r['queries']} | {r['answered']} | {r['rate']:.0f}/s | "
+                       f"{r['cpu_s'] * 1e3:.0f} ms | {r['per_1000_ms'] or 0:.1f} ms | "
+                       f"{lat.get('median', 0):.1f} ms ({lat.get('max', 0):.0f} ms) |")
+    if res.get("idle"):
+        out += ["", "### (f) idle: CPU and wake-ups (context switches of all threads)", "",
+                "| stack | role | seconds | CPU | wake-ups | per process |", "|---|---|---:|---:|---:|---|"]
+        for r in res["idle"]:
+            per = "; ".join(f"{k}: {v['cpu_s'] * 1e3:.1f} ms, {v['wakeups']}" for k, v in r["processes"].items())
+            out.append(f"| {NAMES[r['stack']]} | {r['role']} | {r['seconds']:.0f} | {r['cpu_s'] * 1e3:.1f} ms | "
+                       f"{r['wakeups']} | {per} |")
+    return out
+
+
+def meta_lines(res: dict) -> list[str]:
+    m = res.get("meta", {})
+    v = m.get("versions", {})
+    out = ["## Command", "", "```", m.get("command", "?"), "```", "",
+           f"Agent build: {m.get('build', '?')}", "", "## Machine and versions", "",
+           f"- CPU: {m.get('cpu')} × {m.get('cpus')} ({m.get('virtualisation')})",
+           f"- OS: {m.get('os')}, kernel {m.get('kernel')}"]
+    out += [f"- {k}: {val}" for k, val in v.items()]
+    ls = m.get("load_summary", {})
+    out += [f"- Run: {m.get('started')} → {m.get('finished')} ({m.get('duration_s')} s); "
+            f"repetitions {m.get('repetitions')}; idle window {m.get('idle_seconds')} s",
+            f"- Load: 1-min load average {m.get('load_before', ['?'])[0]:.2f} before, "
+            f"{m.get('load_after', ['?'])[0]:.2f} after, max {ls.get('load1_max', 0):.2f} during; "
+            f"machine CPU busy {ls.get('busy_mean', 0):.0%} on average (5-s samples, the run included)",
+            f"- Busiest processes before: {'; '.join(m.get('top_before', [])[:5])}",
+            f"- Busiest processes after: {'; '.join(m.get('top_after', [])[:5])}"]
+    return out
+
+
+NOTES = [
+    "- (a) warm process, cold cache, for every stack: Ciao and zeroconf browse in a new process whose "
+    "runtime a warm-up browse (of a type nobody publishes) started 1 s before; avahi-daemon is restarted 2 s "
+    "before and `avahi-browse -r -p TYPE` is exec'd by a waiting shell at t0 (its exec and D-Bus connection "
+    "are inside avahi's figure). Each process browses the three publishers' types in turn, never a type "
+    "it has seen; >= 1.3 s between two hits on one publisher (responders multicast a record at most once a second).",
+    "- (b) and (c): one long-running browser per stack browses all three types; t0 is the publish / "
+    "unpublish command. All three browsers hear the same announcement, so a row of (b) differs by "
+    "publisher only. In (c), zeroconf's browser reports the removal as soon as the goodbye arrives; "
+    "RFC 6762 §10.1 asks to keep a goodbye record for 1 s, which Ciao and avahi do (≈ 1.00 s): that "
+    "row compares different semantics.",
+    "- (d) a fresh browser (as in (a)); bytes = Ethernet frames captured (dumpcap) on the browser's switch "
+    "port, sent by the publisher's or the browser's host, from the browse command to the last "
+    "resolution; IPv4 and IPv6 both count (every stack uses both).",
+    "- (e) nftables drops the given share of packets both ways on the browser's link; the browser is "
+    "fresh; the run stops when all 200 are resolved or at 30 s.",
+    "- (f) CPU per query: host q sends QM SRV queries for distinct instances from port 5353 at a fixed rate, "
+    "each name asked again only after > 1 s; CPU of the responder process (avahi: the daemon) over the "
+    "load. Idle: the three publishers (one service each) and the three browsers (all three types) on "
+    "one link, nothing changing. Memory: VmRSS (VmHWM) of the responder after the largest (d) run and "
+    "of the fresh browser right after it resolved the last service.",
+]
+
+
+def write(out_dir: str) -> None:
+    with open(os.path.join(out_dir, "results.json")) as f:
+        res = json.load(f)
+    lines = ["# Ciao, avahi-daemon and python-zeroconf on the wire", "",
+             "Ratio = Ciao ÷ best peer (lower is better, except for the loss fractions); ✓ = Ciao at "
+             "least as good as the best peer. Latencies: median (min–max) over the repetitions.", "",
+             "## Summary", ""]
+    lines += summary(res)
+    lines += ["", "## How", ""] + NOTES
+    lines += ["", "## Details"] + matrices(res) + [""] + meta_lines(res)
+    if res.get("errors"):
+        lines += ["", "## Errors during the run", ""] + [f"- `{e.splitlines()[0][:300]}`" for e in res["errors"]]
+    with open(os.path.join(out_dir, "results.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    svg(res, os.path.join(out_dir, "latency.svg"))
+
+
+# ---------------------------------------------------------------------------- the plot
+
+def nice_step(span: float) -> float:
+    """A 1-2-5 step giving 5 to 10 ticks over `span`."""
+    raw = span / 6
+    mag = 10 ** math.floor(math.log10(raw))
+    for m in (1, 2, 5, 10):
+        if m * mag >= raw:
+            return m * mag
+    return 10 * mag
+
+
+def svg(res: dict, path: str) -> None:
+    """Three panels ((a), (b), (c)), each with its own linear time axis from 0; one row per
+    publisher → browser pair: every sample as a dot, a bar from min to max, a tick at the median."""
+    panels = [(k, t) for k, t in (("discovery", "(a) existing service: browse command → resolved"),
+                                  ("new_service", "(b) new service: publish command → resolved on another host"),
+                                  ("removal", "(c) removal: unpublish command → removed on another host")) if res.get(k)]
+    if not any(r["samples"] for k, _ in panels for r in res[k]):
+        return
+    W, left, right, row_h, top_pad = 900, 210, 40, 22, 40
+    plot_w = W - left - right
+    parts, y = [], 20
+    rnd = random.Random(6)
+    for key, title in panels:
+        rows = [r for p in STACKS for s in STACKS for r in res[key] if r["publisher"] == p and r["browser"] == s]
+        vals = [v for r in rows for v in r["samples"]]
+        hi_v = max(vals) if vals else 1.0
+        step = nice_step(hi_v * 1.05)
+        hi = step * math.ceil(hi_v * 1.05 / step)
+
+        def x(v: float, hi=hi) -> float:
+            return left + max(0.0, min(v, hi)) / hi * plot_w
+
+        h = top_pad + row_h * len(rows) + 30
+        parts.append(f'<text x="{left}" y="{y + 18}" font-size="15" font-weight="bold">{html.escape(title)}</text>')
+        y0 = y + top_pad
+        n = 0
+        while n * step <= hi * 1.0001:
+            v = n * step
+            gx = x(v)
+            parts.append(f'<line x1="{gx:.1f}" y1="{y0 - 6}" x2="{gx:.1f}" y2="{y0 + row_h * len(rows)}" '
+                         f'stroke="#ddd" stroke-width="1"/>')
+            label = "0" if v == 0 else (f"{v * 1e3:.0f} ms" if hi < 2 else f"{v:g} s")
+            parts.append(f'<text x="{gx:.1f}" y="{y0 + row_h * len(rows) + 16}" font-size="11" '
+                         f'text-anchor="middle" fill="#555">{label}</text>')
+            n += 1
+        for i, r in enumerate(rows):
+            cy = y0 + i * row_h + row_h / 2
+            col = COLORS[r["browser"]]
+            label = f"{NAMES[r['publisher']]} → {NAMES[r['browser']]}"
+            parts.append(f'<text x="{left - 8}" y="{cy + 4:.1f}" font-size="12" text-anchor="end">{html.escape(label)}</text>')
+            smp = r["samples"]
+            if not smp:
+                parts.append(f'<text x="{left + 4}" y="{cy + 4:.1f}" font-size="11" fill="#999">no samples</text>')
+                continue
+            parts.append(f'<line x1="{x(min(smp)):.1f}" y1="{cy:.1f}" x2="{x(max(smp)):.1f}" y2="{cy:.1f}" '
+                         f'stroke="{col}" stroke-width="2" opacity="0.5"/>')
+            for v in smp:
+                parts.append(f'<circle cx="{x(v):.1f}" cy="{cy + rnd.uniform(-4, 4):.1f}" r="2.6" fill="{col}" '
+                             f'opacity="0.75"/>')
+            mx = x(statistics.median(smp))
+            parts.append(f'<line x1="{mx:.1f}" y1="{cy - 8:.1f}" x2="{mx:.1f}" y2="{cy + 8:.1f}" stroke="#000" '
+                         f'stroke-width="2"/>')
+            parts.append(f'<text x="{W - 4}" y="{cy + 4:.1f}" font-size="10" text-anchor="end" fill="#333">'
+                         f'{fmt_time(statistics.median(smp))}</text>')
+        y += h + 10
+    legend = " ".join(f'<rect x="{left + i * 130}" y="{y}" width="10" height="10" fill="{COLORS[s]}"/>'
+                      f'<text x="{left + i * 130 + 14}" y="{y + 9}" font-size="12">{NAMES[s]} browsing</text>'
+                      for i, s in enumerate(STACKS))
+    parts.append(legend)
+    parts.append(f'<text x="{left}" y="{y + 28}" font-size="12">rows: publisher → browser; black tick and right '
+                 f'column: median; bar: min–max; dots: repetitions</text>')
+    total_h = y + 44
+    doc = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{total_h}" viewBox="0 0 {W} {total_h}" '
+           f'font-family="sans-serif">\n<rect width="100%" height="100%" fill="white"/>\n' + "\n".join(parts) + "\n</svg>\n")
+    with open(path, "w") as f:
+        f.write(doc)
+
+
+if __name__ == "__main__":
+    write(sys.argv[1] if len(sys.argv) > 1 else ".")

@@ -1,0 +1,50 @@
+# peers.sh — sourced by Scripts/interop.sh and Scripts/peer-benchmark.sh: installs the real mDNS
+# peers (Debian's avahi-daemon and friends, PyPI's python-zeroconf in a venv) without ever
+# starting a daemon in the root namespace.
+#
+# The caller defines log, die, VENV, ZEROCONF_SPEC and SKIP_INSTALL, then calls
+#   install_peer_packages [COMMAND:PACKAGE ...]   (extra commands beyond the common ones)
+#   ensure_zeroconf                                (sets ZEROCONF_PYTHON)
+
+# Installs the Debian packages whose commands (or python modules) are missing.
+install_peer_packages() {
+  local missing=() pair
+  for pair in avahi-daemon:avahi-daemon avahi-browse:avahi-utils avahi-publish-service:avahi-utils \
+              dbus-daemon:dbus ip:iproute2 nft:nftables unshare:util-linux sysctl:procps "$@"; do
+    command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
+  done
+  [ -x /usr/bin/python3 ] || missing+=(python3)
+  /usr/bin/python3 -c 'import dbus' 2>/dev/null || missing+=(python3-dbus)
+  /usr/bin/python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
+  [ ${#missing[@]} -gt 0 ] || return 0
+  mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+  [ -n "$SKIP_INSTALL" ] && die "missing packages: ${missing[*]} (installs are switched off)"
+  log "installing ${missing[*]}"
+  # wireshark-common asks whether non-root users may capture: answer no, without a prompt
+  echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections 2>/dev/null || true
+  # The packages must not start their daemons in the root namespace (avahi-daemon would announce
+  # on the real interfaces): deny service starts while installing, unless a policy exists already;
+  # where systemd runs, mask the units too, so no later socket or D-Bus activation either.
+  local policy="" rc=0
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d && policy=1
+  fi
+  if [ -d /run/systemd/system ]; then systemctl mask avahi-daemon.service avahi-daemon.socket >&2; fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >&2 || rc=$?
+  [ -n "$policy" ] && rm -f /usr/sbin/policy-rc.d
+  [ "$rc" = 0 ] || die "apt-get install failed ($rc)"
+}
+
+# Sets ZEROCONF_PYTHON: the caller's, or a venv at $VENV with $ZEROCONF_SPEC (made if missing).
+ensure_zeroconf() {
+  if [ -z "${ZEROCONF_PYTHON:-}" ]; then
+    ZEROCONF_PYTHON="$VENV/bin/python"
+    if ! "$ZEROCONF_PYTHON" -c 'import zeroconf' 2>/dev/null; then
+      [ -n "$SKIP_INSTALL" ] && die "no zeroconf in $VENV (installs are switched off; set ZEROCONF_PYTHON)"
+      log "creating $VENV with $ZEROCONF_SPEC"
+      /usr/bin/python3 -m venv "$VENV"
+      "$VENV/bin/pip" install --quiet --disable-pip-version-check "$ZEROCONF_SPEC" >&2
+    fi
+  fi
+  "$ZEROCONF_PYTHON" -c 'import zeroconf, ifaddr' || die "$ZEROCONF_PYTHON cannot import zeroconf"
+}
