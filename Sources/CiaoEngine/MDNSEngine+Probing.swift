@@ -119,6 +119,18 @@ extension MDNSEngine {
             let goodbyes = registration.records(hostName: host.name, interface: state.interface)
                 .filter { !stillPublished.contains(RecordKey($0)) }.map(\.goodbye)
             multicast(Message(header: .response(), answers: goodbyes), on: state.interface)
+            withdrawPendingAnswers(Set(goodbyes.map(RecordKey.init)), on: state.interface.id)
+        }
+    }
+
+    /// Takes records we just said goodbye to out of the answers waiting on `interface`: sent after
+    /// the goodbye, they would bring the records back into every cache (§10.1).
+    mutating func withdrawPendingAnswers(_ keys: Set<RecordKey>, on interface: InterfaceID) {
+        guard !keys.isEmpty else { return }
+        for family in IPFamily.allCases {
+            guard var pending = interfaces[interface]?.pendingResponses[family] else { continue }
+            pending.answers.removeAll { keys.contains(RecordKey($0)) }
+            interfaces[interface]!.pendingResponses[family] = pending.answers.isEmpty ? nil : pending
         }
     }
 

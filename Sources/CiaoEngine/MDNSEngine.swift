@@ -112,6 +112,7 @@ public struct MDNSEngine {
                 ResourceRecord(name: host.name, cacheFlush: true, ttl: 0, data: $0.address.recordData)
             }
             multicast(Message(header: .response(), answers: goodbyes), on: existing.interface)
+            withdrawPendingAnswers(Set(goodbyes.map(RecordKey.init)), on: interface.id)
         }
         interfaces[interface.id]?.interface = interface
         // A host name still being probed is announced, with its new addresses, once it is ours (§8.1).

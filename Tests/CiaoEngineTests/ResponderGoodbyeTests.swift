@@ -97,4 +97,23 @@ import Testing
         #expect(!network.sent(by: publisher, since: start).contains { $0.allRecords.contains { $0.data == .txt(Responder.txt(["v=1"])) && $0.ttl > 0 } })
         #expect(network.engine(publisher).name(of: id) == web)
     }
+
+    /// A query's shared answer is waiting its 20–120 ms when the service is withdrawn: the
+    /// waiting answer must not follow the goodbye and bring the record back (§10.1).
+    @Test(arguments: [UInt64(1), 2, 3])
+    func noAnswerFollowsTheGoodbye(seed: UInt64) {
+        var published = PublishedWeb(seed: seed)
+        let observer = published.network.addHost(named: nil, links: [published.links[0]])
+        let query = Querier.query([Question(name: Support.serviceType, type: .ptr)])
+        Querier.inject(query, from: observer, on: published.links[0], into: &published.network)
+        published.network.run(for: .milliseconds(5))
+        let withdrawn = published.network.now
+        published.network.withEngine(published.publisher) { engine, now in
+            engine.deregister(published.registration, at: now)
+        }
+        published.network.run(for: .seconds(2))
+        let resent = published.network.sentMessages(by: published.publisher).filter { $0.time >= withdrawn }
+            .flatMap(\.message.answers).filter { $0.type == .ptr && $0.name == Support.serviceType && $0.ttl > 0 }
+        #expect(resent.isEmpty, "PTR sent again after its goodbye")
+    }
 }
