@@ -38,7 +38,28 @@ extension MDNSEngine {
     }
 
     /// Sends the probes and announcements due at `now`, aggregated per interface and family.
+    /// The earliest probe or announcement due among the host and the services, if any.
+    func computeEarliestRegistrationDeadline() -> Instant? {
+        var earliest: Instant?
+        for state in CollectionOfOne(host.state).lazy + registrations.values.lazy.map(\.state) {
+            switch state {
+            case .probing(_, let next), .announcing(_, let next): earliest = min(earliest ?? next, next)
+            case .established: break
+            }
+        }
+        return earliest
+    }
+
     mutating func advanceRegistrations(at now: Instant) {
+        if registrationDeadlineIsStale {
+            earliestRegistrationDeadline = computeEarliestRegistrationDeadline()
+            registrationDeadlineIsStale = false
+        }
+        guard let earliest = earliestRegistrationDeadline, earliest <= now else { return }
+        defer {
+            earliestRegistrationDeadline = computeEarliestRegistrationDeadline()
+            registrationDeadlineIsStale = false
+        }
         var probing: [Registration] = []
         var announcing: [Registration] = []
         var newlyRegistered: [RegistrationID] = []

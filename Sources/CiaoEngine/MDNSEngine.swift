@@ -31,10 +31,20 @@ public struct MDNSEngine {
     public let configuration: Configuration
     var random: SplitMix64
     var interfaces: [InterfaceID: InterfaceState] = [:]
-    var host: Registration
-    var registrations: [RegistrationID: Registration] = [:] {
-        didSet { registrationIndexIsStale = true }
+    var host: Registration {
+        didSet { registrationDeadlineIsStale = true }
     }
+    var registrations: [RegistrationID: Registration] = [:] {
+        didSet {
+            registrationIndexIsStale = true
+            registrationDeadlineIsStale = true
+        }
+    }
+    /// The earliest probe or announcement due among the host and the services, kept while
+    /// nothing changes them, so that neither a received packet nor ``nextDeadline`` looks at every
+    /// registration.
+    var earliestRegistrationDeadline: Instant?
+    var registrationDeadlineIsStale = true
     /// Registrations by every name they publish under, rebuilt after registrations change
     /// (``refreshRegistrationIndex()``), so that answering and conflict checks look up names
     /// instead of scanning every registration.
@@ -217,11 +227,8 @@ public struct MDNSEngine {
     /// The latest instant by which ``advance(to:)`` must be called.
     public var nextDeadline: Instant? {
         var deadlines: [Instant] = []
-        for state in CollectionOfOne(host.state).lazy + registrations.values.lazy.map(\.state) {
-            switch state {
-            case .probing(_, let next), .announcing(_, let next): deadlines.append(next)
-            case .established: break
-            }
+        if let registrationDeadline = registrationDeadlineIsStale ? computeEarliestRegistrationDeadline() : earliestRegistrationDeadline {
+            deadlines.append(registrationDeadline)
         }
         for state in interfaces.values {
             deadlines += state.pendingResponses.values.map(\.sendAt)
