@@ -88,17 +88,7 @@ DRIVER_PID=""
 
 cleanup() {
   set +e
-  if [ -n "$DRIVER_PID" ] && kill -0 "$DRIVER_PID" 2>/dev/null; then
-    kill -TERM "$DRIVER_PID"
-    for _ in $(seq 50); do kill -0 "$DRIVER_PID" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$DRIVER_PID" 2>/dev/null
-  fi
-  # the driver removes its labs itself; this is the safety net if it could not
-  local ns pid
-  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^$PREFIX-"); do
-    for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null; done
-    ip netns del "$ns"
-  done
+  stop_driver_and_labs "$DRIVER_PID" "$PREFIX" 5
   log "logs: $WORK"
 }
 trap cleanup EXIT

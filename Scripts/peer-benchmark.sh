@@ -76,14 +76,8 @@ BUILD="given: $AGENT"
 if [ -z "$AGENT" ]; then
   log "building CiaoInteropAgent (release) in $SCRATCH"
   BUILD="swift build -c release --product CiaoInteropAgent --scratch-path $SCRATCH"
-  if ! (cd "$ROOT" && swift build -c release --product CiaoInteropAgent --scratch-path "$SCRATCH" >&2); then
-    # whole-module builds of CiaoTransport have failed on this toolchain (Glibc symbols that only
-    # the shim's headers bring in); the same optimisation level per file still gives a release build
-    log "release build failed; retrying with -Xswiftc -no-whole-module-optimization"
-    BUILD="$BUILD -Xswiftc -no-whole-module-optimization (the whole-module build failed)"
-    (cd "$ROOT" && swift build -c release --product CiaoInteropAgent --scratch-path "$SCRATCH" \
-       -Xswiftc -no-whole-module-optimization >&2) || die "release build failed"
-  fi
+  (cd "$ROOT" && swift build -c release --product CiaoInteropAgent --scratch-path "$SCRATCH" >&2) ||
+    die "release build failed"
   AGENT="$(cd "$ROOT" && swift build -c release --scratch-path "$SCRATCH" --show-bin-path)/CiaoInteropAgent"
 fi
 [ -x "$AGENT" ] || die "no agent executable at $AGENT"
@@ -93,17 +87,7 @@ PREFIX="ciaobench$$"
 DRIVER_PID=""
 cleanup() {
   set +e
-  if [ -n "$DRIVER_PID" ] && kill -0 "$DRIVER_PID" 2>/dev/null; then
-    kill -TERM "$DRIVER_PID"
-    for _ in $(seq 100); do kill -0 "$DRIVER_PID" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$DRIVER_PID" 2>/dev/null
-  fi
-  # the driver removes its lab itself; this is the safety net if it could not
-  local ns pid
-  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^$PREFIX-"); do
-    for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null; done
-    ip netns del "$ns"
-  done
+  stop_driver_and_labs "$DRIVER_PID" "$PREFIX" 10
   log "results: $OUT"
 }
 trap cleanup EXIT

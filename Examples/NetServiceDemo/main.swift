@@ -20,6 +20,12 @@ func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
+/// A TXT record as sorted `key=value` pairs joined by commas.
+func describe(txt data: Data) -> String {
+    NetService.dictionary(fromTXTRecord: data).map { "\($0.key)=\(String(decoding: $0.value, as: UTF8.self))" }
+        .sorted().joined(separator: ",")
+}
+
 /// Publishes one service and reports what its delegate hears.
 final class Publisher: NSObject, NetServiceDelegate {
     let service: NetService
@@ -91,15 +97,13 @@ final class Browser: NSObject, NetServiceBrowserDelegate, NetServiceDelegate {
 
     func netServiceWillResolve(_ sender: NetService) { say("willResolve \(sender.name)") }
     func netServiceDidResolveAddress(_ sender: NetService) {
-        let txt = NetService.dictionary(fromTXTRecord: sender.txtRecordData() ?? Data())
-            .map { "\($0.key)=\(String(decoding: $0.value, as: UTF8.self))" }.sorted().joined(separator: ",")
+        let txt = describe(txt: sender.txtRecordData() ?? Data())
         let families = (sender.addresses ?? []).map { $0.count == MemoryLayout<sockaddr_in>.size ? "IPv4" : "IPv6" }
         say("didResolve \(sender.name) host=\(sender.hostName ?? "?") port=\(sender.port) txt=\(txt) addresses=\(families.joined(separator: "+"))")
         sender.startMonitoring()
     }
     func netService(_ sender: NetService, didUpdateTXTRecord data: Data) {
-        let txt = NetService.dictionary(fromTXTRecord: data).map { "\($0.key)=\(String(decoding: $0.value, as: UTF8.self))" }
-            .sorted().joined(separator: ",")
+        let txt = describe(txt: data)
         say("didUpdateTXTRecord \(sender.name) txt=\(txt)")
     }
     func netService(_ sender: NetService, didNotResolve errorDict: [String: NSNumber]) {

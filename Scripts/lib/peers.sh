@@ -5,6 +5,7 @@
 # The caller defines log, die, VENV, ZEROCONF_SPEC and SKIP_INSTALL, then calls
 #   install_peer_packages [COMMAND:PACKAGE ...]   (extra commands beyond the common ones)
 #   ensure_zeroconf                                (sets ZEROCONF_PYTHON)
+#   stop_driver_and_labs PID PREFIX SECONDS        (from its exit trap)
 
 # Installs the Debian packages whose commands (or python modules) are missing.
 install_peer_packages() {
@@ -47,4 +48,20 @@ ensure_zeroconf() {
     fi
   fi
   "$ZEROCONF_PYTHON" -c 'import zeroconf, ifaddr' || die "$ZEROCONF_PYTHON cannot import zeroconf"
+}
+
+# The safety net of an exit trap: stops the driver (PID, possibly empty) with TERM, then KILL after
+# SECONDS, and deletes the namespaces named PREFIX-*, killing what still runs in them. The drivers
+# remove their labs themselves; this covers a driver that could not.
+stop_driver_and_labs() {
+  local driver=$1 prefix=$2 seconds=$3 ns pid
+  if [ -n "$driver" ] && kill -0 "$driver" 2>/dev/null; then
+    kill -TERM "$driver"
+    for _ in $(seq $((seconds * 10))); do kill -0 "$driver" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$driver" 2>/dev/null
+  fi
+  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^$prefix-"); do
+    for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null; done
+    ip netns del "$ns"
+  done
 }
