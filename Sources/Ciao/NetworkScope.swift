@@ -32,7 +32,8 @@ public struct NetworkScope: Hashable, Sendable {
         try MDNSRuntime.shared.use(scope)
     }
 
-    var interfaceSelection: InterfaceSelection {
+    /// The transport's form of this scope.
+    package var interfaceSelection: InterfaceSelection {
         InterfaceSelection(
             names: interfaces, families: Set(families.map { $0 == .ipv4 ? IPFamily.v4 : IPFamily.v6 }))
     }

@@ -160,8 +160,7 @@ extension MDNSEngine {
     /// Checks a response for records that conflict with names we own or are probing (§8.1, §9).
     mutating func detectConflicts(in message: Message, on interface: NetworkInterface, at now: Instant) {
         let names = Set((message.answers + message.additionals).map(\.name))
-        let candidates = Set(names.flatMap { registrationIDs(publishing: $0) }).sorted { ($0?.rawValue ?? 0) < ($1?.rawValue ?? 0) }
-        for id in candidates {
+        for id in registrationIDs(publishingAnyOf: names) {
             guard let registration = registration(id), names.contains(registration.name)
             else { continue }
             let ours = Set(registration.records(hostName: host.name, interface: interface).map(RecordKey.init))
@@ -186,8 +185,7 @@ extension MDNSEngine {
     mutating func handleProbe(_ message: Message, from source: SocketAddress, on interface: NetworkInterface, at now: Instant) {
         let family = source.address.family
         let names = Set(message.authorities.map(\.name))
-        let candidates = Set(names.flatMap { registrationIDs(publishing: $0) }).sorted { ($0?.rawValue ?? 0) < ($1?.rawValue ?? 0) }
-        for id in candidates {
+        for id in registrationIDs(publishingAnyOf: names) {
             guard let registration = registration(id) else { continue }
             let theirs = message.authorities.filter { $0.name == registration.name }
             guard !theirs.isEmpty else { continue }

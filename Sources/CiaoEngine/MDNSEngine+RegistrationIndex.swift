@@ -27,6 +27,12 @@ extension MDNSEngine {
             .map { Optional($0) }
     }
 
+    /// The host and the services publishing under any of `names`, each once, host first, then in
+    /// registration order.
+    func registrationIDs(publishingAnyOf names: Set<DomainName>) -> [RegistrationID?] {
+        Set(names.flatMap { registrationIDs(publishing: $0) }).sorted { ($0?.rawValue ?? 0) < ($1?.rawValue ?? 0) }
+    }
+
     /// The registrations that may answer for `name`: those publishing under it and not probing.
     func answeringRegistrations(publishing name: DomainName) -> [Registration] {
         registrationIDs(publishing: name).compactMap { id in

@@ -44,11 +44,7 @@ struct BrowseOptions {
     init(_ arguments: ParsedArguments) throws {
         self.arguments = arguments
         all = arguments.has("--all")
-        do {
-            types = try arguments.variadic("TYPE").map { try ServiceType($0) }
-        } catch {
-            throw ArgumentError("\(error)")
-        }
+        types = try arguments.variadic("TYPE").map { (text) throws(ArgumentError) in try CommonOptions.serviceType(text) }
         guard all || !types.isEmpty else { throw ArgumentError("give a service TYPE, or --all") }
         resolve = arguments.has("--resolve")
         terminate = arguments.has("--terminate")

@@ -47,10 +47,23 @@ enum CommonOptions {
 
     /// The domain given with --domain, or `local.`; anything else is refused up front.
     static func domain(_ arguments: ParsedArguments) throws(ArgumentError) -> String {
-        guard let domain = arguments.value("--domain") else { return "local." }
+        try checkLocal(arguments.value("--domain") ?? "local.")
+        return "local."
+    }
+
+    /// Refuses a domain other than `local` / `local.`, the only one multicast DNS serves.
+    static func checkLocal(_ domain: String) throws(ArgumentError) {
         guard ["local", "local."].contains(domain.lowercased()) else {
             throw ArgumentError("domain \"\(domain)\" is not served by multicast DNS; use local.")
         }
-        return "local."
+    }
+
+    /// A service type argument, its parse error reported as a bad argument.
+    static func serviceType(_ text: String) throws(ArgumentError) -> ServiceType {
+        do {
+            return try ServiceType(text)
+        } catch {
+            throw ArgumentError("\(error)")
+        }
     }
 }

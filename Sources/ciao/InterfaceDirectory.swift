@@ -8,8 +8,7 @@ struct InterfaceDirectory {
     private var known: [UInt32: InterfaceInfo] = [:]
 
     init(scope: NetworkScope) {
-        selection = InterfaceSelection(
-            names: scope.interfaces, families: Set(scope.families.map { $0 == .ipv4 ? IPFamily.v4 : IPFamily.v6 }))
+        selection = scope.interfaceSelection
     }
 
     /// The interface with `index`, scanning again when it is new to us.

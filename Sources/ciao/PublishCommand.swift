@@ -69,12 +69,7 @@ enum PublishCommand {
             port = value
             trailing.removeFirst()
         }
-        let type: ServiceType
-        do {
-            type = try ServiceType(arguments.positional("TYPE") ?? "")
-        } catch {
-            throw ArgumentError("\(error)")
-        }
+        let type = try CommonOptions.serviceType(arguments.positional("TYPE") ?? "")
         _ = try CommonOptions.domain(arguments)
         return PublicationConfiguration(
             type: type, name: arguments.positional("NAME") ?? "", port: port, mode: listener ? .listener : .externalPort,

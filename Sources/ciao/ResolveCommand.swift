@@ -21,16 +21,8 @@ enum ResolveCommand {
         let parsed: ParsedArguments
         do {
             parsed = try spec.parse(arguments)
-            let domain = parsed.positional("DOMAIN") ?? "local."
-            guard ["local", "local."].contains(domain.lowercased()) else {
-                throw ArgumentError("domain \"\(domain)\" is not served by multicast DNS; use local.")
-            }
-            let type: ServiceType
-            do {
-                type = try ServiceType(parsed.positional("TYPE") ?? "")
-            } catch {
-                throw ArgumentError("\(error)")
-            }
+            try CommonOptions.checkLocal(parsed.positional("DOMAIN") ?? "local.")
+            let type = try CommonOptions.serviceType(parsed.positional("TYPE") ?? "")
             service = Service(name: parsed.positional("NAME") ?? "", type: type)
             timeout = try BrowseOptions.seconds(parsed.value("--timeout") ?? "10", option: "--timeout")
             format = try CommonOptions.outputFormat(parsed)
