@@ -130,17 +130,28 @@ extension MDNSEngine {
         }
     }
 
-    /// Goodbyes for a registration's records, keeping shared records other registrations still use.
-    mutating func sendGoodbyes(for registration: Registration) {
-        for state in interfaces.values.sorted(by: { $0.interface.id < $1.interface.id })
-        where registration.appliesTo(state.interface.id) {
-            let stillPublished = Set(registrations.values.filter { $0.appliesTo(state.interface.id) }.flatMap {
-                $0.records(hostName: host.name, interface: state.interface).map(RecordKey.init)
-            })
-            let goodbyes = registration.records(hostName: host.name, interface: state.interface)
-                .filter { !stillPublished.contains(RecordKey($0)) }.map(\.goodbye)
+    /// Goodbyes for the records of withdrawn registrations, in as few packets as fit, keeping the
+    /// shared records (a type's PTR under `_services._dns-sd._udp`, subtype PTRs) that registrations
+    /// still published use too.
+    mutating func sendGoodbyes(for withdrawn: [Registration]) {
+        guard !withdrawn.isEmpty else { return }
+        refreshRegistrationIndex()
+        for state in interfaces.values.sorted(by: { $0.interface.id < $1.interface.id }) {
+            let records = withdrawn.filter { $0.appliesTo(state.interface.id) }
+                .flatMap { $0.records(hostName: host.name, interface: state.interface) }
+            guard !records.isEmpty else { continue }
+            let stillPublished = Set(
+                registrationIDs(publishingAnyOf: Set(records.map(\.name)))
+                    .compactMap { id in id.map { registrations[$0] } ?? host }
+                    .filter { $0.appliesTo(state.interface.id) }
+                    .flatMap { $0.records(hostName: host.name, interface: state.interface).map(RecordKey.init) })
+            var said: Set<RecordKey> = []
+            let goodbyes = records.filter {
+                let key = RecordKey($0)
+                return !stillPublished.contains(key) && said.insert(key).inserted
+            }.map(\.goodbye)
             multicast(Message(header: .response(), answers: goodbyes), on: state.interface)
-            withdrawPendingAnswers(Set(goodbyes.map(RecordKey.init)), on: state.interface.id)
+            withdrawPendingAnswers(said, on: state.interface.id)
         }
     }
 

@@ -167,10 +167,20 @@ public struct MDNSEngine {
 
     /// Withdraws a service with goodbyes (RFC 6762 §10.1).
     public mutating func deregister(_ id: RegistrationID, at now: Instant) {
-        guard let registration = registrations.removeValue(forKey: id) else { return }
-        reportedRegistrations.remove(id)
-        guard !isProbing(registration) else { return }
-        sendGoodbyes(for: registration)
+        deregister([id], at: now)
+    }
+
+    /// Withdraws services together: their goodbyes share packets, as many records to a packet as
+    /// fit (RFC 6762 §10.1), so that a thousand services leave in a few dozen packets.
+    public mutating func deregister(_ ids: some Sequence<RegistrationID>, at now: Instant) {
+        var withdrawn: [Registration] = []
+        for id in ids {
+            guard let registration = registrations.removeValue(forKey: id) else { continue }
+            reportedRegistrations.remove(id)
+            // A name still being probed was never announced: nobody holds it to say goodbye to.
+            if !isProbing(registration) { withdrawn.append(registration) }
+        }
+        sendGoodbyes(for: withdrawn)
     }
 
     // MARK: Queries

@@ -49,6 +49,34 @@ import Testing
         #expect(!records.contains { $0.name == Responder.name("alpha.local.") })
     }
 
+    /// Many services withdrawn together leave in packets full of goodbyes, not one packet each:
+    /// 300 services' PTR, SRV, TXT and NSEC go in a few 1440-byte packets per family, every browser
+    /// sees them all go, and the type's `_services._dns-sd._udp` PTR stays while a service of the
+    /// type is still published.
+    @Test func deregisteringManyAtOnceSharesPackets() throws {
+        var network = SimulatedNetwork(seed: 24)
+        let link = network.addLink()
+        let publisher = network.addHost(named: "alpha", links: [link])
+        let browser = network.addHost(named: "beta", links: [link])
+        let ids = (0..<301).map { index in
+            network.withEngine(publisher) { engine, now in engine.register(Support.service("Svc \(index)"), at: now) }
+        }
+        let query = network.withEngine(browser) { engine, now in engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
+        network.run(for: .seconds(10))
+        try #require(network.browsed(query, by: browser).count == 301)
+
+        let start = network.now
+        network.withEngine(publisher) { engine, now in engine.deregister(ids.dropLast(), at: now) }
+        network.run(for: .seconds(2))
+        let goodbyes = network.sent(by: publisher, since: start).filter(\.isResponse)
+        #expect(goodbyes.allSatisfy { $0.time == start && $0.message.answers.allSatisfy { $0.ttl == 0 } })
+        let records = goodbyes.flatMap(\.message.answers)
+        #expect(Set(records.map(\.description)).count == 300 * 4, "each PTR, SRV, TXT and NSEC once")
+        #expect(goodbyes.count <= 2 * 30, "\(goodbyes.count) packets for 1200 goodbyes")
+        #expect(!records.contains { $0.name == Responder.servicesName })
+        #expect(network.browsed(query, by: browser) == [Support.instance("Svc 300")])
+    }
+
     /// A service still probing leaves without goodbyes, having announced nothing.
     @Test func deregisterWhileProbingSendsNothing() throws {
         var (network, _, publisher, _) = Responder.publisherAndObserver(seed: 22)

@@ -124,8 +124,9 @@ struct ServiceDirectory {
         }
     }
 
-    /// Withdraws every publication, for a clean shutdown.
+    /// Withdraws every publication, for a clean shutdown: all the goodbyes go out together.
     mutating func cancelAll(engine: inout MDNSEngine, at now: Instant) {
+        engine.deregister(registrationsByToken.values.sorted(), at: now)
         for token in Set(registrationsByToken.keys).union(queriesByToken.keys).union(resolutions.keys) {
             cancel(token, engine: &engine, at: now)
         }
