@@ -38,12 +38,6 @@ struct ContinuousQuery {
         intervals[interface] = Self.firstInterval
     }
 
-    /// When the first query on `interface` goes out, if it has not gone out yet.
-    func pendingFirstSend(on interface: InterfaceID, at now: Instant) -> Instant? {
-        guard intervals[interface] == Self.firstInterval, let next = nextSends[interface], next > now else { return nil }
-        return next
-    }
-
     func isDue(on interface: InterfaceID, at now: Instant) -> Bool {
         nextSends[interface].map { $0 <= now } ?? false
     }

@@ -3,17 +3,21 @@ import CiaoWire
 /// The querier side: continuous queries with known answers, and the cache fed by responses
 /// (RFC 6762 §5, §7, §10).
 extension MDNSEngine {
-    /// Sends the continuous queries and cache refreshes due on each interface, one message per
-    /// interface and family (split with TC when the known answers do not fit, §7.2).
-    /// When a new continuous query first asks on `interface`: 20–120 ms from now (§5.2), or with
-    /// a query started moments ago that has not asked yet, so that queries started together (a
-    /// resolution's SRV and TXT, its A and AAAA) share one packet and one schedule from then on.
+    /// When a new continuous query first asks on `interface`: 20–120 ms from now (§5.2), or when
+    /// the queries started moments ago first ask, if that is still 20–120 ms away, so that queries
+    /// started together (a resolution's SRV and TXT, its A and AAAA) share one packet and one
+    /// schedule from then on.
     mutating func firstQueryTime(on interface: InterfaceID, at now: Instant) -> Instant {
-        let shared = queries.values.compactMap { $0.pendingFirstSend(on: interface, at: now) }
-            .filter { ContinuousQuery.firstDelay.contains($0 - now) }.min()
-        return shared ?? now + random.duration(in: ContinuousQuery.firstDelay)
+        if let shared = sharedFirstQueryTimes[interface], ContinuousQuery.firstDelay.contains(shared - now) {
+            return shared
+        }
+        let first = now + random.duration(in: ContinuousQuery.firstDelay)
+        sharedFirstQueryTimes[interface] = first
+        return first
     }
 
+    /// Sends the continuous queries and cache refreshes due on each interface, one message per
+    /// interface and family (split with TC when the known answers do not fit, §7.2).
     mutating func sendDueQueries(at now: Instant) {
         // One pass over the queries: what is due where. Schedules on interfaces that went away
         // would stay due forever: drop them.

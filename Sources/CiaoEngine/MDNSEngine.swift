@@ -55,6 +55,12 @@ public struct MDNSEngine {
         didSet { ownRecordsChanged = true }
     }
     var queries: [QueryID: ContinuousQuery] = [:]
+    /// The active queries by the name they ask about, each list in ``QueryID`` order, so that a
+    /// cache change is reported without looking at every query.
+    var queriesByName: [DomainName: [QueryID]] = [:]
+    /// The first-query time last chosen on each interface, which queries started in the next
+    /// moments share (``firstQueryTime(on:at:)``).
+    var sharedFirstQueryTimes: [InterfaceID: Instant] = [:]
     /// Own records reported to own queries so far, per query and interface (same-host discovery).
     var reportedOwnRecords: [QueryID: [InterfaceID: [ResourceRecord]]] = [:]
     /// Set when own records or queries change; ``takeEvents()`` then reports the difference.
@@ -139,6 +145,7 @@ public struct MDNSEngine {
         multicast(Message(header: .response(), answers: goodbyes.map(\.goodbye)), on: state.interface)
         for record in state.cache.removeAll() { report(.removed, record, on: id) }
         interfaces[id] = nil
+        sharedFirstQueryTimes[id] = nil
     }
 
     // MARK: Registrations
@@ -208,6 +215,7 @@ public struct MDNSEngine {
             }
         }
         queries[id] = query
+        queriesByName[name, default: []].append(id)
         ownRecordsChanged = true
         return id
     }
@@ -228,7 +236,9 @@ public struct MDNSEngine {
 
     /// Stops a continuous query.
     public mutating func stopQuery(_ id: QueryID) {
-        queries[id] = nil
+        guard let query = queries.removeValue(forKey: id) else { return }
+        queriesByName[query.name]?.removeAll { $0 == id }
+        if queriesByName[query.name]?.isEmpty == true { queriesByName[query.name] = nil }
         reportedOwnRecords[id] = nil
     }
 
@@ -300,7 +310,8 @@ public struct MDNSEngine {
 
     /// Reports a cache change to every query the record answers on that interface.
     mutating func report(_ change: CacheChange, _ record: ResourceRecord, on interface: InterfaceID) {
-        for (id, query) in queries.sorted(by: { $0.key < $1.key }) where query.matches(record) && query.appliesTo(interface) {
+        for id in queriesByName[record.name] ?? [] {
+            guard let query = queries[id], query.matches(record), query.appliesTo(interface) else { continue }
             switch change {
             case .added: events.append(.added(id, record, interface))
             case .updated: events.append(.updated(id, record, interface))
