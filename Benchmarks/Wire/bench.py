@@ -9,7 +9,8 @@ Everything runs in one lab of network namespaces (Tests/Interop/lab.py, imported
 
     pc pa pz   the publishers: CiaoInteropAgent, avahi-daemon + avahi_peer.py (D-Bus), zc_peer.py
     bc ba bz   the browsers:   CiaoInteropAgent, avahi-daemon + avahi-browse -r -p,  zc_peer.py
-    q          the query load generator (query_load.py)
+    q          the query load generator (query_load.py); before it, the idle baseline (an agent
+               in which Ciao never starts)
 
 Each publisher stack uses its own service types, of equal length (_bnchc/_bncha/_bnchz for the
 single services, _bulkc/_bulka/_bulkz for 200 and 1000), so the stacks never answer each other's
@@ -53,6 +54,7 @@ BULK = {s: f"_bulk{LETTER[s]}._tcp" for s in STACKS}        # 200 / 1000 service
 WARM = "_bnchw._tcp"                                        # the warm-up browse nobody answers
 TXT = {"v": "31", "id": "6265"}                             # v=1 id=be, the same for every stack
 CLK_TCK = os.sysconf("SC_CLK_TCK")
+RUNTIME_THREAD = "ciao-mdns"            # the name RuntimeLoop.run gives Ciao's own thread (comm)
 
 
 def log(msg: str) -> None:
@@ -68,22 +70,29 @@ def proc_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
-def proc_threads(pid: int) -> dict[str, tuple[float, int]]:
-    """Per live thread: on-CPU seconds (schedstat, ns resolution) and context switches
+def proc_threads(pid: int) -> dict[str, dict]:
+    """Per live thread, from /proc/PID/task/TID: its name (comm), on-CPU seconds from schedstat
+    (ns resolution) and from utime+stime in stat (clock ticks), and context switches from status
     (voluntary + involuntary: each one a wake-up)."""
     out = {}
     for tid in os.listdir(f"/proc/{pid}/task"):
+        task = f"/proc/{pid}/task/{tid}"
         try:
-            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+            with open(f"{task}/comm") as f:
+                comm = f.read().strip()
+            with open(f"{task}/schedstat") as f:
                 ns = int(f.read().split()[0])
+            with open(f"{task}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
             n = 0
-            with open(f"/proc/{pid}/task/{tid}/status") as f:
+            with open(f"{task}/status") as f:
                 for line in f:
                     if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
                         n += int(line.split()[1])
-            out[tid] = (ns / 1e9, n)
         except (OSError, ValueError):
-            pass
+            continue
+        out[tid] = {"comm": comm, "sched_s": ns / 1e9, "ticks_s": (int(fields[11]) + int(fields[12])) / CLK_TCK,
+                    "switches": n}
     return out
 
 
@@ -100,7 +109,8 @@ class CPUMeter:
     """CPU used by a set of processes between start() and stop(): utime+stime of the process
     (10 ms ticks, exited threads included) and the per-thread schedstat sum (exact, live
     threads only); the figure is the schedstat one unless a thread exited meanwhile, then the
-    larger of the two. Wake-ups: context switches of the threads, summed over the window."""
+    larger of the two. Wake-ups: context switches of the threads, summed over the window.
+    Each live thread's own figures (schedstat, ticks, wake-ups) are kept under "threads"."""
 
     def __init__(self, pids: dict[str, int]):
         self.pids = pids
@@ -116,22 +126,17 @@ class CPUMeter:
         per = {}
         for k in self.pids:
             (c0, th0), (c1, th1) = self.a[k], b[k]
-            sched = sum(v[0] - th0.get(t, (0.0, 0))[0] for t, v in th1.items())
-            wake = sum(v[1] - th0.get(t, (0.0, 0))[1] for t, v in th1.items())
-            exited = len(set(th0) - set(th1))
-            cpu = sched if not exited else max(sched, c1 - c0)
             threads = {}
             for t, v in th1.items():
-                w = v[1] - th0.get(t, (0.0, 0))[1]
-                if w:
-                    try:
-                        with open(f"/proc/{self.pids[k]}/task/{t}/comm") as f:
-                            comm = f.read().strip()
-                    except OSError:
-                        comm = "?"
-                    threads[f"{t} {comm}"] = w
+                v0 = th0.get(t, {"sched_s": 0.0, "ticks_s": 0.0, "switches": 0})   # born in the window
+                threads[t] = {"comm": v["comm"], "cpu_s": v["sched_s"] - v0["sched_s"],
+                              "cpu_ticks_s": v["ticks_s"] - v0["ticks_s"], "wakeups": v["switches"] - v0["switches"]}
+            sched = sum(v["cpu_s"] for v in threads.values())
+            wake = sum(v["wakeups"] for v in threads.values())
+            exited = len(set(th0) - set(th1))
+            cpu = sched if not exited else max(sched, c1 - c0)
             per[k] = {"cpu_s": cpu, "cpu_ticks_s": c1 - c0, "sched_s": sched, "threads_exited": exited,
-                      "wakeups": wake, "wakeups_by_thread": threads}
+                      "wakeups": wake, "threads": threads}
         return {"seconds": secs, "cpu_s": sum(v["cpu_s"] for v in per.values()),
                 "wakeups": sum(v["wakeups"] for v in per.values()), "processes": per}
 
@@ -430,7 +435,8 @@ def phase_new_and_removal(b: Bench, pubs: dict[str, Publisher], reps: int, idle_
     browse all three types for the whole phase. Per repetition and publisher: publish "New NN"
     (t0 = the publish command) -> each browser's first resolution; 1.5 s later unpublish (t0 =
     the unpublish command, goodbyes) -> each browser's `removed` / `-` line. Then the idle
-    measurement (CPU while idle) runs with these browsers and the "Existing Svc" publishers."""
+    measurement (CPU while idle) runs with these browsers and the "Existing Svc" publishers, and
+    with an agent started beside the browsers in which Ciao never starts (its baseline)."""
     log(f"(b)/(c) new service and removal, {reps} repetitions")
     hosts = {"ciao": b.lab["bc"], "avahi": b.lab["ba"], "zeroconf": b.lab["bz"]}
     browsers = {}
@@ -439,6 +445,8 @@ def phase_new_and_removal(b: Bench, pubs: dict[str, Publisher], reps: int, idle_
         for ps in STACKS:
             fb.browse(TYPE[ps])
         browsers[bs] = fb
+    # the idle baseline (phase_idle), as old as the browsers; host q is otherwise unused until (f)
+    baseline = b.agent(b.lab["q"], "idle-baseline") if "idle" in b.args.only else None
     time.sleep(3)
     new = {(p, s): [] for p in STACKS for s in STACKS}
     gone = {(p, s): [] for p in STACKS for s in STACKS}
@@ -471,30 +479,58 @@ def phase_new_and_removal(b: Bench, pubs: dict[str, Publisher], reps: int, idle_
             b.results["removal"].append({"publisher": p, "browser": s, "samples": gone[(p, s)]})
         b.save()
         if "idle" in b.args.only:
-            phase_idle(b, pubs, browsers, idle_secs)
+            phase_idle(b, pubs, browsers, baseline, idle_secs)
     finally:
         for fb in browsers.values():
             fb.close()
+        if baseline is not None:
+            baseline.stop()
 
 
-def phase_idle(b: Bench, pubs: dict[str, Publisher], browsers: dict[str, FreshBrowser], secs: float) -> None:
+def runtime_thread(r: dict) -> dict | None:
+    """Ciao's own thread (found by its name) in a CPUMeter result: its CPU and wake-ups."""
+    for p in r["processes"].values():
+        for tid, t in p["threads"].items():
+            if t["comm"] == RUNTIME_THREAD:
+                return {"tid": tid, **t}
+    return None
+
+
+def phase_idle(b: Bench, pubs: dict[str, Publisher], browsers: dict[str, FreshBrowser], baseline: JsonProc | None,
+               secs: float) -> None:
     """CPU while idle: each publisher with its one "Existing Svc", the three browsers browsing
     (started > 30 s before), all on one link, nothing published or withdrawn: CPU time and
-    thread wake-ups (context switches) of each responder and browser over `secs` s."""
+    thread wake-ups (context switches) of each responder and browser over `secs` s, per process
+    and per thread (/proc/PID/task/TID). For Ciao, also its own thread (named ciao-mdns) alone,
+    and in the same window the baseline: the same agent, started with the browsers and sent only
+    `stats` (answered by the agent itself), so that Swift concurrency and Dispatch run in it but
+    Ciao's runtime never starts."""
     log(f"idle CPU over {secs:.0f} s")
-    time.sleep(3)
+    # libdispatch's worker threads exit 5 s after their last work item (the agents' last events):
+    # a thread exiting inside the window would leave only utime+stime, counted in 10 ms ticks
+    time.sleep(10)
     meters = {}
     for s in STACKS:
         meters[(s, "publisher")] = CPUMeter({s: pubs[s].responder_pid()})
         meters[(s, "browser")] = CPUMeter(browsers[s].pids())
+    if baseline is not None:
+        meters[("ciao", "baseline")] = CPUMeter({"ciao": baseline.proc.pid})
     for m in meters.values():
         m.start()
     time.sleep(secs)
     for (s, role), m in meters.items():
         r = m.stop()
         r.update(stack=s, role=role)
+        line = f"  {s} {role}: {r['cpu_s']*1e3:.1f} ms CPU, {r['wakeups']} wake-ups in {r['seconds']:.0f} s"
+        if s == "ciao":
+            rt = r["runtime_thread"] = runtime_thread(r)
+            if rt is not None:
+                line += f"; {RUNTIME_THREAD} thread {rt['cpu_s']*1e3:.1f} ms, {rt['wakeups']} wake-ups"
+            if (rt is None) != (role == "baseline"):
+                b.record_error(f"idle {s} {role}", Failure(f"thread {RUNTIME_THREAD} "
+                                                           + ("missing" if rt is None else "running in the baseline")))
         b.results["idle"].append(r)
-        log(f"  {s} {role}: {r['cpu_s']*1e3:.1f} ms CPU, {r['wakeups']} wake-ups in {r['seconds']:.0f} s")
+        log(line)
     b.save()
 
 

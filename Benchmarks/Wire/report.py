@@ -69,6 +69,25 @@ def ratio(ciao: float | None, peers: list[float | None], higher_better: bool = F
     return f"{r:.2f}× {'✓' if ok else '✗'}"
 
 
+def fmt_idle(cpu_s: float, wakeups: int, seconds: float) -> str:
+    """CPU and wake-ups of an idle window, per 60 s."""
+    k = 60 / seconds
+    return f"{cpu_s * k * 1e3:.1f} ms, {wakeups * k:.0f} wake-ups"
+
+
+def ciao_idle_parts(r: dict, base: dict | None) -> str:
+    """Beside the whole agent's idle figures: Ciao's own thread, and the baseline (the same agent
+    in the same window, Ciao never started: what Swift concurrency and Dispatch cost alone)."""
+    if "runtime_thread" not in r:
+        return ""
+    rt = r["runtime_thread"]
+    parts = [f"runtime thread: {fmt_idle(rt['cpu_s'], rt['wakeups'], r['seconds'])}" if rt
+             else "runtime thread: not found"]
+    if base:
+        parts.append(f"Swift runtime baseline: {fmt_idle(base['cpu_s'], base['wakeups'], base['seconds'])}")
+    return " (" + "; ".join(parts) + ")"
+
+
 # ---------------------------------------------------------------------------- tables
 
 def pair_map(rows: list[dict]) -> dict:
@@ -161,7 +180,9 @@ def summary(res: dict) -> list[str]:
         for role in ("publisher", "browser"):
             rows = {s: idle.get((s, role)) for s in STACKS}
             v = {s: (r["cpu_s"] / r["seconds"] * 60 if r else None) for s, r in rows.items()}
-            cells = [f"{v[s] * 1e3:.1f} ms, {rows[s]['wakeups']} wake-ups" if rows[s] else "–" for s in STACKS]
+            cells = [fmt_idle(r["cpu_s"], r["wakeups"], r["seconds"]) if r else "–" for r in rows.values()]
+            if rows["ciao"]:
+                cells[0] += ciao_idle_parts(rows["ciao"], idle.get(("ciao", "baseline")))
             what = ("responder with one service" if role == "publisher"
                     else "browser of the three types (avahi: daemon + 3 avahi-browse)")
             out.append(f"| (f) CPU while idle per 60 s, {what} | " + " | ".join(cells)
@@ -184,6 +205,15 @@ def summary(res: dict) -> list[str]:
         out.append(f"| (f) resident memory, {n} services browsed and resolved (avahi: daemon + avahi-browse) | "
                    + " | ".join(cells) + f" | {ratio(v['ciao'], [v['avahi'], v['zeroconf']])} | |")
     return out
+
+
+def idle_threads(p: dict) -> str:
+    """The threads of one idle process that ran in the window: name CPU, wake-ups."""
+    ran = [f"{t['comm']} {t['cpu_s'] * 1e3:.1f} ms, {t['wakeups']}" for t in p.get("threads", {}).values()
+           if t["wakeups"] or t["cpu_s"] > 0]
+    if p.get("threads_exited"):
+        ran.append(f"{p['threads_exited']} exited: CPU from utime+stime ticks")
+    return f" ({'; '.join(ran)})" if ran else ""
 
 
 def matrices(res: dict) -> list[str]:
@@ -232,11 +262,19 @@ def matrices(res: dict) -> list[str]:
                        f"{lat.get('median', 0):.1f} ms ({lat.get('max', 0):.0f} ms) |")
     if res.get("idle"):
         out += ["", "### (f) idle: CPU and wake-ups (context switches of all threads)", "",
-                "| stack | role | seconds | CPU | wake-ups | per process |", "|---|---|---:|---:|---:|---|"]
+                "| stack | role | seconds | CPU | wake-ups | Ciao's runtime thread (ciao-mdns) | "
+                "per process (per thread that ran: CPU, wake-ups) |", "|---|---|---:|---:|---:|---:|---|"]
+        roles = {"baseline": "baseline: agent idle, Ciao never started"}
         for r in res["idle"]:
-            per = "; ".join(f"{k}: {v['cpu_s'] * 1e3:.1f} ms, {v['wakeups']}" for k, v in r["processes"].items())
-            out.append(f"| {NAMES[r['stack']]} | {r['role']} | {r['seconds']:.0f} | {r['cpu_s'] * 1e3:.1f} ms | "
-                       f"{r['wakeups']} | {per} |")
+            per = "; ".join(f"{k}: {v['cpu_s'] * 1e3:.1f} ms, {v['wakeups']}{idle_threads(v)}"
+                            for k, v in r["processes"].items())
+            rt = r.get("runtime_thread")
+            if rt:
+                rt_cell = f"{rt['cpu_s'] * 1e3:.1f} ms, {rt['wakeups']}"
+            else:
+                rt_cell = "not found" if r["stack"] == "ciao" and r["role"] != "baseline" else "–"
+            out.append(f"| {NAMES[r['stack']]} | {roles.get(r['role'], r['role'])} | {r['seconds']:.0f} | "
+                       f"{r['cpu_s'] * 1e3:.1f} ms | {r['wakeups']} | {rt_cell} | {per} |")
     return out
 
 
@@ -278,7 +316,11 @@ NOTES = [
     "- (f) CPU per query: host q sends QM SRV queries for distinct instances from port 5353 at a fixed rate, "
     "each name asked again only after > 1 s; CPU of the responder process (avahi: the daemon) over the "
     "load. Idle: the three publishers (one service each) and the three browsers (all three types) on "
-    "one link, nothing changing. Memory: VmRSS (VmHWM) of the responder after the largest (d) run and "
+    "one link, nothing changing, 60 s; per thread from /proc/PID/task/TID: wake-ups = voluntary + "
+    "involuntary context switches (status), CPU = on-CPU time (schedstat, ns; utime+stime ticks from stat "
+    "are in results.json), summed over the process(es). For Ciao, its own thread (named ciao-mdns) apart, "
+    "and in the same window the baseline: the same agent started with the browsers and sent only `stats`, "
+    "so that Swift concurrency and Dispatch run but Ciao's runtime never starts. Memory: VmRSS (VmHWM) of the responder after the largest (d) run and "
     "of the fresh browser right after it resolved the last service.",
 ]
 

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CiaoEngine
 import CiaoTransport
 
@@ -42,6 +45,7 @@ final class RuntimeLoop {
 
     /// Runs forever: jobs, datagrams, interface changes and timers, in the order they come.
     func run(takeJobs: () -> [MDNSRuntime.Job]) -> Never {
+        Self.nameCurrentThread("ciao-mdns")
         rescanInterfaces()
         let descriptors = [wakeup.fileDescriptor, monitor.fileDescriptor] + sockets.values.map(\.fileDescriptor)
         while true {
@@ -84,6 +88,17 @@ final class RuntimeLoop {
         for id in interfaces.keys.sorted() { engine.removeInterface(id, at: now) }
         interfaces = [:]
         flush()
+    }
+
+    /// The name /proc/PID/task/TID/comm shows (15 bytes at most), where the peer benchmark finds
+    /// this thread: what pthread_setname_np does, which Glibc's module does not export to Swift.
+    private static func nameCurrentThread(_ name: String) {
+        #if canImport(Glibc)
+        let file = open("/proc/thread-self/comm", O_WRONLY)
+        guard file >= 0 else { return }
+        _ = write(file, name, name.utf8.count)
+        close(file)
+        #endif
     }
 
     private func receive(from socket: MulticastSocket) {
