@@ -7,26 +7,42 @@ import CiaoWire
 /// service is visible from the moment it is registered (``EngineEvent/registered(_:name:)``) until
 /// it is deregistered or loses its name, and the host's address records while it has addresses.
 extension MDNSEngine {
-    /// Reports the difference between the own records answering each query now and those reported
-    /// before: `added`, `removed`, or `updated` when a unique record's data changed (a TXT update).
+    /// Reports the difference between the own records answering a query now and those reported
+    /// before, for the queries whose answers may have changed: `added`, `removed`, or `updated`
+    /// when a unique record's data changed (a TXT update).
     mutating func reportOwnRecords() {
-        guard ownRecordsChanged else { return }
+        var stale = queriesStartedSinceOwnRecordReport
+        if ownRecordsChanged {
+            stale.formUnion(queries.keys)
+            stale.formUnion(reportedOwnRecords.keys)
+        } else {
+            for name in ownRecordNamesChanged { stale.formUnion(queriesByName[name] ?? []) }
+        }
         ownRecordsChanged = false
-        var current: [QueryID: [InterfaceID: [ResourceRecord]]] = [:]
-        for state in interfaces.values {
-            let published = ownRecordsByName(on: state.interface)
-            for (id, query) in queries where query.appliesTo(state.interface.id) {
-                let matching = published[query.name, default: []].filter(query.matches)
-                if !matching.isEmpty { current[id, default: [:]][state.interface.id] = matching }
+        ownRecordNamesChanged = []
+        queriesStartedSinceOwnRecordReport = []
+        guard !stale.isEmpty else { return }
+        refreshRegistrationIndex()
+        for id in stale.sorted() {
+            var current: [InterfaceID: [ResourceRecord]] = [:]
+            if let query = queries[id] {
+                for state in interfaces.values where query.appliesTo(state.interface.id) {
+                    let matching = visibleOwnRecords(answering: query, on: state.interface)
+                    if !matching.isEmpty { current[state.interface.id] = matching }
+                }
             }
-        }
-        for id in Set(current.keys).union(reportedOwnRecords.keys).sorted() {
-            let before = reportedOwnRecords[id, default: [:]], now = current[id, default: [:]]
-            for interface in Set(before.keys).union(now.keys).sorted() {
-                reportChanges(from: before[interface, default: []], to: now[interface, default: []], query: id, on: interface)
+            let before = reportedOwnRecords[id, default: [:]]
+            for interface in Set(before.keys).union(current.keys).sorted() {
+                reportChanges(from: before[interface, default: []], to: current[interface, default: []], query: id, on: interface)
             }
+            reportedOwnRecords[id] = current.isEmpty ? nil : current
         }
-        reportedOwnRecords = current
+    }
+
+    /// Own records may have changed under `registration`'s names: the queries asking for them
+    /// are compared again at the next report.
+    mutating func noteOwnRecordsChanged(of registration: Registration) {
+        ownRecordNamesChanged.formUnion(registration.publishedNames)
     }
 
     private mutating func reportChanges(
@@ -51,19 +67,26 @@ extension MDNSEngine {
         for record in gone { events.append(.removed(id, record, interface)) }
     }
 
-    /// The records we publish on `interface`, by owner name; NSEC is left out, since it only says
-    /// what does not exist.
-    private func ownRecordsByName(on interface: NetworkInterface) -> [DomainName: [ResourceRecord]] {
-        let visible = [host] + registrations.filter { reportedRegistrations.contains($0.key) && $0.value.appliesTo(interface.id) }
-            .sorted { $0.key < $1.key }.map(\.value)
-        var byName: [DomainName: [ResourceRecord]] = [:]
+    /// The records we publish on `interface` that answer `query`, from the host and the services
+    /// that reported themselves registered, each once; NSEC is left out, since it only says what
+    /// does not exist.
+    private func visibleOwnRecords(answering query: ContinuousQuery, on interface: NetworkInterface) -> [ResourceRecord] {
+        var result: [ResourceRecord] = []
         var seen: Set<ResourceRecord> = []
-        for registration in visible {
+        for id in registrationIDs(publishing: query.name) {
+            let registration: Registration
+            if let id {
+                guard reportedRegistrations.contains(id), let service = registrations[id], service.appliesTo(interface.id)
+                else { continue }
+                registration = service
+            } else {
+                registration = host
+            }
             for record in registration.records(hostName: host.name, interface: interface)
-            where record.type != .nsec && seen.insert(record).inserted {
-                byName[record.name, default: []].append(record)
+            where record.type != .nsec && query.matches(record) && seen.insert(record).inserted {
+                result.append(record)
             }
         }
-        return byName
+        return result
     }
 }

@@ -100,6 +100,7 @@ extension MDNSEngine {
         }
         for id in newlyRegistered {
             reportedRegistrations.insert(id)
+            noteOwnRecordsChanged(of: registrations[id]!)
             events.append(.registered(id, name: registrations[id]!.name))
         }
         for state in interfaces.values.sorted(by: { $0.interface.id < $1.interface.id }) {
@@ -137,21 +138,32 @@ extension MDNSEngine {
         guard !withdrawn.isEmpty else { return }
         refreshRegistrationIndex()
         for state in interfaces.values.sorted(by: { $0.interface.id < $1.interface.id }) {
-            let records = withdrawn.filter { $0.appliesTo(state.interface.id) }
-                .flatMap { $0.records(hostName: host.name, interface: state.interface) }
-            guard !records.isEmpty else { continue }
-            let stillPublished = Set(
-                registrationIDs(publishingAnyOf: Set(records.map(\.name)))
-                    .compactMap { id in id.map { registrations[$0] } ?? host }
-                    .filter { $0.appliesTo(state.interface.id) }
-                    .flatMap { $0.records(hostName: host.name, interface: state.interface).map(RecordKey.init) })
-            var said: Set<RecordKey> = []
-            let goodbyes = records.filter {
-                let key = RecordKey($0)
-                return !stillPublished.contains(key) && said.insert(key).inserted
-            }.map(\.goodbye)
+            var considered: Set<RecordKey> = []
+            var goodbyes: [ResourceRecord] = []
+            for registration in withdrawn where registration.appliesTo(state.interface.id) {
+                for record in registration.records(hostName: host.name, interface: state.interface)
+                where considered.insert(RecordKey(record)).inserted {
+                    if !record.cacheFlush && isStillPublished(record, on: state.interface) { continue }
+                    goodbyes.append(record.goodbye)
+                }
+            }
             multicast(Message(header: .response(), answers: goodbyes), on: state.interface)
-            withdrawPendingAnswers(said, on: state.interface.id)
+            withdrawPendingAnswers(Set(goodbyes.map(RecordKey.init)), on: state.interface.id)
+        }
+    }
+
+    /// Whether a registration still published on `interface` publishes the shared record `record`.
+    /// Only PTR records are shared between registrations, and a registration publishing a PTR
+    /// also publishes the name it points to (a type, or its own instance name), so only the
+    /// registrations publishing that name are looked at: one or two, not every service.
+    private func isStillPublished(_ record: ResourceRecord, on interface: NetworkInterface) -> Bool {
+        guard case .ptr(let target) = record.data else { return false }
+        let key = RecordKey(record)
+        return registrationIDs(publishing: target).contains { id in
+            guard let id, let registration = registrations[id], registration.appliesTo(interface.id),
+                registration.publishedNames.contains(record.name)
+            else { return false }
+            return registration.records(hostName: host.name, interface: interface).contains { RecordKey($0) == key }
         }
     }
 
@@ -234,6 +246,7 @@ extension MDNSEngine {
     private mutating func rename(_ id: RegistrationID?, at now: Instant) {
         guard var registration = registration(id) else { return }
         let oldName = registration.name
+        if id != nil { noteOwnRecordsChanged(of: registration) }
         if let id, registration.service?.allowsRenaming == false {
             registrations[id] = nil
             reportedRegistrations.remove(id)

@@ -51,9 +51,7 @@ public struct MDNSEngine {
     var registrationsByName: [DomainName: [RegistrationID]] = [:]
     var registrationIndexIsStale = false
     /// Registrations that have reported ``EngineEvent/registered(_:name:)`` at least once.
-    var reportedRegistrations: Set<RegistrationID> = [] {
-        didSet { ownRecordsChanged = true }
-    }
+    var reportedRegistrations: Set<RegistrationID> = []
     var queries: [QueryID: ContinuousQuery] = [:]
     /// The active queries by the name they ask about, each list in ``QueryID`` order, so that a
     /// cache change is reported without looking at every query.
@@ -63,8 +61,15 @@ public struct MDNSEngine {
     var sharedFirstQueryTimes: [InterfaceID: Instant] = [:]
     /// Own records reported to own queries so far, per query and interface (same-host discovery).
     var reportedOwnRecords: [QueryID: [InterfaceID: [ResourceRecord]]] = [:]
-    /// Set when own records or queries change; ``takeEvents()`` then reports the difference.
+    /// Set when own records may have changed for every query (an interface or the host name
+    /// changed); ``takeEvents()`` then reports the differences.
     var ownRecordsChanged = false
+    /// Owner names whose own records changed (a service registered, renamed, withdrawn or given
+    /// a new TXT), and queries started, since the last report: only the queries these concern
+    /// are compared again, so that a thousand services and queries do not make each change cost
+    /// a thousand comparisons.
+    var ownRecordNamesChanged: Set<DomainName> = []
+    var queriesStartedSinceOwnRecordReport: Set<QueryID> = []
     private var nextRegistrationNumber = 1
     private var nextQueryNumber = 1
     var outgoing: [OutgoingDatagram] = []
@@ -165,7 +170,7 @@ public struct MDNSEngine {
         guard var registration = registrations[id], var service = registration.service else { return }
         service.txt = txt
         registration.kind = .service(service)
-        ownRecordsChanged = true
+        noteOwnRecordsChanged(of: registration)
         if registration.state == .established || isAnnouncing(registration) {
             registration.state = .announcing(sent: 0, next: now)
         }
@@ -183,6 +188,7 @@ public struct MDNSEngine {
         var withdrawn: [Registration] = []
         for id in ids {
             guard let registration = registrations.removeValue(forKey: id) else { continue }
+            noteOwnRecordsChanged(of: registration)
             reportedRegistrations.remove(id)
             // A name still being probed was never announced: nobody holds it to say goodbye to.
             if !isProbing(registration) { withdrawn.append(registration) }
@@ -216,7 +222,7 @@ public struct MDNSEngine {
         }
         queries[id] = query
         queriesByName[name, default: []].append(id)
-        ownRecordsChanged = true
+        queriesStartedSinceOwnRecordReport.insert(id)
         return id
     }
 
