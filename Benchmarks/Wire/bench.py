@@ -169,7 +169,7 @@ class Bench:
         self.out = args.out
         self.work = os.path.join(args.out, "work")
         self.results: dict = {"discovery": [], "new_service": [], "removal": [], "scale": [], "loss": [],
-                              "cpu_per_query": [], "idle": [], "memory": [], "errors": []}
+                              "cpu_per_query": [], "idle": [], "memory": [], "withdrawal": [], "errors": []}
         self.lab: Lab | None = None
         self.last_hit: dict[str, float] = {}
 
@@ -681,6 +681,58 @@ def phase_bulk(b: Bench, pubs: dict[str, Publisher]) -> None:
             except Exception as e:                          # noqa: BLE001
                 b.record_error(f"(f) {ps}", e)
             b.save()
+        if published and "c" in b.args.only:
+            try:
+                measure_withdrawal(b, ps, pub, published)
+            except Exception as e:                          # noqa: BLE001
+                b.record_error(f"(c) withdrawal {ps}", e)
+            b.save()
+
+
+def measure_withdrawal(b: Bench, ps: str, pub: Publisher, published: int) -> None:
+    """(c) at scale: the publisher leaves with its `published` services (and "Existing Svc")
+    still up. Ciao: the process exits (`exit`, exit(0)) and its exit hook withdraws everything;
+    avahi: the D-Bus client owning the entry groups quits and the daemon withdraws them;
+    zeroconf: `quit` unpublishes everything, as close() does. Captured on the publisher's switch
+    port: goodbye packets (responses whose records all have TTL 0) from the publisher, their bytes,
+    the services said goodbye to (PTR records of the bulk type), and when the last goodbye left,
+    from the command. The publisher is gone afterwards."""
+    h = b.pub_hosts[ps]
+    b.space(ps, 2.0)
+    pcap = os.path.join(b.work, f"withdrawal-{published}-{ps}.pcapng")
+    cap = b.capture(h, pcap)
+    time.sleep(1)
+    offset = time.time() - time.monotonic()
+    t0 = time.monotonic()
+    pub.proc.send(cmd="exit" if ps == "ciao" else "quit")
+    code = pub.proc.wait_exit(30)
+    exited = time.monotonic() - t0 if code is not None else None
+    time.sleep(3)
+    cap.stop()
+    r = subprocess.run(["tshark", "-r", pcap, "-n", "-T", "fields", "-E", "separator=|", "-e", "frame.time_epoch",
+                        "-e", "frame.len", "-e", "ip.src", "-e", "ipv6.src", "-e", "dns.flags.response",
+                        "-e", "dns.resp.ttl", "-e", "dns.ptr.domain_name"], capture_output=True, text=True)
+    addresses = {h.v4, h.v6, h.link_local()}
+    res = {"stack": ps, "services": published, "exit_s": exited, "packets": 0, "bytes": 0,
+           "ipv4_packets": 0, "ipv6_packets": 0, "last_s": None, "pcap": os.path.relpath(pcap, b.out)}
+    said: set[str] = set()
+    for line in r.stdout.splitlines():
+        f = line.split("|")
+        if len(f) < 7 or not f[0] or (f[2] or f[3]) not in addresses or f[4] not in ("1", "True"):
+            continue
+        ttls = [t for t in f[5].split(",") if t]
+        t = float(f[0]) - offset - t0
+        if not ttls or any(ttl != "0" for ttl in ttls) or t < 0:
+            continue
+        res["packets"] += 1
+        res["bytes"] += int(f[1])
+        res["ipv4_packets" if f[2] else "ipv6_packets"] += 1
+        res["last_s"] = max(res["last_s"] or 0.0, t)
+        said.update(n for n in f[6].split(",") if n.endswith("." + BULK[ps] + ".local"))
+    res["services_said_goodbye"] = len(said)
+    b.results["withdrawal"].append(res)
+    log(f"  (c) {ps} leaves with {published} services: {res['packets']} goodbye packets, {res['bytes']} bytes, "
+        f"{len(said)} services, last after {res['last_s']}")
 
 
 def phase_cpu_per_query(b: Bench, ps: str, pub: Publisher, published: int) -> None:

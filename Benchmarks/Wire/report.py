@@ -118,6 +118,19 @@ def summary(res: dict) -> list[str]:
             cells = [fmt_dist(ds[s], expected) for s in STACKS]
             out.append(f"| {titles[key]}, median (min–max), {vname} | " + " | ".join(cells)
                        + f" | {ratio(med['ciao'], [med['avahi'], med['zeroconf']])} | {targets[key]} |")
+    withdrawal = {r["stack"]: r for r in res.get("withdrawal", [])}
+    if withdrawal:
+        n = next(iter(withdrawal.values()))["services"]
+        by = {s: withdrawal.get(s, {}).get("bytes") for s in STACKS}
+        cells = []
+        for s in STACKS:
+            r = withdrawal.get(s)
+            cells.append("–" if r is None else
+                         f"{r['packets']} pkts ({fmt_bytes(r['bytes'])}), {r['services_said_goodbye']}/{n} services, "
+                         f"last after {fmt_time(r['last_s'])}")
+        out.append(f"| (c) the publisher leaves with {n} services: goodbye packets (bytes), services said goodbye to, "
+                   f"last goodbye after the command | " + " | ".join(cells)
+                   + f" | {ratio(by['ciao'], [by['avahi'], by['zeroconf']])} | |")
     scale = res.get("scale", [])
     for count in sorted({r["count"] for r in scale}):
         pm = pair_map([r for r in scale if r["count"] == count])
@@ -308,6 +321,11 @@ NOTES = [
     "publisher only. In (c), zeroconf's browser reports the removal as soon as the goodbye arrives; "
     "RFC 6762 §10.1 asks to keep a goodbye record for 1 s, which Ciao and avahi do (≈ 1.00 s): that "
     "row compares different semantics.",
+    "- (c) at scale: after (d)–(f), each publisher leaves with all its services up: Ciao's process exits "
+    "(its exit hook withdraws everything), avahi's D-Bus client that owns the entry groups quits (the daemon "
+    "withdraws them), zeroconf's peer quits (unregister_all_services, as close() does). Goodbyes = responses "
+    "from the publisher whose records all have TTL 0, captured on its switch port from the command to 3 s "
+    "after the process ended; services said goodbye to = distinct PTR targets of the bulk type among them.",
     "- (d) a fresh browser (as in (a)); bytes = Ethernet frames captured (dumpcap) on the browser's switch "
     "port, sent by the publisher's or the browser's host, from the browse command to the last "
     "resolution; IPv4 and IPv6 both count (every stack uses both).",
