@@ -123,7 +123,9 @@ public actor CiaoServer {
                 service: Service(name: name, type: active.configuration.type), port: active.port, hostName: hostName)
             publishedService = published
             eventSink.yield(.started(published))
+            // Released, not just cancelled: a finished task kept per publication is memory held.
             current?.timeout?.cancel()
+            current?.timeout = nil
             if let pending = active.pendingStart {
                 current?.pendingStart = nil
                 pending.resume(returning: published)

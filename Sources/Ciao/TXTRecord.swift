@@ -1,5 +1,9 @@
 import CiaoWire
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The key/value attributes of a DNS-SD TXT record (RFC 6763 §6).
 ///

@@ -103,8 +103,10 @@ extension MDNSEngine {
             noteOwnRecordsChanged(of: registrations[id]!)
             events.append(.registered(id, name: registrations[id]!.name))
         }
-        for state in interfaces.values.sorted(by: { $0.interface.id < $1.interface.id }) {
-            let interface = state.interface
+        // By id, taking only each interface's description: a copy of its whole state would make
+        // the last-multicast table copy itself when the announcements below update it.
+        for id in interfaces.keys.sorted() {
+            let interface = interfaces[id]!.interface
             let probes = probing.filter { $0.appliesTo(interface.id) }
             if !probes.isEmpty {
                 // The first probe asks for a unicast reply (§8.1); all carry the proposal in Authority.
@@ -137,18 +139,19 @@ extension MDNSEngine {
     mutating func sendGoodbyes(for withdrawn: [Registration]) {
         guard !withdrawn.isEmpty else { return }
         refreshRegistrationIndex()
-        for state in interfaces.values.sorted(by: { $0.interface.id < $1.interface.id }) {
+        for id in interfaces.keys.sorted() {
+            let interface = interfaces[id]!.interface
             var considered: Set<RecordKey> = []
             var goodbyes: [ResourceRecord] = []
-            for registration in withdrawn where registration.appliesTo(state.interface.id) {
-                for record in registration.records(hostName: host.name, interface: state.interface)
+            for registration in withdrawn where registration.appliesTo(id) {
+                for record in registration.records(hostName: host.name, interface: interface)
                 where considered.insert(RecordKey(record)).inserted {
-                    if !record.cacheFlush && isStillPublished(record, on: state.interface) { continue }
+                    if !record.cacheFlush && isStillPublished(record, on: interface) { continue }
                     goodbyes.append(record.goodbye)
                 }
             }
-            multicast(Message(header: .response(), answers: goodbyes), on: state.interface)
-            withdrawPendingAnswers(Set(goodbyes.map(RecordKey.init)), on: state.interface.id)
+            multicast(Message(header: .response(), answers: goodbyes), on: interface)
+            withdrawPendingAnswers(Set(goodbyes.map(RecordKey.init)), on: id)
         }
     }
 

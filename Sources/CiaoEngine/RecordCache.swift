@@ -3,60 +3,86 @@ import CiaoWire
 /// A record's identity: name, type, class and data (RFC 6762 §10.2 treats records with the same
 /// name, type and class as one RRset).
 ///
-/// The hash is computed once, when the key is made: a key is hashed many times over in the cache's
-/// indexes, and hashing a name folds the case of every byte.
+/// The hashes are computed once, when the key is made: a key is hashed many times over in the
+/// cache's indexes, and hashing a name folds the case of every byte. Keys fill the cache's indexes
+/// and the engine's last-multicast tables, one per record, so they hold nothing twice: the type is
+/// the data's, and the RRset is assembled when asked for.
 struct RecordKey: Hashable {
-    let rrset: RRSetKey
-    let data: RecordData
+    let name: DomainName
+    /// The hash of the name alone (``RRSetKey/nameHash``).
+    private let nameHash: Int
     private let hashCode: Int
+    let data: RecordData
+    let rrClass: RecordClass
 
     init(_ record: ResourceRecord) {
-        rrset = RRSetKey(name: record.name, type: record.data.type, rrClass: record.rrClass)
-        data = record.data
+        self.init(name: record.name, rrClass: record.rrClass, data: record.data, nameHash: record.name.hashValue)
+    }
+
+    private init(name: DomainName, rrClass: RecordClass, data: RecordData, nameHash: Int) {
+        self.name = name
+        self.nameHash = nameHash
+        self.data = data
+        self.rrClass = rrClass
         var hasher = Hasher()
-        hasher.combine(rrset.hashCode)
+        hasher.combine(RRSetKey(name: name, type: data.type, rrClass: rrClass, nameHash: nameHash))
         hasher.combine(data)
         hashCode = hasher.finalize()
     }
 
-    var name: DomainName { rrset.name }
-    var rrClass: RecordClass { rrset.rrClass }
+    private init(sharing name: DomainName, _ data: RecordData, of key: RecordKey) {
+        self.name = name
+        self.data = data
+        nameHash = key.nameHash
+        hashCode = key.hashCode
+        rrClass = key.rrClass
+    }
+
+    var rrset: RRSetKey { RRSetKey(name: name, type: data.type, rrClass: rrClass, nameHash: nameHash) }
+
+    /// The same key holding byte-identical copies of its names that are already stored elsewhere,
+    /// so that the copies' storage is shared rather than kept once per record.
+    fileprivate func sharing(_ name: DomainName, _ data: RecordData) -> RecordKey {
+        RecordKey(sharing: name, data, of: self)
+    }
 
     static func == (lhs: RecordKey, rhs: RecordKey) -> Bool {
-        lhs.hashCode == rhs.hashCode && lhs.data == rhs.data && lhs.rrset == rhs.rrset
+        lhs.hashCode == rhs.hashCode && lhs.data == rhs.data && lhs.rrClass == rhs.rrClass && lhs.name.sameName(as: rhs.name)
     }
 
     func hash(into hasher: inout Hasher) { hasher.combine(hashCode) }
 }
 
-/// Name, type and class: an RRset. Hashed once, like ``RecordKey``.
+/// Name, type and class: an RRset. The name's hash is computed once, like ``RecordKey``'s.
 struct RRSetKey: Hashable {
     let name: DomainName
-    let type: RecordType
-    let rrClass: RecordClass
     /// The hash of the name alone, for the by-name index.
     let nameHash: Int
-    fileprivate let hashCode: Int
+    let type: RecordType
+    let rrClass: RecordClass
 
     init(name: DomainName, type: RecordType, rrClass: RecordClass) {
+        self.init(name: name, type: type, rrClass: rrClass, nameHash: name.hashValue)
+    }
+
+    fileprivate init(name: DomainName, type: RecordType, rrClass: RecordClass, nameHash: Int) {
         self.name = name
+        self.nameHash = nameHash
         self.type = type
         self.rrClass = rrClass
-        nameHash = name.hashValue
-        var hasher = Hasher()
-        hasher.combine(nameHash)
-        hasher.combine(type)
-        hasher.combine(rrClass)
-        hashCode = hasher.finalize()
     }
 
     var nameKey: NameKey { NameKey(name: name, hashCode: nameHash) }
 
     static func == (lhs: RRSetKey, rhs: RRSetKey) -> Bool {
-        lhs.hashCode == rhs.hashCode && lhs.type == rhs.type && lhs.rrClass == rhs.rrClass && lhs.name.sameName(as: rhs.name)
+        lhs.nameHash == rhs.nameHash && lhs.type == rhs.type && lhs.rrClass == rhs.rrClass && lhs.name.sameName(as: rhs.name)
     }
 
-    func hash(into hasher: inout Hasher) { hasher.combine(hashCode) }
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(nameHash)
+        hasher.combine(type)
+        hasher.combine(rrClass)
+    }
 }
 
 extension DomainName {
@@ -99,9 +125,12 @@ struct NameKey: Hashable {
 /// heaps (lifetimes and refreshes, with lazy deletion) hold slot numbers, so a flood costs
 /// O(log n) cheap steps per record and ``nextDeadline`` is O(1).
 struct RecordCache {
+    /// A cached record. Its name, class and data are those of its key, kept once.
     struct Entry {
         var key: RecordKey
-        var record: ResourceRecord
+        /// The TTL the record came with.
+        var ttl: UInt32
+        var cacheFlush: Bool
         var received: Instant
         var expiry: Instant
         /// Index into ``RecordCache/refreshPoints`` of the next refresh query, if any left.
@@ -126,6 +155,11 @@ struct RecordCache {
 
         /// The refresh that is a deadline: only watched records are refreshed.
         var refreshDeadline: Instant? { watched ? nextRefresh : nil }
+
+        /// The record as received.
+        var record: ResourceRecord {
+            ResourceRecord(name: key.name, rrClass: key.rrClass, cacheFlush: cacheFlush, ttl: ttl, data: key.data)
+        }
     }
 
     /// What an insertion did.
@@ -149,8 +183,8 @@ struct RecordCache {
     private var slots: [Entry?] = []
     private var freeSlots: [Int] = []
     private var slotOf: [RecordKey: Int] = [:]
-    private var byRRSet: [RRSetKey: Set<Int>] = [:]
-    private var byName: [NameKey: Set<Int>] = [:]
+    private var byRRSet: [RRSetKey: SlotSet] = [:]
+    private var byName: [NameKey: SlotSet] = [:]
     /// Lifetime deadlines; an item is live while its slot's ``Entry/lifetimeDeadline`` equals it.
     private var lifetimes = Heap<SlotDeadline>()
     /// Refresh deadlines of watched entries; live while the slot's ``Entry/refreshDeadline`` equals it.
@@ -207,7 +241,9 @@ struct RecordCache {
                 store(entry, in: other)
             }
         }
-        var entry = Entry(key: key, record: record, received: now, expiry: now + .seconds(Int64(record.ttl)))
+        let stored = sharingStoredNames(key)
+        var entry = Entry(
+            key: stored, ttl: record.ttl, cacheFlush: record.cacheFlush, received: now, expiry: now + .seconds(Int64(record.ttl)))
         entry.watched = isWatched(key.rrset)
         scheduleRefresh(&entry, random: &random)
         if let slot = existing {
@@ -218,9 +254,10 @@ struct RecordCache {
             slots.append(nil)
             return slots.count - 1
         }()
-        slotOf[key] = slot
-        byRRSet[key.rrset, default: []].insert(slot)
-        byName[key.rrset.nameKey, default: []].insert(slot)
+        let rrset = stored.rrset
+        slotOf[stored] = slot
+        byRRSet[rrset, default: .none].insert(slot)
+        byName[rrset.nameKey, default: .none].insert(slot)
         store(entry, in: slot)
         let evicted = slotOf.count > capacity ? evict(isProtected: isWatched) : []
         return (insertion, evicted)
@@ -317,9 +354,37 @@ struct RecordCache {
 
     // MARK: Private
 
-    private func slots(named name: DomainName, type: RecordType) -> Set<Int> {
+    /// `key` with its owner name and the names in its data replaced by byte-identical names
+    /// already cached as owner names (a service's SRV, TXT and NSEC share the instance name, its
+    /// PTR the type, its SRV target the host's address records), so that a thousand services
+    /// keep one copy of each name rather than one per record.
+    private func sharingStoredNames(_ key: RecordKey) -> RecordKey {
+        var data = key.data
+        switch data {
+        case .ptr(let target):
+            data = .ptr(storedName(target, key: NameKey(target)))
+        case .srv(var srv):
+            srv.target = storedName(srv.target, key: NameKey(srv.target))
+            data = .srv(srv)
+        case .nsec(var nsec):
+            nsec.nextDomainName = storedName(nsec.nextDomainName, key: NameKey(nsec.nextDomainName))
+            data = .nsec(nsec)
+        default:
+            break
+        }
+        return key.sharing(storedName(key.name, key: key.rrset.nameKey), data)
+    }
+
+    /// The cached owner name byte-identical to `name` (whose by-name key is `key`), or `name`.
+    private func storedName(_ name: DomainName, key: NameKey) -> DomainName {
+        guard let index = byName.index(forKey: key) else { return name }
+        let stored = byName.keys[index].name
+        return stored.isIdentical(to: name) ? stored : name
+    }
+
+    private func slots(named name: DomainName, type: RecordType) -> SlotSet {
         let slots = type == .any ? byName[NameKey(name)] : byRRSet[RRSetKey(name: name, type: type, rrClass: .internet)]
-        return slots ?? []
+        return slots ?? .none
     }
 
     /// Next refresh point plus 0–2 % of the TTL of jitter (RFC 6762 §5.2).
@@ -328,7 +393,7 @@ struct RecordCache {
             entry.nextRefresh = nil
             return
         }
-        let ttl = Duration.seconds(Int64(entry.record.ttl))
+        let ttl = Duration.seconds(Int64(entry.ttl))
         let fraction = Self.refreshPoints[entry.refreshStep] + Double.random(in: 0...0.02, using: &random)
         entry.nextRefresh = entry.received + ttl.scaled(by: fraction)
         entry.refreshStep += 1
@@ -352,20 +417,16 @@ struct RecordCache {
         slots[slot] = nil
         freeSlots.append(slot)
         slotOf[entry.key] = nil
-        if let index = byRRSet.index(forKey: entry.key.rrset) {
-            if byRRSet.values[index].count == 1 {
-                byRRSet.remove(at: index)
-            } else {
-                byRRSet.values[index].remove(slot)
-            }
-        }
-        if let index = byName.index(forKey: entry.key.rrset.nameKey) {
-            if byName.values[index].count == 1 {
-                byName.remove(at: index)
-            } else {
-                byName.values[index].remove(slot)
-            }
-        }
+        let rrset = entry.key.rrset
+        Self.remove(slot, from: &byRRSet, at: rrset)
+        Self.remove(slot, from: &byName, at: rrset.nameKey)
+    }
+
+    /// Removes `slot` from an index's set at `key`, and the set once it is empty.
+    private static func remove<Key: Hashable>(_ slot: Int, from index: inout [Key: SlotSet], at key: Key) {
+        guard let position = index.index(forKey: key) else { return }
+        index.values[position].remove(slot)
+        if index.values[position].isEmpty { index.remove(at: position) }
     }
 
     /// Drops dead items from the tops of the heaps, so their tops are the real next deadlines.

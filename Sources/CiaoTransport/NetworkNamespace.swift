@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// Which network namespace this process is in, for test tools that must never touch the
 /// machine's real interfaces (DESIGN.md §6).
@@ -12,10 +11,21 @@ package enum NetworkNamespace {
     package static var isPrivate: Bool {
         var own = stat()
         guard stat("/proc/self/ns/net", &own) == 0 else { return false }
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/run/netns")) ?? []
-        return names.contains { name in
+        return namedNamespaces.contains { name in
             var named = stat()
             return stat("/run/netns/\(name)", &named) == 0 && named.st_dev == own.st_dev && named.st_ino == own.st_ino
         }
+    }
+
+    /// The entries of /run/netns; none if it cannot be read.
+    private static var namedNamespaces: [String] {
+        guard let directory = opendir("/run/netns") else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
     }
 }

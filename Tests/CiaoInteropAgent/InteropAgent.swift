@@ -1,5 +1,12 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Ciao
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Carries out the interop suite's commands with Ciao's public API and reports what happens.
 actor InteropAgent {
@@ -9,13 +16,11 @@ actor InteropAgent {
     private var quitting = false
 
     func handle(_ line: String) async {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)), let command = object as? [String: Any],
-            let name = command["cmd"] as? String
-        else {
-            emit(["event": "error", "message": "not a JSON command: \(line)"])
+        guard let command = JSONValue.parse(line), let name = command["cmd"]?.string else {
+            emit(["event": "error", "message": .string("not a JSON command: \(line)")])
             return
         }
-        let id = command["id"] as? String ?? ""
+        let id = command["id"]?.string ?? ""
         do {
             switch name {
             case "publish": try publish(command, id: id)
@@ -26,14 +31,14 @@ actor InteropAgent {
             case "resolve": try resolve(command, id: id)
             case "types": types(id: id)
             case "stopTypes": typeSessions.removeValue(forKey: id)?.stop()
-            case "stats": emit(["event": "stats", "id": id, "fds": Self.openFileDescriptors()])
+            case "stats": emit(["event": "stats", "id": .string(id), "fds": .int(Self.openFileDescriptors())])
             case "quit": await quit()
             // Exits without stopping anything: the runtime's exit hook must still say goodbye.
             case "exit": exit(0)
-            default: emit(["event": "error", "id": id, "message": "unknown command \(name)"])
+            default: emit(["event": "error", "id": .string(id), "message": .string("unknown command \(name)")])
             }
         } catch {
-            emit(["event": "error", "id": id, "message": "\(error)"])
+            emit(["event": "error", "id": .string(id), "message": .string("\(error)")])
         }
     }
 
@@ -48,84 +53,95 @@ actor InteropAgent {
 
     // MARK: Commands
 
-    private func publish(_ command: [String: Any], id: String) throws {
-        let type = try ServiceType(command["type"] as? String ?? "")
-        let port = UInt16(command["port"] as? Int ?? 0)
-        let listener = (command["mode"] as? String) == "listener" || port == 0
+    private func publish(_ command: JSONValue, id: String) throws {
+        let type = try ServiceType(command["type"]?.string ?? "")
+        let port = UInt16(command["port"]?.int ?? 0)
+        let listener = command["mode"]?.string == "listener" || port == 0
         let configuration = PublicationConfiguration(
-            type: type, name: command["name"] as? String ?? "", port: port, mode: listener ? .listener : .externalPort,
-            allowsRenaming: command["rename"] as? Bool ?? true, txtRecord: try Self.txtRecord(command["txt"]),
-            subtypes: command["subtypes"] as? [String] ?? [])
-        let server = servers[id] ?? CiaoServer()
-        if servers[id] == nil {
+            type: type, name: command["name"]?.string ?? "", port: port, mode: listener ? .listener : .externalPort,
+            allowsRenaming: command["rename"]?.bool ?? true, txtRecord: try Self.txtRecord(command["txt"]),
+            subtypes: command["subtypes"]?.strings ?? [])
+        if let server = servers[id] {
+            Task { await self.start(server, configuration, id: id) }
+        } else {
+            // One task per server for its whole life: the start, then its events. A task per
+            // publication alive at once is most of the memory a burst of publications takes.
+            let server = CiaoServer()
             servers[id] = server
-            Task { await self.follow(server, id: id) }
-        }
-        Task {
-            do {
-                _ = try await server.start(configuration)
-            } catch let error as CiaoError {
-                let code: Int32 = if case .dnsService(let code) = error { code } else { 0 }
-                self.emit(["event": "publishFailed", "id": id, "code": Int(code), "message": "\(error)"])
-            } catch {
-                self.emit(["event": "publishFailed", "id": id, "code": 0, "message": "\(error)"])
+            Task {
+                await self.start(server, configuration, id: id)
+                await self.follow(server, id: id)
             }
         }
     }
 
-    /// Reports every start (renames included) of a server.
+    /// Starts `server`, reporting a failure; success is reported by ``follow(_:id:)``.
+    private func start(_ server: CiaoServer, _ configuration: PublicationConfiguration, id: String) async {
+        do {
+            _ = try await server.start(configuration)
+        } catch let error as CiaoError {
+            let code: Int32 = if case .dnsService(let code) = error { code } else { 0 }
+            emit(["event": "publishFailed", "id": .string(id), "code": .int(Int(code)), "message": .string("\(error)")])
+        } catch {
+            emit(["event": "publishFailed", "id": .string(id), "code": 0, "message": .string("\(error)")])
+        }
+    }
+
+    /// Reports every start (renames included) of a server; the server's event stream holds those
+    /// that came before.
     private func follow(_ server: CiaoServer, id: String) async {
         for await event in server.events {
             if case .started(let published) = event {
                 emit([
-                    "event": "published", "id": id, "name": published.service.name, "type": published.service.type.rawValue,
-                    "port": Int(published.port), "host": published.hostName,
+                    "event": "published", "id": .string(id), "name": .string(published.service.name),
+                    "type": .string(published.service.type.rawValue), "port": .int(Int(published.port)),
+                    "host": .string(published.hostName),
                 ])
             }
         }
     }
 
-    private func updateTXT(_ command: [String: Any], id: String) async throws {
+    private func updateTXT(_ command: JSONValue, id: String) async throws {
         guard let server = servers[id] else { throw CiaoError.stopped }
         try await server.updateTXT(try Self.txtRecord(command["txt"]))
-        emit(["event": "txtUpdated", "id": id])
+        emit(["event": "txtUpdated", "id": .string(id)])
     }
 
     private func unpublish(id: String) async {
         await servers.removeValue(forKey: id)?.stop()
-        emit(["event": "unpublished", "id": id])
+        emit(["event": "unpublished", "id": .string(id)])
     }
 
-    private func browse(_ command: [String: Any], id: String) async throws {
-        let type = try ServiceType(command["type"] as? String ?? "")
+    private func browse(_ command: JSONValue, id: String) async throws {
+        let type = try ServiceType(command["type"]?.string ?? "")
         let session = try await CiaoBrowser().browse(type: type)
         sessions[id] = session
-        emit(["event": "browsing", "id": id])
+        emit(["event": "browsing", "id": .string(id)])
         Task {
             do {
                 for try await event in session.events { self.report(event, id: id) }
             } catch {
-                self.emit(["event": "error", "id": id, "message": "\(error)"])
+                self.emit(["event": "error", "id": .string(id), "message": .string("\(error)")])
             }
         }
     }
 
     /// Resolves by name and type, or a reference saved earlier ("saved": a found event's JSON
     /// encoding of the `Service`), as an app persisting a service would.
-    private func resolve(_ command: [String: Any], id: String) throws {
+    private func resolve(_ command: JSONValue, id: String) throws {
         let service =
-            if let saved = command["saved"] as? String {
+            if let saved = command["saved"]?.string {
                 try JSONDecoder().decode(Service.self, from: Data(saved.utf8))
             } else {
-                Service(name: command["name"] as? String ?? "", type: try ServiceType(command["type"] as? String ?? ""))
+                Service(name: command["name"]?.string ?? "", type: try ServiceType(command["type"]?.string ?? ""))
             }
-        let timeout = Duration.milliseconds(Int((command["timeout"] as? Double ?? 10) * 1000))
+        let timeout = Duration.milliseconds(Int((command["timeout"]?.double ?? 10) * 1000))
         Task {
             do {
                 let resolved = try await CiaoResolver.resolve(service, timeout: timeout)
                 self.emit(Self.fields(of: resolved, event: "resolved", id: id))
             } catch {
-                self.emit(["event": "resolveFailed", "id": id, "message": "\(error)"])
+                self.emit(["event": "resolveFailed", "id": .string(id), "message": .string("\(error)")])
             }
         }
     }
@@ -135,9 +151,11 @@ actor InteropAgent {
         typeSessions[id] = session
         Task {
             do {
-                for try await type in session.types { self.emit(["event": "type", "id": id, "type": type.rawValue]) }
+                for try await type in session.types {
+                    self.emit(["event": "type", "id": .string(id), "type": .string(type.rawValue)])
+                }
             } catch {
-                self.emit(["event": "error", "id": id, "message": "\(error)"])
+                self.emit(["event": "error", "id": .string(id), "message": .string("\(error)")])
             }
         }
     }
@@ -150,58 +168,59 @@ actor InteropAgent {
         case .found(let service):
             var fields = Self.fields(of: service, event: "found", id: id)
             // What an app would persist: the Codable Service (name, type, domain, interface).
-            fields["saved"] = (try? JSONEncoder().encode(service)).map { String(decoding: $0, as: UTF8.self) }
+            fields["saved"] = (try? JSONEncoder().encode(service)).map { .string(String(decoding: $0, as: UTF8.self)) }
             emit(fields)
         case .removed(let service): emit(Self.fields(of: service, event: "removed", id: id))
         case .resolved(let resolved): emit(Self.fields(of: resolved, event: "resolved", id: id))
         case .resolutionFailed(let service, let error):
             var fields = Self.fields(of: service, event: "resolutionFailed", id: id)
-            fields["message"] = "\(error)"
+            fields["message"] = .string("\(error)")
             emit(fields)
-        case .stopped: emit(["event": "stopped", "id": id])
+        case .stopped: emit(["event": "stopped", "id": .string(id)])
         }
     }
 
-    private static func fields(of service: Service, event: String, id: String) -> [String: Any] {
+    private static func fields(of service: Service, event: String, id: String) -> [String: JSONValue] {
         [
-            "event": event, "id": id, "name": service.name, "type": service.type.rawValue, "domain": service.domain,
-            "interface": Int(service.interfaceIndex),
+            "event": .string(event), "id": .string(id), "name": .string(service.name), "type": .string(service.type.rawValue),
+            "domain": .string(service.domain), "interface": .int(Int(service.interfaceIndex)),
         ]
     }
 
-    private static func fields(of resolved: ResolvedService, event: String, id: String) -> [String: Any] {
+    private static func fields(of resolved: ResolvedService, event: String, id: String) -> [String: JSONValue] {
         var fields = fields(of: resolved.service, event: event, id: id)
-        fields["host"] = resolved.hostName
-        fields["port"] = Int(resolved.port)
-        fields["addresses"] = resolved.addresses
-        var txt: [String: Any] = [:]
+        fields["host"] = .string(resolved.hostName)
+        fields["port"] = .int(Int(resolved.port))
+        fields["addresses"] = .array(resolved.addresses.map(JSONValue.string))
+        var txt: [String: JSONValue] = [:]
         for (key, value) in resolved.txtRecord.values {
             switch value {
-            case .flag: txt[key] = NSNull()
-            case .bytes(let data): txt[key] = data.map { String(format: "%02x", $0) }.joined()
+            case .flag: txt[key] = .null
+            case .bytes(let data): txt[key] = .string(hex(data))
             }
         }
-        fields["txt"] = txt
+        fields["txt"] = .object(txt)
         return fields
     }
 
-    private func emit(_ fields: [String: Any]) {
+    /// Writes one event line with its time, `t`, to standard output.
+    private func emit(_ fields: [String: JSONValue]) {
         var fields = fields
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
-        fields["t"] = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-        guard let data = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]) else { return }
-        FileHandle.standardOutput.write(data + Data("\n".utf8))
+        fields["t"] = .double(Double(now.tv_sec) + Double(now.tv_nsec) / 1e9)
+        guard let data = JSONValue.object(fields).serialized else { return }
+        StandardStream.output.write(data + [UInt8(ascii: "\n")])
     }
 
     // MARK: Helpers
 
     /// `{"key": null}` is a flag; `{"key": "hex"}` a value given as hex bytes.
-    private static func txtRecord(_ json: Any?) throws -> TXTRecord {
-        guard let entries = json as? [String: Any] else { return .empty }
+    private static func txtRecord(_ json: JSONValue?) throws -> TXTRecord {
+        guard case .object(let entries)? = json else { return .empty }
         var values: [String: TXTRecord.Value] = [:]
         for (key, value) in entries {
-            if let hex = value as? String {
+            if let hex = value.string {
                 guard let bytes = bytes(fromHex: hex) else { throw CiaoError.invalidTXTRecord("\(key): \(hex) is not hex") }
                 values[key] = .bytes(Data(bytes))
             } else {
@@ -209,6 +228,12 @@ actor InteropAgent {
             }
         }
         return try TXTRecord(values)
+    }
+
+    /// Lowercase hex digits, two per byte.
+    private static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] }, as: UTF8.self)
     }
 
     private static func bytes(fromHex hex: String) -> [UInt8]? {

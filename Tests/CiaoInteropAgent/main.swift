@@ -3,14 +3,19 @@
 // which runs it inside a network namespace beside avahi-daemon and python-zeroconf.
 //
 // Options: --interface NAME (repeatable), -4, -6. See Tests/Interop/README.md for the protocol.
+//
+// Like an application using Ciao, it imports FoundationEssentials rather than all of Foundation,
+// so the memory the benchmark measures is not Foundation's.
+#if canImport(Glibc)
+import Glibc
+#endif
 import Ciao
 import CiaoTransport
 import Dispatch
-import Foundation
 
 // A test tool: it must never speak mDNS on the machine's own interfaces (DESIGN.md §6).
 guard NetworkNamespace.isPrivate else {
-    FileHandle.standardError.write(Data("CiaoInteropAgent: run me inside a network namespace (ip netns exec ...)\n".utf8))
+    StandardStream.error.write("CiaoInteropAgent: run me inside a network namespace (ip netns exec ...)\n")
     exit(2)
 }
 
@@ -25,7 +30,7 @@ while let argument = arguments.popFirst() {
     case "-4": families.insert(.ipv4)
     case "-6": families.insert(.ipv6)
     default:
-        FileHandle.standardError.write(Data("usage: CiaoInteropAgent [--interface NAME]... [-4] [-6]\n".utf8))
+        StandardStream.error.write("usage: CiaoInteropAgent [--interface NAME]... [-4] [-6]\n")
         exit(2)
     }
 }
@@ -33,24 +38,21 @@ do {
     try NetworkScope.use(
         NetworkScope(interfaces: interfaces.isEmpty ? nil : interfaces, families: families.isEmpty ? [.ipv4, .ipv6] : families))
 } catch {
-    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    StandardStream.error.write("\(error)\n")
     exit(2)
 }
 
 let agent = InteropAgent()
-let lines = AsyncStream<String> { continuation in
-    Thread.detachNewThread {
-        while let line = readLine() { continuation.yield(line) }
-        continuation.finish()
-    }
-}
 // SIGTERM quits like the quit command: goodbyes first. The handler runs on a Dispatch queue.
 signal(SIGTERM, SIG_IGN)
 let termination = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .global())
 termination.setEventHandler { @Sendable [agent] in Task { await agent.quit() } }
 termination.resume()
 
-for await line in lines where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+// Commands in order, each handled before the next is read. The main thread waits in read(2)
+// between them; nothing else runs on it, the agent and Ciao run elsewhere.
+while let line = readLine() {
+    guard line.contains(where: { !$0.isWhitespace }) else { continue }
     await agent.handle(line)
 }
 await agent.quit()

@@ -1,6 +1,10 @@
 import CiaoEngine
 import CiaoWire
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// DNS-SD on top of the engine (RFC 6763): publications become registrations; browses, resolutions
 /// and type enumerations become continuous queries; and the engine's record events become the
@@ -39,13 +43,37 @@ struct ServiceDirectory {
         var service: Service
         var instance: DomainName
         var interfaces: Set<InterfaceID>?
-        var srv: [InterfaceID: SRVData] = [:]
-        var txt: [InterfaceID: TXTData] = [:]
+        /// What each interface has answered, in interface order: one small array rather than a
+        /// dictionary per record type, since a thousand resolutions each keep one.
+        var answers: [InterfaceAnswers] = []
         var addressQueries: [QueryID] = []
         var addressTarget: DomainName?
-        var addresses: [InterfaceID: Set<CiaoEngine.IPAddress>] = [:]
         var lastReported: ResolvedService?
         var onUpdate: @Sendable (ResolvedService) -> Void
+
+        /// The SRV record answering first in interface order: the one whose target is followed.
+        var firstSRV: (interface: InterfaceID, srv: SRVData)? {
+            answers.lazy.compactMap { answers in answers.srv.map { (answers.interface, $0) } }.first
+        }
+
+        /// The answers of `interface`, added (empty) in interface order if there are none yet.
+        mutating func indexOfAnswers(on interface: InterfaceID) -> Int {
+            if let index = answers.firstIndex(where: { $0.interface >= interface }) {
+                if answers[index].interface != interface { answers.insert(InterfaceAnswers(interface: interface), at: index) }
+                return index
+            }
+            answers.append(InterfaceAnswers(interface: interface))
+            return answers.count - 1
+        }
+    }
+
+    /// The SRV and TXT records one interface has given a resolution, and the addresses of the
+    /// SRV target being followed.
+    private struct InterfaceAnswers {
+        var interface: InterfaceID
+        var srv: SRVData?
+        var txt: TXTData?
+        var addresses: [CiaoEngine.IPAddress] = []
     }
 
     /// A callback and its argument, to be called once the runtime has finished its own work.
@@ -234,31 +262,35 @@ struct ServiceDirectory {
         switch record.data {
         case .srv(let srv):
             // A removal concerns the record it names: a newer one may have taken its place.
+            let index = resolution.indexOfAnswers(on: interface)
             if change != .removed {
-                resolution.srv[interface] = srv
-            } else if resolution.srv[interface] == srv {
-                resolution.srv[interface] = nil
+                resolution.answers[index].srv = srv
+            } else if resolution.answers[index].srv == srv {
+                resolution.answers[index].srv = nil
             }
         case .txt(let txt):
+            let index = resolution.indexOfAnswers(on: interface)
             if change != .removed {
-                resolution.txt[interface] = txt
-            } else if resolution.txt[interface] == txt {
-                resolution.txt[interface] = nil
+                resolution.answers[index].txt = txt
+            } else if resolution.answers[index].txt == txt {
+                resolution.answers[index].txt = nil
             }
         case .a(let address):
-            updateAddress(.v4(address), change, on: interface, in: &resolution)
+            let index = resolution.indexOfAnswers(on: interface)
+            updateAddress(.v4(address), change, in: &resolution.answers[index].addresses)
         case .aaaa(let address):
-            updateAddress(.v6(address), change, on: interface, in: &resolution)
+            let index = resolution.indexOfAnswers(on: interface)
+            updateAddress(.v6(address), change, in: &resolution.answers[index].addresses)
         default:
             return
         }
-        let target = resolution.srv.sorted { $0.key < $1.key }.first?.value.target
+        let target = resolution.firstSRV?.srv.target
         if target != resolution.addressTarget {
             for query in resolution.addressQueries {
                 engine.stopQuery(query)
                 resolutionQueries[query] = nil
             }
-            resolution.addresses = [:]
+            for index in resolution.answers.indices { resolution.answers[index].addresses = [] }
             resolution.addressQueries = []
             resolution.addressTarget = target
             if let target {
@@ -271,31 +303,30 @@ struct ServiceDirectory {
         resolutions[token] = resolution
     }
 
-    private func updateAddress(
-        _ address: CiaoEngine.IPAddress, _ change: RecordChange, on interface: InterfaceID,
-        in resolution: inout ResolutionSubscription
-    ) {
+    /// Applies an address record's change to an interface's addresses, each kept once.
+    private func updateAddress(_ address: CiaoEngine.IPAddress, _ change: RecordChange, in addresses: inout [CiaoEngine.IPAddress]) {
         switch change {
         case .added:
-            resolution.addresses[interface, default: []].insert(address)
+            if !addresses.contains(address) { addresses.append(address) }
         case .replaced:
             // The cache replaced the one address of this family it held (RFC 6762 §10.2).
-            resolution.addresses[interface, default: []] = resolution.addresses[interface, default: []]
-                .filter { $0.family != address.family }.union([address])
+            addresses.removeAll { $0.family == address.family }
+            addresses.append(address)
         case .removed:
-            resolution.addresses[interface]?.remove(address)
+            addresses.removeAll { $0 == address }
         }
     }
 
     /// The resolution's result when it is complete (SRV, TXT and an address) and new.
     private mutating func resolutionResult(_ token: BackendToken) -> Delivery? {
-        guard var resolution = resolutions[token],
-            let (interface, srv) = resolution.srv.sorted(by: { $0.key < $1.key }).first,
-            let txt = resolution.txt[interface] ?? resolution.txt.values.first,
+        guard var resolution = resolutions[token], let (interface, srv) = resolution.firstSRV,
+            let txt = resolution.answers.first(where: { $0.interface == interface })?.txt
+                ?? resolution.answers.lazy.compactMap(\.txt).first,
             let txtRecord = try? TXTRecord(wireData: Data(txt.wireBytes))
         else { return nil }
-        let addresses = resolution.addresses.sorted { $0.key < $1.key }.flatMap { interface, addresses in
-            addresses.sorted { $0.sortKey.lexicographicallyPrecedes($1.sortKey) }.map { presentation(of: $0, on: interface) }
+        let addresses = resolution.answers.flatMap { answers in
+            answers.addresses.sorted { $0.sortKey.lexicographicallyPrecedes($1.sortKey) }
+                .map { presentation(of: $0, on: answers.interface) }
         }
         var unique: [String] = []
         for address in addresses where !unique.contains(address) { unique.append(address) }
