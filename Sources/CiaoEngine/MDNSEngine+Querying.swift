@@ -35,8 +35,16 @@ extension MDNSEngine {
             var questions: [Question] = []
             var asked: Set<Question> = []
             for id in (due[interfaceID] ?? []).sorted() {
-                let question = queries[id]!.question
-                if asked.insert(question).inserted { questions.append(question) }
+                let query = queries[id]!
+                // A unique answer is cached (it came in since the query was scheduled, or the
+                // query started with it): the cache's refresh queries at 80–95 % of its TTL keep
+                // it (§5.2), so the query itself asks again only if it expires (§7.1).
+                if let expiry = uniqueAnswerExpiry(for: query, on: interfaceID) {
+                    interfaces[interfaceID]!.cache.watch(name: query.name, type: query.type, at: now, random: &random)
+                    queries[id]!.schedule(on: interfaceID, firstAt: expiry)
+                    continue
+                }
+                if asked.insert(query.question).inserted { questions.append(query.question) }
                 queries[id]!.markSent(on: interfaceID, at: now)
             }
             // The records these questions ask for are refreshed from now on (§5.2).
@@ -57,6 +65,14 @@ extension MDNSEngine {
             let message = Message(questions: questions, answers: knownAnswers(for: questions, on: state.interface, at: now))
             multicast(message, on: state.interface)
         }
+    }
+
+    /// When the last cached answer to a query for a unique record type (SRV, TXT, A, AAAA) expires,
+    /// if there is one; nil for shared types and when nothing is cached.
+    func uniqueAnswerExpiry(for query: ContinuousQuery, on interface: InterfaceID) -> Instant? {
+        guard [.srv, .txt, .a, .aaaa].contains(query.type), let cache = interfaces[interface]?.cache else { return nil }
+        return cache.records(named: query.name, type: query.type).filter { $0.record.cacheFlush && !$0.isLeaving }
+            .map(\.expiry).max()
     }
 
     /// Cached answers to `questions` with more than half their TTL left, with the TTL they have

@@ -109,4 +109,29 @@ import Testing
         #expect(two < one * 3 / 2)
         #expect(four < one * 2)
     }
+
+    /// A unique answer that arrives before its query first goes out (in another response, as
+    /// SRV and TXT follow the PTRs of a large browse) is not asked for: the query waits while the
+    /// cache keeps the answer (§7.1), and asks again once it expires.
+    @Test func answerArrivingBeforeTheFirstQueryIsNotAskedFor() throws {
+        var network = SimulatedNetwork(seed: 31)
+        let link = network.addLink()
+        let ghost = network.addHost(named: nil, links: [link])
+        let browserHost = network.addHost(named: "beta", links: [link])
+        network.run(for: .seconds(3))
+        let instance = Querier.name("Web._ciao._tcp.local.")
+        let srv = ResourceRecord(
+            name: instance, cacheFlush: true, ttl: 120,
+            data: .srv(SRVData(priority: 0, weight: 0, port: 80, target: Querier.name("ghost.local."))))
+        let start = network.now
+        let query = network.withEngine(browserHost) { engine, now in engine.startQuery(name: instance, type: .srv, at: now) }
+        // Within the first query's 20 ms minimum delay (§5.2).
+        Querier.inject(Querier.response([srv]), from: ghost, on: link, into: &network)
+        network.run(for: .seconds(130))
+        #expect(network.events(of: browserHost).contains { if case .added(query, srv, _) = $0 { true } else { false } })
+        let asked = network.messages(from: browserHost, after: start)
+            .filter { $0.message.questions.contains { $0.name == instance && $0.type == .srv } }.map { $0.time - start }
+        #expect(!asked.isEmpty && asked.allSatisfy { $0 >= .seconds(96) }, "asked at \(asked)")
+        #expect(asked.contains { $0 >= .seconds(120) }, "asked again after it expired: \(asked)")
+    }
 }
