@@ -738,25 +738,34 @@ def measure_withdrawal(b: Bench, ps: str, pub: Publisher, published: int) -> Non
 def phase_cpu_per_query(b: Bench, ps: str, pub: Publisher, published: int) -> None:
     """(f) The load generator in host q asks for the SRV record of "Bench NNN" (distinct names in
     turn, QM, from port 5353) at a fixed rate; responder CPU (utime+stime, or schedstat when no
-    thread exited) between the first query and the last answer, per 1000 queries answered."""
+    thread exited) between the first query and the last answer, per 1000 queries answered. Three
+    rounds (one with --quick), each 12 s of load; the figure is the median round, since a single
+    round moves by ±15 % with the machine's other work."""
     q = b.lab["q"]
     n = 1000 if b.quick else 6000
     rate = min(500.0, published / 1.4)
-    b.space(ps, 2.0)
-    time.sleep(1)
-    meter = CPUMeter({ps: pub.responder_pid()}).start()
-    gen = q.spawn(f"load-{ps}", "python3", os.path.join(HERE, "query_load.py"), "--src", q.v4, "--type", BULK[ps],
-                  "--count", str(published), "--queries", str(n), "--rate", f"{rate:g}", stdin=False)
-    done = gen.wait_for({"event": "done"}, n / rate + 60)
-    r = meter.stop()
-    answered = done["answered"]
-    res = {"stack": ps, "services": published, "queries": done["sent"], "answered": answered,
-           "rate": rate, "seconds": r["seconds"], "cpu_s": r["cpu_s"], "detail": r["processes"][ps],
-           "per_1000_ms": (r["cpu_s"] / answered * 1e6) if answered else None, "latency_ms": done["latency_ms"]}
+    rounds = []
+    for i in range(1 if b.quick else 3):
+        b.space(ps, 2.0)
+        time.sleep(1)
+        meter = CPUMeter({ps: pub.responder_pid()}).start()
+        gen = q.spawn(f"load-{ps}-{i}", "python3", os.path.join(HERE, "query_load.py"), "--src", q.v4,
+                      "--type", BULK[ps], "--count", str(published), "--queries", str(n), "--rate", f"{rate:g}",
+                      stdin=False)
+        done = gen.wait_for({"event": "done"}, n / rate + 60)
+        r = meter.stop()
+        answered = done["answered"]
+        rounds.append({"stack": ps, "services": published, "queries": done["sent"], "answered": answered,
+                       "rate": rate, "seconds": r["seconds"], "cpu_s": r["cpu_s"], "detail": r["processes"][ps],
+                       "per_1000_ms": (r["cpu_s"] / answered * 1e6) if answered else None,
+                       "latency_ms": done["latency_ms"]})
+        per = f"{rounds[-1]['per_1000_ms']:.1f}" if rounds[-1]["per_1000_ms"] else "-"
+        log(f"  (f) {ps} round {i + 1}: {answered}/{done['sent']} answered, {r['cpu_s']*1e3:.0f} ms CPU -> {per} ms per 1000")
+        b.last_hit[ps] = time.monotonic()
+    ranked = sorted(rounds, key=lambda x: x["per_1000_ms"] if x["per_1000_ms"] is not None else float("inf"))
+    res = dict(ranked[len(ranked) // 2])
+    res["rounds_per_1000_ms"] = [x["per_1000_ms"] for x in rounds]
     b.results["cpu_per_query"].append(res)
-    per = f"{res['per_1000_ms']:.1f}" if res["per_1000_ms"] else "-"
-    log(f"  (f) {ps}: {answered}/{done['sent']} answered, {r['cpu_s']*1e3:.0f} ms CPU -> {per} ms per 1000")
-    b.last_hit[ps] = time.monotonic()
 
 
 # ---------------------------------------------------------------------------- machine and versions

@@ -182,8 +182,8 @@ def summary(res: dict) -> list[str]:
     cpq = {r["stack"]: r for r in res.get("cpu_per_query", [])}
     if cpq:
         v = {s: cpq.get(s, {}).get("per_1000_ms") for s in STACKS}
-        cells = [f"{v[s]:.0f} ms ({cpq[s]['answered']}/{cpq[s]['queries']} answered)" if v[s] is not None else "–"
-                 for s in STACKS]
+        cells = [f"{v[s]:.0f} ms ({cpq[s]['answered']}/{cpq[s]['queries']} answered{rounds_note(cpq[s])})"
+                 if v[s] is not None else "–" for s in STACKS]
         av = v.get("avahi")
         tgt = f"≤ {av / 2:.0f} ms (half of avahi's)" if av else "≤ half of avahi's"
         out.append(f"| (f) responder CPU per 1000 queries answered, {cpq.get('ciao', cpq[next(iter(cpq))])['services']} "
@@ -218,6 +218,14 @@ def summary(res: dict) -> list[str]:
         out.append(f"| (f) resident memory, {n} services browsed and resolved (avahi: daemon + avahi-browse) | "
                    + " | ".join(cells) + f" | {ratio(v['ciao'], [v['avahi'], v['zeroconf']])} | |")
     return out
+
+
+def rounds_note(r: dict) -> str:
+    """"; median of 3 rounds: a, b, c ms" when the figure is a median of several rounds."""
+    rounds = [x for x in r.get("rounds_per_1000_ms", []) if x is not None]
+    if len(rounds) < 2:
+        return ""
+    return f"; median of {len(rounds)} rounds: " + ", ".join(f"{x:.0f}" for x in rounds) + " ms"
 
 
 def idle_threads(p: dict) -> str:
@@ -333,7 +341,7 @@ NOTES = [
     "fresh; the run stops when all 200 are resolved or at 30 s.",
     "- (f) CPU per query: host q sends QM SRV queries for distinct instances from port 5353 at a fixed rate, "
     "each name asked again only after > 1 s; CPU of the responder process (avahi: the daemon) over the "
-    "load. Idle: the three publishers (one service each) and the three browsers (all three types) on "
+    "load; the median of three rounds of 6000 queries. Idle: the three publishers (one service each) and the three browsers (all three types) on "
     "one link, nothing changing, 60 s; per thread from /proc/PID/task/TID: wake-ups = voluntary + "
     "involuntary context switches (status), CPU = on-CPU time (schedstat, ns; utime+stime ticks from stat "
     "are in results.json), summed over the process(es). For Ciao, its own thread (named ciao-mdns) apart, "
