@@ -72,7 +72,7 @@ extension MDNSEngine {
         for question in message.questions {
             for record in answers(to: question, on: interface) {
                 // Known-answer suppression (§7.1): they hold it with at least half its TTL.
-                if let ttl = known[RecordKey(record)], UInt64(ttl) * 2 >= UInt64(record.ttl) { continue }
+                if !known.isEmpty, let ttl = known[RecordKey(record)], UInt64(ttl) * 2 >= UInt64(record.ttl) { continue }
                 if !datagram.isMulticast || source.port != mdnsPort {
                     // Direct unicast (§5.5) and legacy (§6.7) queries get unicast replies only.
                     if mayUnicast { unicastAnswers.append(record) }
@@ -248,9 +248,13 @@ extension MDNSEngine {
         for name in names {
             for registration in answeringRegistrations(publishing: name)
             where registration.name == name && registration.appliesTo(interface.id) {
-                var records = registration.records(hostName: host.name, interface: interface)
+                // The host's records are those built above; a service's are its own under `name`
+                // and the host's, which its SRV points to.
+                let records: [ResourceRecord]
                 if case .service = registration.kind {
-                    records = records.filter { $0.name == name } + hostRecords
+                    records = registration.records(hostName: host.name, interface: interface).filter { $0.name == name } + hostRecords
+                } else {
+                    records = hostRecords
                 }
                 for record in records where seen.insert(RecordKey(record)).inserted {
                     result.append(record)
