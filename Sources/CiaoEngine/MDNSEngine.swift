@@ -208,36 +208,17 @@ public struct MDNSEngine {
         nextQueryNumber += 1
         var query = ContinuousQuery(name: name, type: type, interfaces: selected)
         for interface in interfaces.keys.sorted() where query.appliesTo(interface) {
-            let cached = interfaces[interface]!.cache.records(named: name, type: type).filter { !$0.isLeaving }
-            for entry in cached { events.append(.added(id, entry.record, interface)) }
-            if let wait = Self.quietStart(for: type, cached: cached, at: now) {
-                // The unique answer is in hand with more than half its TTL left: nothing to ask
-                // for now (§7.1). The cache refreshes it from 80 % of its TTL, and the query
-                // starts asking then.
-                interfaces[interface]!.cache.watch(name: name, type: type, at: now, random: &random)
-                query.schedule(on: interface, firstAt: now + wait)
-            } else {
-                query.schedule(on: interface, firstAt: firstQueryTime(on: interface, at: now))
+            for entry in interfaces[interface]!.cache.records(named: name, type: type) where !entry.isLeaving {
+                events.append(.added(id, entry.record, interface))
             }
+            // With a unique answer cached, the first send waits until it expires
+            // (``sendDueQueries(at:)``): the cache's refresh queries keep it meanwhile.
+            query.schedule(on: interface, firstAt: firstQueryTime(on: interface, at: now))
         }
         queries[id] = query
         queriesByName[name, default: []].append(id)
         queriesStartedSinceOwnRecordReport.insert(id)
         return id
-    }
-
-    /// How long a new query for a unique record type (SRV, TXT, A, AAAA) can wait before its first
-    /// question, given the cached answers: until the freshest reaches 80 % of its TTL, when it has
-    /// more than half left; nil when the query should ask now.
-    static func quietStart(for type: RecordType, cached: [RecordCache.Entry], at now: Instant) -> Duration? {
-        guard [.srv, .txt, .a, .aaaa].contains(type) else { return nil }
-        let waits = cached.compactMap { entry -> Duration? in
-            let lifetime = Duration.seconds(Int64(entry.record.ttl))
-            let remaining = entry.expiry - now
-            guard entry.record.cacheFlush, remaining * 2 > lifetime else { return nil }
-            return remaining - lifetime / 5
-        }
-        return waits.max()
     }
 
     /// Stops a continuous query.
