@@ -37,7 +37,6 @@ extension MDNSEngine {
         for id in registrations.keys { registrations[id]!.state = .probing(sent: 0, next: start) }
     }
 
-    /// Sends the probes and announcements due at `now`, aggregated per interface and family.
     /// The earliest probe or announcement due among the host and the services, if any.
     func computeEarliestRegistrationDeadline() -> Instant? {
         var earliest: Instant?
@@ -50,6 +49,7 @@ extension MDNSEngine {
         return earliest
     }
 
+    /// Sends the probes and announcements due at `now`, aggregated per interface and family.
     mutating func advanceRegistrations(at now: Instant) {
         if registrationDeadlineIsStale {
             earliestRegistrationDeadline = computeEarliestRegistrationDeadline()
