@@ -455,21 +455,21 @@ def phase_new_and_removal(b: Bench, pubs: dict[str, Publisher], reps: int, idle_
             for ps in STACKS:
                 name = f"New {rep:02d}"
                 ty = TYPE[ps]
-                marks = {bs: fb.mark(ty) for bs, fb in browsers.items()}
-                t0 = pubs[ps].publish_one(name, ty, 9000 + rep)
-                for bs, fb in browsers.items():
-                    try:
-                        new[(ps, bs)].append(fb.wait(ty, "resolved", name, 10, after=marks[bs]) - t0)
-                    except Failure as e:
-                        b.record_error(f"(b) {ps} -> {bs} rep {rep}", e)
+
+                def each_browser(act, event: str, timeout: float, samples: dict, what: str) -> None:
+                    """Does `act` (returning its start time) and adds to `samples` how long each
+                    browser took to report `event` for the service."""
+                    marks = {bs: fb.mark(ty) for bs, fb in browsers.items()}
+                    t0 = act()
+                    for bs, fb in browsers.items():
+                        try:
+                            samples[(ps, bs)].append(fb.wait(ty, event, name, timeout, after=marks[bs]) - t0)
+                        except Failure as e:
+                            b.record_error(f"{what} {ps} -> {bs} rep {rep}", e)
+
+                each_browser(lambda: pubs[ps].publish_one(name, ty, 9000 + rep), "resolved", 10, new, "(b)")
                 time.sleep(1.5)
-                marks = {bs: fb.mark(ty) for bs, fb in browsers.items()}
-                t0 = pubs[ps].unpublish(name, ty)
-                for bs, fb in browsers.items():
-                    try:
-                        gone[(ps, bs)].append(fb.wait(ty, "removed", name, 15, after=marks[bs]) - t0)
-                    except Failure as e:
-                        b.record_error(f"(c) {ps} -> {bs} rep {rep}", e)
+                each_browser(lambda: pubs[ps].unpublish(name, ty), "removed", 15, gone, "(c)")
                 time.sleep(0.5)
             log("  rep %d: new %s | removal %s" % (
                 rep, " ".join(f"{p[0]}>{s[0]} {v[-1]:.2f}" for (p, s), v in new.items() if v),

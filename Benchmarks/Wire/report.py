@@ -102,6 +102,17 @@ def views() -> list[tuple[str, callable]]:
             ("as publisher, Ciao browsing", lambda s: (s, "ciao"))]
 
 
+def view_rows(results: list[dict], key: str):
+    """For each value of `key` among the (d)/(e) results, in order, and each view with at least two
+    stacks measured: the value, the view's name and its result per stack (None where missing)."""
+    for value in sorted({r[key] for r in results}):
+        pm = pair_map([r for r in results if r[key] == value])
+        for vname, pick in views():
+            rows = {s: pm.get(pick(s)) for s in STACKS}
+            if sum(r is not None for r in rows.values()) >= 2:
+                yield value, vname, rows
+
+
 def summary(res: dict) -> list[str]:
     out = ["| measurement | Ciao | avahi | zeroconf | Ciao ÷ best peer | target |", "|---|---|---|---|---|---|"]
     reps = res.get("meta", {}).get("repetitions", {})
@@ -131,54 +142,40 @@ def summary(res: dict) -> list[str]:
         out.append(f"| (c) the publisher leaves with {n} services: goodbye packets (bytes), services said goodbye to, "
                    f"last goodbye after the command | " + " | ".join(cells)
                    + f" | {ratio(by['ciao'], [by['avahi'], by['zeroconf']])} | |")
-    scale = res.get("scale", [])
-    for count in sorted({r["count"] for r in scale}):
-        pm = pair_map([r for r in scale if r["count"] == count])
-        for vname, pick in views():
-            rows = {s: pm.get(pick(s)) for s in STACKS}
-            if sum(r is not None for r in rows.values()) < 2:
-                continue
-            t = {s: (r or {}).get("time_s") for s, r in rows.items()}
-            cells = []
-            for s in STACKS:
-                r = rows[s]
-                if r is None:
-                    cells.append("–")
-                elif r.get("time_s") is None:
-                    cells.append(f"{r.get('resolved')}/{count} in {fmt_time(r.get('waited_s'))}")
-                else:
-                    cells.append(fmt_time(r["time_s"]))
-            out.append(f"| (d) {count} services, browse → all resolved, {vname} | " + " | ".join(cells)
-                       + f" | {ratio(t['ciao'], [t['avahi'], t['zeroconf']])} | |")
-            by = {s: (r or {}).get("wire", {}).get("bytes") for s, r in rows.items()}
-            cells = [f"{fmt_bytes(by[s])} ({(rows[s] or {}).get('wire', {}).get('packets', '–')} pkts)"
-                     if by[s] is not None else "–" for s in STACKS]
-            target = "fewer bytes than either peer" if count == 1000 and vname.startswith("each") else ""
-            out.append(f"| (d) {count} services, bytes (packets) on the wire meanwhile, {vname} | "
-                       + " | ".join(cells) + f" | {ratio(by['ciao'], [by['avahi'], by['zeroconf']])} | {target} |")
-    loss = res.get("loss", [])
-    for pct in sorted({r["loss"] for r in loss}):
-        pm = pair_map([r for r in loss if r["loss"] == pct])
-        for vname, pick in views():
-            rows = {s: pm.get(pick(s)) for s in STACKS}
-            if sum(r is not None for r in rows.values()) < 2:
-                continue
-            f10 = {s: (r or {}).get("within10") for s, r in rows.items()}
-            f30 = {s: (r or {}).get("within30") for s, r in rows.items()}
-            cells = []
-            for s in STACKS:
-                r = rows[s]
-                if r is None:
-                    cells.append("–")
-                else:
-                    c = f"{pct_(r['within10'])} / {pct_(r['within30'])}" if r.get("waited_s", 0) > 10.5 or r.get("time_s") \
-                        else f"{pct_(r['within10'])} / (not run)"
-                    if r.get("time_s"):
-                        c += f" (all in {fmt_time(r['time_s'])})"
-                    cells.append(c)
-            key = f30 if all(v is not None for v in f30.values() if v is not None) else f10
-            out.append(f"| (e) {pct} % loss, 200 services resolved within 10 s / 30 s, {vname} | "
-                       + " | ".join(cells) + f" | {ratio(f10['ciao'], [f10['avahi'], f10['zeroconf']], True)} (10 s) | |")
+    for count, vname, rows in view_rows(res.get("scale", []), "count"):
+        t = {s: (r or {}).get("time_s") for s, r in rows.items()}
+        cells = []
+        for s in STACKS:
+            r = rows[s]
+            if r is None:
+                cells.append("–")
+            elif r.get("time_s") is None:
+                cells.append(f"{r.get('resolved')}/{count} in {fmt_time(r.get('waited_s'))}")
+            else:
+                cells.append(fmt_time(r["time_s"]))
+        out.append(f"| (d) {count} services, browse → all resolved, {vname} | " + " | ".join(cells)
+                   + f" | {ratio(t['ciao'], [t['avahi'], t['zeroconf']])} | |")
+        by = {s: (r or {}).get("wire", {}).get("bytes") for s, r in rows.items()}
+        cells = [f"{fmt_bytes(by[s])} ({(rows[s] or {}).get('wire', {}).get('packets', '–')} pkts)"
+                 if by[s] is not None else "–" for s in STACKS]
+        target = "fewer bytes than either peer" if count == 1000 and vname.startswith("each") else ""
+        out.append(f"| (d) {count} services, bytes (packets) on the wire meanwhile, {vname} | "
+                   + " | ".join(cells) + f" | {ratio(by['ciao'], [by['avahi'], by['zeroconf']])} | {target} |")
+    for pct, vname, rows in view_rows(res.get("loss", []), "loss"):
+        f10 = {s: (r or {}).get("within10") for s, r in rows.items()}
+        cells = []
+        for s in STACKS:
+            r = rows[s]
+            if r is None:
+                cells.append("–")
+            else:
+                c = f"{pct_(r['within10'])} / {pct_(r['within30'])}" if r.get("waited_s", 0) > 10.5 or r.get("time_s") \
+                    else f"{pct_(r['within10'])} / (not run)"
+                if r.get("time_s"):
+                    c += f" (all in {fmt_time(r['time_s'])})"
+                cells.append(c)
+        out.append(f"| (e) {pct} % loss, 200 services resolved within 10 s / 30 s, {vname} | "
+                   + " | ".join(cells) + f" | {ratio(f10['ciao'], [f10['avahi'], f10['zeroconf']], True)} (10 s) | |")
     cpq = {r["stack"]: r for r in res.get("cpu_per_query", [])}
     if cpq:
         v = {s: cpq.get(s, {}).get("per_1000_ms") for s in STACKS}
