@@ -1,4 +1,13 @@
+// recvmmsg(2) and struct mmsghdr are GNU extensions in glibc's <sys/socket.h>.
+#define _GNU_SOURCE
 #include "CCiaoShim.h"
+
+_Static_assert(sizeof(struct ciao_mmsghdr) == sizeof(struct mmsghdr), "struct mmsghdr layout");
+_Static_assert(offsetof(struct ciao_mmsghdr, msg_len) == offsetof(struct mmsghdr, msg_len), "struct mmsghdr layout");
+
+int ciao_recvmmsg(int fd, struct ciao_mmsghdr *messages, unsigned int count, int flags) {
+    return recvmmsg(fd, (struct mmsghdr *)messages, count, flags, NULL);
+}
 
 size_t ciao_cmsg_space(size_t length) { return CMSG_SPACE(length); }
 

@@ -52,9 +52,10 @@ public final class MulticastSocket {
     /// Sends that failed with a transient error (see `TransportError.isTransient`).
     public private(set) var sendFailures: UInt64 = 0
 
-    private let packetBuffer: UnsafeMutableRawBufferPointer
-    private let controlBuffer: UnsafeMutableRawBufferPointer
-    private let sourceAddress: UnsafeMutablePointer<sockaddr_storage>
+    /// Datagrams one recvmmsg(2) call reads at most.
+    public static let receiveSlots = 16
+
+    private let slots: ReceiveSlots
 
     /// Opens the socket, sets its options and binds it to the wildcard address and `port`.
     public init(family: IPFamily, port: UInt16 = mdnsPort) throws(TransportError) {
@@ -62,16 +63,11 @@ public final class MulticastSocket {
         self.port = port
         fileDescriptor = try Self.open(family: family, port: port)
         // Exactly the limit: a larger datagram comes back cut short, with MSG_TRUNC set.
-        packetBuffer = .allocate(byteCount: Self.maximumDatagramSize, alignment: 16)
-        controlBuffer = .allocate(byteCount: 256, alignment: MemoryLayout<cmsghdr>.alignment)
-        sourceAddress = .allocate(capacity: 1)
+        slots = ReceiveSlots(count: Self.receiveSlots, packetSize: Self.maximumDatagramSize, controlSize: 256)
     }
 
     deinit {
         close()
-        packetBuffer.deallocate()
-        controlBuffer.deallocate()
-        sourceAddress.deallocate()
     }
 
     /// Closes the descriptor; later calls do nothing. Membership ends with it.
@@ -264,47 +260,56 @@ public final class MulticastSocket {
 
     // MARK: Receiving
 
-    /// Reads the next datagram, or returns nil when none is waiting (EAGAIN).
+    /// Reads the datagrams waiting on the socket with as few recvmmsg(2) calls as it takes: one when
+    /// fewer than `receiveSlots` are waiting, another while the kernel fills every slot, until
+    /// about `limit` are read. Empty when none is waiting (EAGAIN).
     ///
     /// Datagrams larger than `maximumDatagramSize` (MSG_TRUNC) and datagrams the kernel reported
-    /// without a receiving interface are skipped, so one call may read several.
-    public func receive() throws(TransportError) -> ReceivedPacket? {
+    /// without a receiving interface are read and skipped.
+    public func receiveWaiting(limit: Int = 256) throws(TransportError) -> [ReceivedPacket] {
         let operation = "receive on the \(family.name) mDNS socket"
-        while true {
+        var packets: [ReceivedPacket] = []
+        var read = 0
+        while read < limit {
             guard fileDescriptor >= 0 else { throw .closed(operation: operation) }
-            var vector = iovec(iov_base: packetBuffer.baseAddress, iov_len: packetBuffer.count)
-            var message = msghdr()
-            let count = withUnsafeMutablePointer(to: &vector) { vector in
-                message.msg_name = UnsafeMutableRawPointer(sourceAddress)
-                message.msg_namelen = socklen_t(MemoryLayout<sockaddr_storage>.size)
-                message.msg_iov = vector
-                message.msg_iovlen = 1
-                message.msg_control = controlBuffer.baseAddress
-                message.msg_controllen = controlBuffer.count
-                return SystemCall.retryingInterrupts { recvmsg(fileDescriptor, &message, 0) }
+            slots.reset()
+            let count = SystemCall.retryingInterrupts {
+                ciao_recvmmsg(fileDescriptor, slots.messages, UInt32(slots.count), Int32(MSG_DONTWAIT))
             }
             if count < 0 {
                 let error = TransportError.lastError(operation)
                 switch error.errno {
-                case EAGAIN, EWOULDBLOCK: return nil
+                case EAGAIN, EWOULDBLOCK: return packets
                 // An ICMP error queued on the socket by an earlier send; it says nothing about reception.
                 case let errno? where TransportError.transientErrors.contains(errno): continue
-                default: throw error
+                // What was read is delivered; a lasting error shows again on the next call.
+                default: if packets.isEmpty { throw error } else { return packets }
                 }
             }
-            let header = readControlMessages(&message)
-            if message.msg_flags & Int32(MSG_TRUNC) != 0 {
-                truncatedDatagrams += 1
-                continue
+            for slot in 0..<Int(count) {
+                if let packet = packet(in: slot) { packets.append(packet) }
             }
-            guard let interface = header.interface, let destination = header.destination,
-                let source = SocketAddress(sourceAddress)
-            else { continue }
-            let bytes = [UInt8](UnsafeRawBufferPointer(rebasing: packetBuffer[..<count]))
-            let datagram = ReceivedDatagram(
-                bytes: bytes, source: source, interface: interface, isMulticast: destination.isMulticast)
-            return ReceivedPacket(datagram: datagram, destination: destination, ttl: header.ttl)
+            read += Int(count)
+            if count < slots.count { return packets }
         }
+        return packets
+    }
+
+    /// The datagram the last read put in `slot`, unless it was truncated or came without a
+    /// receiving interface.
+    private func packet(in slot: Int) -> ReceivedPacket? {
+        let message = slots.messages + slot
+        let header = readControlMessages(&message.pointee.msg_hdr)
+        if message.pointee.msg_hdr.msg_flags & Int32(MSG_TRUNC) != 0 {
+            truncatedDatagrams += 1
+            return nil
+        }
+        guard let interface = header.interface, let destination = header.destination,
+            let source = SocketAddress(slots.source(slot))
+        else { return nil }
+        let datagram = ReceivedDatagram(
+            bytes: [UInt8](slots.payload(slot)), source: source, interface: interface, isMulticast: destination.isMulticast)
+        return ReceivedPacket(datagram: datagram, destination: destination, ttl: header.ttl)
     }
 
     /// What the control messages of one received datagram said.

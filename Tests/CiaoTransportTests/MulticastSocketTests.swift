@@ -137,9 +137,28 @@ extension NamespaceTests {
         }
 
         @Test(arguments: IPFamily.allCases)
-        func receiveOnAnEmptySocketReturnsNil(family: IPFamily) throws {
+        func receiveOnAnEmptySocketReturnsNothing(family: IPFamily) throws {
             let socket = try MulticastSocket(family: family, port: 15355)
-            #expect(try socket.receive() == nil)
+            #expect(try socket.receiveWaiting().isEmpty)
+        }
+
+        /// One call reads everything waiting, across several recvmmsg(2) calls when more than
+        /// `receiveSlots` wait, in order; `limit` stops it at the first full read past the limit.
+        @Test func waitingDatagramsAreReadInOrderUpToTheLimit() throws {
+            let b = try Lab.interface("trb0")
+            let receiver = try MulticastSocket(family: .v4, port: 15359)
+            let sender = try MulticastSocket(family: .v4)
+            let destination = OutgoingDatagram.Destination.unicast(SocketAddress(Lab.b4, port: 15359))
+            let payloads = (0..<(3 * MulticastSocket.receiveSlots + 5)).map { uniquePayload("batch \($0)") }
+            for payload in payloads { try sender.send(payload, on: b.id, to: destination) }
+            var poller = Poller()
+            _ = try poller.wait(fileDescriptors: [receiver.fileDescriptor], timeout: .seconds(1))
+            let first = try receiver.receiveWaiting(limit: MulticastSocket.receiveSlots)
+            #expect(first.map(\.datagram.bytes) == Array(payloads.prefix(MulticastSocket.receiveSlots)))
+            let rest = try receiver.receiveWaiting()
+            #expect(rest.map(\.datagram.bytes) == Array(payloads.dropFirst(MulticastSocket.receiveSlots)))
+            #expect(rest.allSatisfy { $0.datagram.interface == b.id && !$0.datagram.isMulticast })
+            #expect(try receiver.receiveWaiting().isEmpty)
         }
 
         /// Datagrams over 9000 bytes (RFC 6762 §17) are counted and skipped.
@@ -165,7 +184,7 @@ extension NamespaceTests {
             let sender = try MulticastSocket(family: .v4)
             let destination = OutgoingDatagram.Destination.unicast(SocketAddress(Lab.b4, port: 15357))
             for _ in 0..<100 { try sender.send([UInt8](repeating: 3, count: 1000), on: b.id, to: destination) }
-            while try receiver.receive() != nil {}
+            while try !receiver.receiveWaiting().isEmpty {}
             #expect(receiver.droppedDatagrams == 0)  // reported only with a later datagram
             let last = uniquePayload("after drops")
             try sender.send(last, on: b.id, to: destination)
@@ -219,7 +238,7 @@ extension NamespaceTests {
                     socket.close()
                     #expect(socket.fileDescriptor == -1)
                     #expect(throws: TransportError.closed(operation: "receive on the \(socket.family == .v4 ? "IPv4" : "IPv6") mDNS socket")) {
-                        try socket.receive()
+                        try socket.receiveWaiting()
                     }
                 }
             }

@@ -51,9 +51,7 @@ func collect(
     let deadline = clock.now.advanced(by: window)
     while clock.now < deadline && !enough(packets) {
         _ = try poller.wait(fileDescriptors: [socket.fileDescriptor], timeout: clock.now.duration(to: deadline))
-        while let packet = try socket.receive() {
-            if packet.datagram.bytes == payload { packets.append(packet) }
-        }
+        packets += try socket.receiveWaiting().filter { $0.datagram.bytes == payload }
     }
     return packets
 }

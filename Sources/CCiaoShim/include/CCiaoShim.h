@@ -1,8 +1,9 @@
 // CCiaoShim: what Glibc's Swift import lacks, as plain functions and types.
 //
 // The CMSG_* and NLMSG_* macros (RFC 3542 §20, netlink(7)) are expressions Swift cannot import, and
-// <sys/eventfd.h>, <linux/netlink.h>, <linux/rtnetlink.h> and `struct in6_pktinfo` (hidden behind
-// _GNU_SOURCE in glibc) are not part of the Glibc module. Everything else stays in Swift.
+// <sys/eventfd.h>, <linux/netlink.h>, <linux/rtnetlink.h>, `struct in6_pktinfo` and recvmmsg(2) (the
+// last two hidden behind _GNU_SOURCE in glibc) are not part of the Glibc module. Everything else
+// stays in Swift.
 #ifndef CCIAOSHIM_H
 #define CCIAOSHIM_H
 
@@ -19,6 +20,15 @@ struct ciao_in6_pktinfo {
     struct in6_addr ipi6_addr;
     unsigned int ipi6_ifindex;
 };
+
+/// `struct mmsghdr` (recvmmsg(2)): one message header and the length the kernel received into it.
+struct ciao_mmsghdr {
+    struct msghdr msg_hdr;
+    unsigned int msg_len;
+};
+
+/// recvmmsg(2) without a timeout: fills up to `count` messages; returns how many, or -1 and errno.
+int ciao_recvmmsg(int fd, struct ciao_mmsghdr *messages, unsigned int count, int flags);
 
 /// CMSG_SPACE(length): the bytes one control message with `length` bytes of data takes, padded.
 size_t ciao_cmsg_space(size_t length);

@@ -102,8 +102,8 @@ final class RuntimeLoop {
     }
 
     private func receive(from socket: MulticastSocket) {
-        for _ in 0..<Self.receiveBatch {
-            guard let packet = try? socket.receive() else { return }
+        guard let packets = try? socket.receiveWaiting(limit: Self.receiveBatch) else { return }
+        for packet in packets {
             let datagram = packet.datagram
             let time = now
             if isOwn(datagram, at: time) { continue }
