@@ -23,11 +23,11 @@ extension MDNSEngine {
         // would stay due forever: drop them.
         var due: [InterfaceID: [QueryID]] = [:]
         for (id, query) in queries {
-            for (interfaceID, next) in query.nextSends where next <= now {
-                if interfaces[interfaceID] == nil {
-                    queries[id]!.forget(interfaceID)
+            for schedule in query.schedules where schedule.nextSend <= now {
+                if interfaces[schedule.interface] == nil {
+                    queries[id]!.forget(schedule.interface)
                 } else {
-                    due[interfaceID, default: []].append(id)
+                    due[schedule.interface, default: []].append(id)
                 }
             }
         }

@@ -233,19 +233,19 @@ public struct MDNSEngine {
 
     /// The latest instant by which ``advance(to:)`` must be called.
     public var nextDeadline: Instant? {
-        var deadlines: [Instant] = []
-        if let registrationDeadline = registrationDeadlineIsStale ? computeEarliestRegistrationDeadline() : earliestRegistrationDeadline {
-            deadlines.append(registrationDeadline)
+        var earliest = registrationDeadlineIsStale ? computeEarliestRegistrationDeadline() : earliestRegistrationDeadline
+        func consider(_ deadline: Instant?) {
+            if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
         }
         for state in interfaces.values {
-            deadlines += state.pendingResponses.values.map(\.sendAt)
-            deadlines += state.truncatedQueries.values.map(\.answerAt)
-            if let cacheDeadline = state.cache.nextDeadline {
-                deadlines.append(cacheDeadline)
-            }
+            for response in state.pendingResponses.values { consider(response.sendAt) }
+            for query in state.truncatedQueries.values { consider(query.answerAt) }
+            consider(state.cache.nextDeadline)
         }
-        for query in queries.values { deadlines += query.nextSends.values }
-        return deadlines.min()
+        for query in queries.values {
+            for schedule in query.schedules { consider(schedule.nextSend) }
+        }
+        return earliest
     }
 
     /// Runs everything due at or before `now`.
