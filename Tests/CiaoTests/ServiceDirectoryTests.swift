@@ -99,6 +99,49 @@ import Testing
         #expect(fresh.last?.txtRecord == updated)
     }
 
+    /// Resolutions of services on one host share its A and AAAA queries: the engine reports each
+    /// address once, not once per resolution. A resolution that stops leaves the others following
+    /// the host's addresses; after the last one, nobody asks for them.
+    @Test func resolutionsOfOneHostShareItsAddressQueries() throws {
+        var harness = DirectoryHarness()
+        let names = ["Web", "Mail", "Print"]
+        for name in names {
+            harness.publish(Publication(name: name, type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true), on: harness.publisher)
+        }
+        harness.run(for: .seconds(3))
+        let tokens = names.map { harness.resolve(Service(name: $0, type: Self.type, interfaceIndex: 1)) }
+        harness.run(for: .seconds(2))
+        let v4 = harness.network.address(of: harness.publisher, on: harness.link, family: .v4)
+        let v6 = harness.network.address(of: harness.publisher, on: harness.link, family: .v6)
+        #expect(Set(harness.resolved.map(\.service.name)) == Set(names))
+        #expect(harness.resolved.allSatisfy { $0.addresses == [v4.description, v6.description] })
+        let addressEvents = harness.network.events.filter { $0.host == harness.browser }.map(\.event).filter {
+            if case .added(_, let record, _) = $0 { return record.type == .a || record.type == .aaaa }
+            return false
+        }
+        #expect(addressEvents.count == 2, "\(addressEvents)")
+
+        harness.withDirectory(harness.browser) { directory, engine, now in directory.cancel(tokens[0], engine: &engine, at: now) }
+        let resolvedBefore = harness.resolved.count
+        let newV4 = CiaoEngine.IPAddress.v4(IPv4Address(198, 18, 99, 8))
+        harness.network.setAddresses(
+            [InterfaceAddress(newV4, prefixLength: 15), InterfaceAddress(v6, prefixLength: 64)], of: harness.publisher, on: harness.link)
+        harness.run(for: .seconds(3))
+        let after = harness.resolved[resolvedBefore...]
+        #expect(Set(after.map(\.service.name)) == ["Mail", "Print"])
+        #expect(after.allSatisfy { $0.addresses == [newV4.description, v6.description] })
+
+        for token in tokens.dropFirst() {
+            harness.withDirectory(harness.browser) { directory, engine, now in directory.cancel(token, engine: &engine, at: now) }
+        }
+        let sentBefore = harness.network.transmissions.count
+        harness.network.run(for: .seconds(7200))
+        let browser = harness.network.transmissions[sentBefore...].filter { $0.sender == harness.browser }
+        let questions: [Question] = browser.flatMap { (try? Message(decoding: $0.datagram.bytes))?.questions ?? [] }
+        let addressQuestions = questions.filter { $0.type == .a || $0.type == .aaaa }
+        #expect(addressQuestions.isEmpty, "\(addressQuestions)")
+    }
+
     @Test func publicationReportsItsNameAndHostOrItsConflict() {
         var harness = DirectoryHarness()
         harness.publish(Publication(name: "Taken", type: Self.type, port: 1, txtRecord: .empty, subtypes: [], allowsRenaming: true), on: harness.browser)
@@ -225,7 +268,8 @@ struct DirectoryHarness {
     }
 
     /// Resolves `service` on the browser host; results go to ``resolved``.
-    mutating func resolve(_ service: Service) {
+    @discardableResult
+    mutating func resolve(_ service: Service) -> BackendToken {
         let token = takeToken()
         let sink = deliveredResolved
         var directory = directories[browser]!
@@ -233,6 +277,7 @@ struct DirectoryHarness {
             directory.resolve(service, token: token, onUpdate: { resolved in sink.append(resolved) }, engine: &engine, at: now)
         }
         directories[browser] = directory
+        return token
     }
 
     private mutating func takeToken() -> BackendToken {

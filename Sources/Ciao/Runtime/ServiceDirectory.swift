@@ -17,8 +17,12 @@ struct ServiceDirectory {
     private var typeBrowses: [QueryID: TypeSubscription] = [:]
     /// The engine queries each token started, to stop them with it.
     private var queriesByToken: [BackendToken: [QueryID]] = [:]
-    /// Which resolution each of its queries feeds.
+    /// Which resolution each SRV and TXT query feeds.
     private var resolutionQueries: [QueryID: BackendToken] = [:]
+    /// The address queries of each SRV target that resolutions follow, shared between them.
+    private var addressFollows: [AddressTarget: AddressFollow] = [:]
+    /// Which target each address query asks about.
+    private var addressQueryTargets: [QueryID: AddressTarget] = [:]
     /// Interface names, for the `%zone` of IPv6 link-local addresses.
     var interfaceNames: [InterfaceID: String] = [:]
 
@@ -46,8 +50,8 @@ struct ServiceDirectory {
         /// What each interface has answered, in interface order: one small array rather than a
         /// dictionary per record type, since a thousand resolutions each keep one.
         var answers: [InterfaceAnswers] = []
-        var addressQueries: [QueryID] = []
-        var addressTarget: DomainName?
+        /// The SRV target whose addresses it follows.
+        var addressTarget: AddressTarget?
         var lastReported: ResolvedService?
         var onUpdate: @Sendable (ResolvedService) -> Void
 
@@ -67,13 +71,31 @@ struct ServiceDirectory {
         }
     }
 
-    /// The SRV and TXT records one interface has given a resolution, and the addresses of the
-    /// SRV target being followed.
+    /// The SRV and TXT records one interface has given a resolution.
     private struct InterfaceAnswers {
         var interface: InterfaceID
         var srv: SRVData?
         var txt: TXTData?
-        var addresses: [CiaoEngine.IPAddress] = []
+    }
+
+    /// A host name whose addresses resolutions follow, on the interfaces they resolve on.
+    private struct AddressTarget: Hashable {
+        var name: DomainName
+        var interfaces: Set<InterfaceID>?
+    }
+
+    /// One target's A and AAAA queries and what they found, shared by every resolution whose SRV
+    /// names it: resolving a thousand services of one host asks for its addresses once.
+    private struct AddressFollow {
+        var queries: [QueryID]
+        var followers: Set<BackendToken> = []
+        /// The addresses each interface has given, in interface order.
+        var addresses: [InterfaceAddresses] = []
+    }
+
+    private struct InterfaceAddresses {
+        var interface: InterfaceID
+        var addresses: [CiaoEngine.IPAddress]
     }
 
     /// A callback and its argument, to be called once the runtime has finished its own work.
@@ -142,8 +164,10 @@ struct ServiceDirectory {
             publications[id] = nil
             engine.deregister(id, at: now)
         }
-        var queries = queriesByToken.removeValue(forKey: token) ?? []
-        if let resolution = resolutions.removeValue(forKey: token) { queries += resolution.addressQueries }
+        let queries = queriesByToken.removeValue(forKey: token) ?? []
+        if let target = resolutions.removeValue(forKey: token)?.addressTarget {
+            unfollow(target, token: token, engine: &engine)
+        }
         for query in queries {
             engine.stopQuery(query)
             browses[query] = nil
@@ -210,6 +234,9 @@ struct ServiceDirectory {
                 } else if let token = resolutionQueries[query] {
                     resolutionRecord(record, change, on: interface, token: token, engine: &engine, at: now)
                     touchedResolutions.append(token)
+                } else if let target = addressQueryTargets[query] {
+                    addressRecord(record, change, on: interface, of: target)
+                    touchedResolutions += addressFollows[target]?.followers.sorted { $0.rawValue < $1.rawValue } ?? []
                 }
             }
         }
@@ -275,32 +302,62 @@ struct ServiceDirectory {
             } else if resolution.answers[index].txt == txt {
                 resolution.answers[index].txt = nil
             }
-        case .a(let address):
-            let index = resolution.indexOfAnswers(on: interface)
-            updateAddress(.v4(address), change, in: &resolution.answers[index].addresses)
-        case .aaaa(let address):
-            let index = resolution.indexOfAnswers(on: interface)
-            updateAddress(.v6(address), change, in: &resolution.answers[index].addresses)
         default:
             return
         }
-        let target = resolution.firstSRV?.srv.target
+        let target = resolution.firstSRV.map { AddressTarget(name: $0.srv.target, interfaces: resolution.interfaces) }
         if target != resolution.addressTarget {
-            for query in resolution.addressQueries {
-                engine.stopQuery(query)
-                resolutionQueries[query] = nil
-            }
-            for index in resolution.answers.indices { resolution.answers[index].addresses = [] }
-            resolution.addressQueries = []
+            if let old = resolution.addressTarget { unfollow(old, token: token, engine: &engine) }
             resolution.addressTarget = target
-            if let target {
-                resolution.addressQueries = [RecordType.a, .aaaa].map {
-                    engine.startQuery(name: target, type: $0, interfaces: resolution.interfaces, at: now)
-                }
-                for query in resolution.addressQueries { resolutionQueries[query] = token }
-            }
+            if let target { follow(target, token: token, engine: &engine, at: now) }
         }
         resolutions[token] = resolution
+    }
+
+    /// Adds `token` to the followers of `target`, starting its A and AAAA queries if it is the first.
+    private mutating func follow(_ target: AddressTarget, token: BackendToken, engine: inout MDNSEngine, at now: Instant) {
+        if addressFollows[target] == nil {
+            let queries = [RecordType.a, .aaaa].map {
+                engine.startQuery(name: target.name, type: $0, interfaces: target.interfaces, at: now)
+            }
+            for query in queries { addressQueryTargets[query] = target }
+            addressFollows[target] = AddressFollow(queries: queries)
+        }
+        addressFollows[target]!.followers.insert(token)
+    }
+
+    /// Removes `token` from the followers of `target`, stopping its queries after the last one.
+    private mutating func unfollow(_ target: AddressTarget, token: BackendToken, engine: inout MDNSEngine) {
+        guard var follow = addressFollows[target] else { return }
+        follow.followers.remove(token)
+        guard follow.followers.isEmpty else {
+            addressFollows[target] = follow
+            return
+        }
+        for query in follow.queries {
+            engine.stopQuery(query)
+            addressQueryTargets[query] = nil
+        }
+        addressFollows[target] = nil
+    }
+
+    /// Applies an A or AAAA record's change to what `target`'s queries found on `interface`.
+    private mutating func addressRecord(
+        _ record: ResourceRecord, _ change: RecordChange, on interface: InterfaceID, of target: AddressTarget
+    ) {
+        let address: CiaoEngine.IPAddress
+        switch record.data {
+        case .a(let v4): address = .v4(v4)
+        case .aaaa(let v6): address = .v6(v6)
+        default: return
+        }
+        guard var follow = addressFollows[target] else { return }
+        let index = follow.addresses.firstIndex { $0.interface >= interface } ?? follow.addresses.count
+        if index == follow.addresses.count || follow.addresses[index].interface != interface {
+            follow.addresses.insert(InterfaceAddresses(interface: interface, addresses: []), at: index)
+        }
+        updateAddress(address, change, in: &follow.addresses[index].addresses)
+        addressFollows[target] = follow
     }
 
     /// Applies an address record's change to an interface's addresses, each kept once.
@@ -324,9 +381,10 @@ struct ServiceDirectory {
                 ?? resolution.answers.lazy.compactMap(\.txt).first,
             let txtRecord = try? TXTRecord(wireData: Data(txt.wireBytes))
         else { return nil }
-        let addresses = resolution.answers.flatMap { answers in
-            answers.addresses.sorted { $0.sortKey.lexicographicallyPrecedes($1.sortKey) }
-                .map { presentation(of: $0, on: answers.interface) }
+        let found = resolution.addressTarget.flatMap { addressFollows[$0]?.addresses } ?? []
+        let addresses = found.flatMap { found in
+            found.addresses.sorted { $0.sortKey.lexicographicallyPrecedes($1.sortKey) }
+                .map { presentation(of: $0, on: found.interface) }
         }
         var unique: [String] = []
         for address in addresses where !unique.contains(address) { unique.append(address) }
