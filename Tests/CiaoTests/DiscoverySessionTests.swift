@@ -179,6 +179,39 @@ struct DiscoverySessionTests {
         #expect(fake.isCancelled(resolution))
     }
 
+    /// One timer serves every resolution of a session: one that succeeded before its deadline is
+    /// skipped, the others fail in turn, none before its own deadline, and a service found again
+    /// gets a deadline of its own.
+    @Test func resolutionTimeoutsFireInTurnForThoseStillWaiting() async throws {
+        let timeout = Duration.milliseconds(100)
+        let (session, token, events) = try await startSession(resolutionTimeout: timeout)
+        let (a, b, c) = (service("A"), service("B"), service("C"))
+        let started = ContinuousClock.now
+        fake.emitBrowse(token, [.found(a), .found(b)])
+        #expect(try await events.next() == .found(a))
+        #expect(try await events.next() == .found(b))
+        let result = try resolved(a)
+        fake.emitResolved(try await fake.resolution(of: a), result)
+        #expect(try await events.next() == .resolved(result))
+        try await Task.sleep(for: .milliseconds(40))
+        let foundC = ContinuousClock.now
+        fake.emitBrowse(token, [.found(c)])
+        #expect(try await events.next() == .found(c))
+        #expect(try await events.next() == .resolutionFailed(b, .timedOut))
+        #expect(ContinuousClock.now - started >= timeout)
+        #expect(try await events.next() == .resolutionFailed(c, .timedOut))
+        #expect(ContinuousClock.now - foundC >= timeout)
+
+        fake.emitBrowse(token, [.removed(b)])
+        #expect(try await events.next() == .removed(b))
+        let foundAgain = ContinuousClock.now
+        fake.emitBrowse(token, [.found(b)])
+        #expect(try await events.next() == .found(b))
+        #expect(try await events.next() == .resolutionFailed(b, .timedOut))
+        #expect(ContinuousClock.now - foundAgain >= timeout)
+        await session.stop()
+    }
+
     @Test func resolutionFailsWithTimedOutAfterTheResolutionTimeout() async throws {
         let (session, token, events) = try await startSession(resolutionTimeout: .milliseconds(50))
         let a = service("A")
