@@ -1,4 +1,5 @@
 import CiaoTransport
+import Synchronization
 
 /// Publishes one service at a time (RFC 6763 §4–§6 over RFC 6762): starts it under a name that
 /// probing has found free, keeps its TXT record current, and withdraws it with goodbyes.
@@ -15,6 +16,14 @@ public actor CiaoServer {
     private let backend: any DiscoveryBackend
     private var current: ActivePublication?
     private var generation = 0
+    /// Backend updates on their way to the actor, in order (see ``receive(_:generation:)``).
+    private let inbox = Mutex(UpdateInbox())
+
+    private struct UpdateInbox {
+        var updates: [(update: PublicationUpdate, generation: Int)] = []
+        /// True while a task is on its way to apply `updates`.
+        var isDraining = false
+    }
 
     /// One publication, from `start` until it is withdrawn.
     private struct ActivePublication: Sendable {
@@ -25,7 +34,6 @@ public actor CiaoServer {
         var reservation: PortReservation?
         var pendingStart: CheckedContinuation<PublishedService, any Error>?
         var timeout: Task<Void, Never>?
-        var updates: Task<Void, Never>?
     }
 
     public init() {
@@ -41,7 +49,6 @@ public actor CiaoServer {
         if let current {
             backend.cancel(current.token)
             current.timeout?.cancel()
-            current.updates?.cancel()
         }
         eventSink.finish()
     }
@@ -66,13 +73,9 @@ public actor CiaoServer {
         let publication = Publication(
             name: configuration.name, type: configuration.type, port: port, txtRecord: configuration.txtRecord,
             subtypes: configuration.subtypes, allowsRenaming: configuration.allowsRenaming)
-        let (updates, updateSink) = AsyncStream<PublicationUpdate>.makeStream()
-        let token = try backend.publish(publication) { updateSink.yield($0) }
+        let token = try backend.publish(publication) { [weak self] in self?.receive($0, generation: generation) }
         current = ActivePublication(
             generation: generation, token: token, configuration: configuration, port: port, reservation: reservation)
-        current?.updates = Task { [weak self] in
-            for await update in updates { await self?.apply(update, generation: generation) }
-        }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 current?.pendingStart = continuation
@@ -114,6 +117,31 @@ public actor CiaoServer {
     }
 
     // MARK: Updates from the backend
+
+    /// Called on the backend's thread: queues `update` and, unless a task is already on its way
+    /// to apply the queue, starts one. A publication has a handful of updates in its life, so no
+    /// task waits for them meanwhile, and one drain at a time keeps them in order.
+    private nonisolated func receive(_ update: PublicationUpdate, generation: Int) {
+        let startsDrain = inbox.withLock { inbox in
+            inbox.updates.append((update, generation))
+            defer { inbox.isDraining = true }
+            return !inbox.isDraining
+        }
+        if startsDrain { Task { await self.drainInbox() } }
+    }
+
+    /// Applies the queued updates in order, until none is left.
+    private func drainInbox() {
+        while true {
+            let batch = inbox.withLock { inbox in
+                defer { inbox.updates = [] }
+                if inbox.updates.isEmpty { inbox.isDraining = false }
+                return inbox.updates
+            }
+            guard !batch.isEmpty else { return }
+            for (update, generation) in batch { apply(update, generation: generation) }
+        }
+    }
 
     private func apply(_ update: PublicationUpdate, generation: Int) {
         guard let active = current, active.generation == generation else { return }
@@ -158,7 +186,6 @@ public actor CiaoServer {
         current = nil
         backend.cancel(active.token)
         active.timeout?.cancel()
-        active.updates?.cancel()
         active.pendingStart?.resume(throwing: CiaoError.stopped)
         if reportingStopped && publishedService != nil {
             eventSink.yield(.stopped)
