@@ -24,13 +24,12 @@ struct Registration {
     /// Announcements after probing; intervals double from one second (RFC 6762 §8.3).
     static let announcementCount = 3
 
-    var kind: Kind
+    var kind: Kind {
+        didSet { (name, publishedNames, hostIndependentRecords) = Self.derived(kind: kind, label: label) }
+    }
     /// The instance label (services) or host label (the host name), without the domain.
     var label: String {
-        didSet {
-            name = Self.fullName(kind: kind, label: label)
-            publishedNames = Self.publishedNames(kind: kind, name: name)
-        }
+        didSet { (name, publishedNames, hostIndependentRecords) = Self.derived(kind: kind, label: label) }
     }
     /// The full name this registration owns, kept with ``label``.
     private(set) var name: DomainName
@@ -38,6 +37,10 @@ struct Registration {
     /// service the type, its subtypes and the type enumeration name. Kept with ``label``, since
     /// answering checks it for every registration and question.
     private(set) var publishedNames: Set<DomainName>
+    /// A service's records after its SRV record, which name neither the host nor an interface:
+    /// TXT, the PTRs and the NSEC. Kept with ``kind`` and ``label``, since answering reads a
+    /// registration's records for every question it answers.
+    private var hostIndependentRecords: [ResourceRecord]
     var state: State
     /// Times of recent conflicts, for the 15-in-10-seconds rule (RFC 6762 §8.1).
     var conflictTimes: [Instant] = []
@@ -49,9 +52,25 @@ struct Registration {
         return nil
     }
 
-    private static func publishedNames(kind: Kind, name: DomainName) -> Set<DomainName> {
-        guard case .service(let service) = kind else { return [name] }
-        return Set([name, service.serviceType, serviceEnumerationName(for: service.serviceType)] + subtypeNames(of: service))
+    /// What ``kind`` and ``label`` determine: the name, the published names and the records
+    /// that do not depend on the host.
+    private static func derived(kind: Kind, label: String)
+        -> (name: DomainName, publishedNames: Set<DomainName>, hostIndependentRecords: [ResourceRecord])
+    {
+        let name = fullName(kind: kind, label: label)
+        guard case .service(let service) = kind else { return (name, [name], []) }
+        let subtypeNames = subtypeNames(of: service)
+        let enumerationName = serviceEnumerationName(for: service.serviceType)
+        var records = [
+            ResourceRecord(name: name, cacheFlush: true, ttl: otherRecordTTL, data: .txt(service.txt)),
+            ResourceRecord(name: service.serviceType, ttl: otherRecordTTL, data: .ptr(name)),
+        ]
+        for subtypeName in subtypeNames {
+            records.append(ResourceRecord(name: subtypeName, ttl: otherRecordTTL, data: .ptr(name)))
+        }
+        records.append(ResourceRecord(name: enumerationName, ttl: otherRecordTTL, data: .ptr(service.serviceType)))
+        records.append(nsec(name: name, types: [.srv, .txt]))
+        return (name, Set([name, service.serviceType, enumerationName] + subtypeNames), records)
     }
 
     /// `<subtype>._sub.<type>` for each subtype (RFC 6763 §7.1); invalid labels are left out.
@@ -82,25 +101,12 @@ struct Registration {
             var records = interface.addresses.map {
                 ResourceRecord(name: name, cacheFlush: true, ttl: Self.hostRecordTTL, data: $0.address.recordData)
             }
-            records += [nsec(types: Set(records.map(\.type)))]
+            records += [Self.nsec(name: name, types: Set(records.map(\.type)))]
             return records
         case .service(let service):
-            let instance = name
-            var records = [
-                ResourceRecord(
-                    name: instance, cacheFlush: true, ttl: Self.hostRecordTTL,
-                    data: .srv(SRVData(port: service.port, target: hostName))),
-                ResourceRecord(name: instance, cacheFlush: true, ttl: Self.otherRecordTTL, data: .txt(service.txt)),
-                ResourceRecord(name: service.serviceType, ttl: Self.otherRecordTTL, data: .ptr(instance)),
-            ]
-            for subtypeName in Self.subtypeNames(of: service) {
-                records.append(ResourceRecord(name: subtypeName, ttl: Self.otherRecordTTL, data: .ptr(instance)))
-            }
-            records.append(
-                ResourceRecord(name: Self.serviceEnumerationName(for: service.serviceType), ttl: Self.otherRecordTTL,
-                               data: .ptr(service.serviceType)))
-            records.append(nsec(types: [.srv, .txt]))
-            return records
+            let srv = ResourceRecord(
+                name: name, cacheFlush: true, ttl: Self.hostRecordTTL, data: .srv(SRVData(port: service.port, target: hostName)))
+            return [srv] + hostIndependentRecords
         }
     }
 
@@ -115,7 +121,7 @@ struct Registration {
         return (try? DomainName(labels: ["_services", "_dns-sd", "_udp"]).appending(domain)) ?? domain
     }
 
-    private func nsec(types: Set<RecordType>) -> ResourceRecord {
+    private static func nsec(name: DomainName, types: Set<RecordType>) -> ResourceRecord {
         ResourceRecord(
             name: name, cacheFlush: true, ttl: Self.hostRecordTTL,
             data: .nsec(NSECData(nextDomainName: name, types: types)))
@@ -128,8 +134,7 @@ extension Registration {
     init(kind: Kind, label: String, state: State) {
         self.kind = kind
         self.label = InstanceNamer.fitted(label)
-        self.name = Self.fullName(kind: kind, label: self.label)
-        self.publishedNames = Self.publishedNames(kind: kind, name: name)
+        (name, publishedNames, hostIndependentRecords) = Self.derived(kind: kind, label: self.label)
         self.state = state
     }
 }
