@@ -1,5 +1,7 @@
 // A large, long virtual run: many hosts publishing on one link, some browsing, with churn.
 // Run: swift run -c release CiaoSimulationBenchmark [HOSTS] [VIRTUAL-MINUTES] [BROWSERS] [SEED]
+// Or the responder's engine cost per query (ResponderScenario):
+//      swift run -c release CiaoSimulationBenchmark responder [SERVICES] [QUERIES]
 import CiaoEngine
 import CiaoSimulation
 import CiaoWire
@@ -10,6 +12,19 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+
+if CommandLine.arguments.dropFirst().first == "responder" {
+    let numbers = CommandLine.arguments.dropFirst(2).map { Int($0) }
+    let scenario = ResponderScenario(
+        services: numbers.first.flatMap { $0 } ?? 1000, queries: numbers.dropFirst().first.flatMap { $0 } ?? 200_000)
+    let result = scenario.run()
+    let seconds = Double(result.wallTime.components.seconds) + Double(result.wallTime.components.attoseconds) / 1e18
+    print("""
+        responder: \(scenario.services) services, \(scenario.queries) SRV queries, \(result.responses) responses
+        engine time: \(String(format: "%.3f", seconds)) s, \(String(format: "%.2f", seconds / Double(scenario.queries) * 1e6)) µs per query
+        """)
+    exit(result.responses == scenario.queries ? 0 : 1)
+}
 
 let arguments = CommandLine.arguments.dropFirst().map { Int($0) }
 let hostCount = arguments.first.flatMap { $0 } ?? 1000
