@@ -144,9 +144,11 @@ public struct MDNSEngine {
     public mutating func removeInterface(_ id: InterfaceID, at now: Instant) {
         guard var state = interfaces[id] else { return }
         ownRecordsChanged = true
+        // Each record once: services of one type share their PTR from the enumeration name.
+        var seen: Set<RecordKey> = []
         let goodbyes = ([host] + registrations.values.filter { $0.appliesTo(id) }).flatMap {
             $0.records(hostName: host.name, interface: state.interface)
-        }
+        }.filter { seen.insert(RecordKey($0)).inserted }
         multicast(Message(header: .response(), answers: goodbyes.map(\.goodbye)), on: state.interface)
         for record in state.cache.removeAll() { report(.removed, record, on: id) }
         interfaces[id] = nil

@@ -41,6 +41,29 @@ import Testing
         #expect(removal.map { $0.time - removedAt } ?? .seconds(99) <= .milliseconds(1100))
     }
 
+    /// The goodbye on a removed interface names each record once, although every service of a
+    /// type publishes the same PTR from `_services._dns-sd._udp.local.` (RFC 6763 §9).
+    @Test func goodbyeOnARemovedInterfaceNamesEachRecordOnce() throws {
+        var web = PublishedWeb(seed: 6)
+        for name in ["Mail", "Print"] {
+            _ = web.network.withEngine(web.publisher) { engine, now in engine.register(Support.service(name), at: now) }
+        }
+        web.network.run(for: .seconds(5))
+        let sentBefore = web.network.transmissions.count
+        web.network.setLink(web.links[0], of: web.publisher, up: false)
+        let goodbyes = web.network.transmissions[sentBefore...].filter { $0.sender == web.publisher }
+            .compactMap { try? Message(decoding: $0.datagram.bytes) }
+        #expect(goodbyes.count == 2, "one message per address family")
+        let enumerationName = try DomainName(parsing: "_services._dns-sd._udp.local.")
+        for message in goodbyes {
+            let records = message.answers
+            #expect(!records.isEmpty && records.allSatisfy { $0.ttl == 0 })
+            #expect(Set(records).count == records.count, "\(records)")
+            #expect(records.filter { $0.name == enumerationName }.count == 1)
+            #expect(Set(records.filter { $0.type == .srv }.map(\.name)) == Set(["Web", "Mail", "Print"].map(Support.instance)))
+        }
+    }
+
     @Test func addressChangeIsAnnounced() throws {
         var (network, link, publisher, browser, _) = discovered(seed: 5)
         let address = try #require(IPv4Address("198.19.200.7"))
