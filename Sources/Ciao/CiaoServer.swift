@@ -33,7 +33,7 @@ public actor CiaoServer {
         var port: UInt16
         var reservation: PortReservation?
         var pendingStart: CheckedContinuation<PublishedService, any Error>?
-        var timeout: Task<Void, Never>?
+        var timeout: DeadlineScheduler.Token?
     }
 
     public init() {
@@ -48,7 +48,7 @@ public actor CiaoServer {
     deinit {
         if let current {
             backend.cancel(current.token)
-            current.timeout?.cancel()
+            if let timeout = current.timeout { DeadlineScheduler.shared.cancel(timeout) }
         }
         eventSink.finish()
     }
@@ -79,9 +79,8 @@ public actor CiaoServer {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 current?.pendingStart = continuation
-                current?.timeout = Task { [weak self] in
-                    guard (try? await Task.sleep(for: timeout)) != nil else { return }
-                    await self?.failStart(generation: generation, with: CiaoError.timedOut)
+                current?.timeout = DeadlineScheduler.shared.schedule(after: timeout) { [weak self] in
+                    Task { await self?.failStart(generation: generation, with: CiaoError.timedOut) }
                 }
                 if Task.isCancelled { failStart(generation: generation, with: CancellationError()) }
             }
@@ -151,8 +150,7 @@ public actor CiaoServer {
                 service: Service(name: name, type: active.configuration.type), port: active.port, hostName: hostName)
             publishedService = published
             eventSink.yield(.started(published))
-            // Released, not just cancelled: a finished task kept per publication is memory held.
-            current?.timeout?.cancel()
+            if let timeout = active.timeout { DeadlineScheduler.shared.cancel(timeout) }
             current?.timeout = nil
             if let pending = active.pendingStart {
                 current?.pendingStart = nil
@@ -185,7 +183,7 @@ public actor CiaoServer {
         guard let active = current else { return }
         current = nil
         backend.cancel(active.token)
-        active.timeout?.cancel()
+        if let timeout = active.timeout { DeadlineScheduler.shared.cancel(timeout) }
         active.pendingStart?.resume(throwing: CiaoError.stopped)
         if reportingStopped && publishedService != nil {
             eventSink.yield(.stopped)

@@ -8,23 +8,10 @@ final class DiscoveryCore: Sendable {
     private struct State {
         var browse: BackendToken?
         var services: Set<Service> = []
-        /// Resolutions of found services.
+        /// Resolutions of found services, with their timeouts until the first result.
         var resolutions: [Service: Resolution] = [:]
         var resolutionsStarted = 0
-        /// When each resolution started without a result yet times out, in start order (every
-        /// resolution has the same timeout, so that is deadline order). Entries of resolutions
-        /// that succeeded or ended meanwhile are skipped when they come due.
-        var deadlines: [ResolutionDeadline] = []
-        /// The one task sleeping until the first deadline: a task per resolution would hold a
-        /// thousand sleeping tasks while a thousand services resolve.
-        var timer: Task<Void, Never>?
         var isStopped = false
-    }
-
-    private struct ResolutionDeadline {
-        var service: Service
-        var number: Int
-        var deadline: ContinuousClock.Instant
     }
 
     private struct Resolution {
@@ -33,6 +20,7 @@ final class DiscoveryCore: Sendable {
         var number: Int
         /// Nil until the backend has answered the request.
         var token: BackendToken?
+        var timeout: DeadlineScheduler.Token?
         var last: ResolvedService?
     }
 
@@ -79,10 +67,8 @@ final class DiscoveryCore: Sendable {
             state.isStopped = true
             var followup = Followup()
             followup.cancel = [state.browse].compactMap { $0 } + state.resolutions.values.compactMap(\.token)
+            for resolution in state.resolutions.values { Self.cancelTimeout(of: resolution) }
             state.resolutions = [:]
-            state.deadlines = []
-            state.timer?.cancel()
-            state.timer = nil
             sink.yield(.stopped)
             return followup
         }
@@ -113,6 +99,7 @@ final class DiscoveryCore: Sendable {
             }
             for service in Self.unique(removed) {
                 if let resolution = state.resolutions.removeValue(forKey: service) {
+                    Self.cancelTimeout(of: resolution)
                     followup.cancel += [resolution.token].compactMap { $0 }
                 }
                 sink.yield(.removed(service))
@@ -122,12 +109,9 @@ final class DiscoveryCore: Sendable {
                 guard automaticallyResolve else { continue }
                 state.resolutionsStarted += 1
                 let number = state.resolutionsStarted
-                state.resolutions[service] = Resolution(number: number)
-                state.deadlines.append(
-                    ResolutionDeadline(service: service, number: number, deadline: .now + resolutionTimeout))
+                state.resolutions[service] = Resolution(number: number, timeout: timeout(for: service, number: number))
                 followup.resolve.append((service, number))
             }
-            armTimer(&state)
             return followup
         }
         perform(followup)
@@ -147,6 +131,7 @@ final class DiscoveryCore: Sendable {
             } catch {
                 state.withLock { state in
                     guard let resolution = state.resolutions[service], resolution.number == number else { return }
+                    Self.cancelTimeout(of: resolution)
                     state.resolutions[service] = nil
                     sink.yield(.resolutionFailed(service, error))
                 }
@@ -154,35 +139,14 @@ final class DiscoveryCore: Sendable {
         }
     }
 
-    /// Starts the timer for the first deadline of a resolution still waiting for its first
-    /// result, unless the timer runs already; drops the deadlines before it, which need none.
-    private func armTimer(_ state: inout State) {
-        guard state.timer == nil else { return }
-        let resolutions = state.resolutions
-        let settled = state.deadlines.prefix { entry in
-            resolutions[entry.service].map { $0.number != entry.number || $0.last != nil } ?? true
-        }.count
-        state.deadlines.removeFirst(settled)
-        guard let first = state.deadlines.first else { return }
-        state.timer = Task { [weak self] in
-            guard (try? await Task.sleep(until: first.deadline, clock: .continuous)) != nil else { return }
-            self?.deadlinesPassed()
+    private func timeout(for service: Service, number: Int) -> DeadlineScheduler.Token {
+        DeadlineScheduler.shared.schedule(after: resolutionTimeout) { [weak self] in
+            self?.resolutionTimedOut(service, number: number)
         }
     }
 
-    /// Fails the resolutions whose deadline has passed without a result, and arms the timer for
-    /// the next deadline.
-    private func deadlinesPassed() {
-        let now = ContinuousClock.now
-        let tokens = state.withLock { state -> [BackendToken] in
-            state.timer = nil
-            let due = Array(state.deadlines.prefix { $0.deadline <= now })
-            state.deadlines.removeFirst(due.count)
-            let tokens = due.compactMap { timedOut($0.service, number: $0.number, &state) }
-            armTimer(&state)
-            return tokens
-        }
-        for token in tokens { backend.cancel(token) }
+    private static func cancelTimeout(of resolution: Resolution) {
+        if let timeout = resolution.timeout { DeadlineScheduler.shared.cancel(timeout) }
     }
 
     private func resolved(_ resolved: ResolvedService, by number: Int) {
@@ -191,21 +155,24 @@ final class DiscoveryCore: Sendable {
                 var resolution = state.resolutions[resolved.service], resolution.number == number,
                 resolution.last != resolved
             else { return }
+            Self.cancelTimeout(of: resolution)
+            resolution.timeout = nil
             resolution.last = resolved
             state.resolutions[resolved.service] = resolution
             sink.yield(.resolved(resolved))
         }
     }
 
-    /// Ends resolution `number` of `service` with `timedOut` if it is still waiting for its first
-    /// result; returns its backend token to cancel.
-    private func timedOut(_ service: Service, number: Int, _ state: inout State) -> BackendToken? {
-        guard !state.isStopped, state.services.contains(service), let resolution = state.resolutions[service],
-            resolution.number == number, resolution.last == nil
-        else { return nil }
-        state.resolutions[service] = nil
-        sink.yield(.resolutionFailed(service, .timedOut))
-        return resolution.token
+    private func resolutionTimedOut(_ service: Service, number: Int) {
+        let token = state.withLock { state -> BackendToken? in
+            guard !state.isStopped, state.services.contains(service), let resolution = state.resolutions[service],
+                resolution.number == number, resolution.last == nil
+            else { return nil }
+            state.resolutions[service] = nil
+            sink.yield(.resolutionFailed(service, .timedOut))
+            return resolution.token
+        }
+        if let token { backend.cancel(token) }
     }
 
     private static func unique(_ services: [Service]) -> [Service] {
