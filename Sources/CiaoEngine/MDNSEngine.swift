@@ -92,6 +92,13 @@ public struct MDNSEngine {
         interfaces[interface]?.cache.entries.values.map(\.record) ?? []
     }
 
+    /// The records cached on `interface` under `name` and `type` that are on their way out (a
+    /// goodbye or a cache flush gave them their last second): a query started now is not told of
+    /// them (``startQuery(name:type:interfaces:at:)``), though their removal is reported later.
+    public func leavingRecords(named name: DomainName, type: RecordType, on interface: InterfaceID) -> [ResourceRecord] {
+        interfaces[interface]?.cache.records(named: name, type: type).filter(\.isLeaving).map(\.record) ?? []
+    }
+
     // MARK: Output
 
     /// Datagrams to send, in order; clears them.
@@ -146,7 +153,8 @@ public struct MDNSEngine {
         ownRecordsChanged = true
         // Each record once: services of one type share their PTR from the enumeration name.
         var seen: Set<RecordKey> = []
-        let goodbyes = ([host] + registrations.values.filter { $0.appliesTo(id) }).flatMap {
+        // A name still being probed was never announced: nobody holds it to say goodbye to.
+        let goodbyes = ([host] + registrations.values.filter { $0.appliesTo(id) && !isProbing($0) }).flatMap {
             $0.records(hostName: host.name, interface: state.interface)
         }.filter { seen.insert(RecordKey($0)).inserted }
         multicast(Message(header: .response(), answers: goodbyes.map(\.goodbye)), on: state.interface)

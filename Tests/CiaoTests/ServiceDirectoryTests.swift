@@ -142,6 +142,60 @@ import Testing
         #expect(addressQuestions.isEmpty, "\(addressQuestions)")
     }
 
+    /// A resolution that joins the address queries of a host others already follow is not shown
+    /// an address that a goodbye has withdrawn, though the cache keeps it one more second (§10.1).
+    @Test func joiningResolutionIsNotShownAnAddressOnItsWayOut() throws {
+        var harness = DirectoryHarness()
+        for name in ["First", "Second"] {
+            harness.publish(Publication(name: name, type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true), on: harness.publisher)
+        }
+        harness.run(for: .seconds(3))
+        harness.resolve(Service(name: "First", type: Self.type, interfaceIndex: 1))
+        harness.run(for: .seconds(2))
+        let v4 = harness.network.address(of: harness.publisher, on: harness.link, family: .v4)
+        harness.network.setAddresses([InterfaceAddress(v4, prefixLength: 15)], of: harness.publisher, on: harness.link)
+        harness.run(for: .milliseconds(200))
+        let resolvedBefore = harness.resolved.count
+        harness.resolve(Service(name: "Second", type: Self.type, interfaceIndex: 1))
+        harness.run(for: .seconds(2))
+        let second = harness.resolved[resolvedBefore...].filter { $0.service.name == "Second" }
+        #expect(second.first?.addresses == [v4.description], "\(second.map(\.addresses))")
+        #expect(harness.resolved.last { $0.service.name == "First" }?.addresses == [v4.description])
+    }
+
+    /// A service moving to another host moves its resolution to that host's addresses, while a
+    /// resolution of a service still on the first host keeps following the first host's.
+    @Test func resolutionFollowsItsServiceToAnotherHost() throws {
+        var harness = DirectoryHarness()
+        let moving = harness.publish(
+            Publication(name: "Moving", type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+            on: harness.publisher)
+        harness.publish(
+            Publication(name: "Staying", type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+            on: harness.publisher)
+        harness.run(for: .seconds(3))
+        for name in ["Moving", "Staying"] { harness.resolve(Service(name: name, type: Self.type, interfaceIndex: 1)) }
+        harness.run(for: .seconds(2))
+        harness.withDirectory(harness.publisher) { directory, engine, now in directory.cancel(moving, engine: &engine, at: now) }
+        harness.run(for: .seconds(2))
+        harness.publish(
+            Publication(name: "Moving", type: Self.type, port: 81, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+            on: harness.browser)
+        harness.run(for: .seconds(3))
+        let browserAddresses = [IPFamily.v4, .v6].map { harness.network.address(of: harness.browser, on: harness.link, family: $0).description }
+        let moved = try #require(harness.resolved.last { $0.service.name == "Moving" })
+        #expect(moved.hostName == "beta.local." && moved.port == 81)
+        #expect(moved.addresses == browserAddresses)
+
+        let v6 = harness.network.address(of: harness.publisher, on: harness.link, family: .v6)
+        let newV4 = CiaoEngine.IPAddress.v4(IPv4Address(198, 18, 99, 9))
+        harness.network.setAddresses(
+            [InterfaceAddress(newV4, prefixLength: 15), InterfaceAddress(v6, prefixLength: 64)], of: harness.publisher, on: harness.link)
+        harness.run(for: .seconds(3))
+        #expect(harness.resolved.last { $0.service.name == "Staying" }?.addresses == [newV4.description, v6.description])
+        #expect(harness.resolved.last { $0.service.name == "Moving" }?.addresses == browserAddresses)
+    }
+
     @Test func publicationReportsItsNameAndHostOrItsConflict() {
         var harness = DirectoryHarness()
         harness.publish(Publication(name: "Taken", type: Self.type, port: 1, txtRecord: .empty, subtypes: [], allowsRenaming: true), on: harness.browser)

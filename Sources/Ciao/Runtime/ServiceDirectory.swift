@@ -193,6 +193,7 @@ struct ServiceDirectory {
         var browseBatches: [QueryID: [BrowseUpdate]] = [:]
         var browseOrder: [QueryID] = []
         var touchedResolutions: [BackendToken] = []
+        var touchedTargets: [AddressTarget] = []
         for event in events {
             switch event {
             case .registered(let id, let name):
@@ -236,7 +237,7 @@ struct ServiceDirectory {
                     touchedResolutions.append(token)
                 } else if let target = addressQueryTargets[query] {
                     addressRecord(record, change, on: interface, of: target)
-                    touchedResolutions += addressFollows[target]?.followers.sorted { $0.rawValue < $1.rawValue } ?? []
+                    if !touchedTargets.contains(target) { touchedTargets.append(target) }
                 }
             }
         }
@@ -244,9 +245,15 @@ struct ServiceDirectory {
             guard let onUpdate = browses[query]?.onUpdate, let batch = browseBatches[query] else { continue }
             deliveries.append { onUpdate(batch) }
         }
+        for target in touchedTargets {
+            touchedResolutions += addressFollows[target]?.followers.sorted { $0.rawValue < $1.rawValue } ?? []
+        }
         var reported: Set<BackendToken> = []
+        var liveAddresses: [AddressTarget: [InterfaceAddresses]] = [:]
         for token in touchedResolutions where reported.insert(token).inserted {
-            if let delivery = resolutionResult(token) { deliveries.append(delivery) }
+            if let delivery = resolutionResult(token, engine: engine, liveAddresses: &liveAddresses) {
+                deliveries.append(delivery)
+            }
         }
         return deliveries
     }
@@ -374,14 +381,40 @@ struct ServiceDirectory {
         }
     }
 
+    /// The addresses `target`'s queries have found, less those now on their way out: a resolution
+    /// that joins a shared follow must not be shown an address a goodbye has already withdrawn,
+    /// which a query of its own would not have reported (``MDNSEngine/startQuery(name:type:interfaces:at:)``).
+    private func liveAddresses(of target: AddressTarget, engine: MDNSEngine) -> [InterfaceAddresses] {
+        (addressFollows[target]?.addresses ?? []).map { found in
+            let leaving = [RecordType.a, .aaaa].flatMap { engine.leavingRecords(named: target.name, type: $0, on: found.interface) }
+            let addresses = found.addresses.filter { address in
+                !leaving.contains { record in
+                    switch (record.data, address) {
+                    case (.a(let cached), .v4(let v4)): cached == v4
+                    case (.aaaa(let cached), .v6(let v6)): cached == v6
+                    default: false
+                    }
+                }
+            }
+            return InterfaceAddresses(interface: found.interface, addresses: addresses)
+        }
+    }
+
     /// The resolution's result when it is complete (SRV, TXT and an address) and new.
-    private mutating func resolutionResult(_ token: BackendToken) -> Delivery? {
+    /// `liveAddresses` memoizes ``liveAddresses(of:engine:)`` across the resolutions of one batch.
+    private mutating func resolutionResult(
+        _ token: BackendToken, engine: MDNSEngine, liveAddresses: inout [AddressTarget: [InterfaceAddresses]]
+    ) -> Delivery? {
         guard var resolution = resolutions[token], let (interface, srv) = resolution.firstSRV,
             let txt = resolution.answers.first(where: { $0.interface == interface })?.txt
                 ?? resolution.answers.lazy.compactMap(\.txt).first,
             let txtRecord = try? TXTRecord(wireData: Data(txt.wireBytes))
         else { return nil }
-        let found = resolution.addressTarget.flatMap { addressFollows[$0]?.addresses } ?? []
+        var found: [InterfaceAddresses] = []
+        if let target = resolution.addressTarget {
+            found = liveAddresses[target] ?? self.liveAddresses(of: target, engine: engine)
+            liveAddresses[target] = found
+        }
         let addresses = found.flatMap { found in
             found.addresses.sorted { $0.sortKey.lexicographicallyPrecedes($1.sortKey) }
                 .map { presentation(of: $0, on: found.interface) }
