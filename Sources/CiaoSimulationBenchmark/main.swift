@@ -16,7 +16,7 @@ import Darwin
 if CommandLine.arguments.dropFirst().first == "responder" {
     let numbers = CommandLine.arguments.dropFirst(2).map { Int($0) }
     let scenario = ResponderScenario(
-        services: numbers.first.flatMap { $0 } ?? 1000, queries: numbers.dropFirst().first.flatMap { $0 } ?? 200_000)
+        services: max(1, numbers.first.flatMap { $0 } ?? 1000), queries: numbers.dropFirst().first.flatMap { $0 } ?? 200_000)
     let result = scenario.run()
     let seconds = Double(result.wallTime.components.seconds) + Double(result.wallTime.components.attoseconds) / 1e18
     print("""

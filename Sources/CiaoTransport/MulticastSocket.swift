@@ -261,11 +261,12 @@ public final class MulticastSocket {
     // MARK: Receiving
 
     /// Reads the datagrams waiting on the socket with as few recvmmsg(2) calls as it takes: one when
-    /// fewer than `receiveSlots` are waiting, another while the kernel fills every slot, until
-    /// about `limit` are read. Empty when none is waiting (EAGAIN).
+    /// fewer than `receiveSlots` are waiting, another while the kernel fills every slot, until at
+    /// least `limit` are read (at most `limit + receiveSlots - 1`).
     ///
     /// Datagrams larger than `maximumDatagramSize` (MSG_TRUNC) and datagrams the kernel reported
-    /// without a receiving interface are read and skipped.
+    /// without a receiving interface are read and skipped, so an empty result means none was
+    /// waiting (EAGAIN) or every one read was skipped; poll(2) tells whether more wait.
     public func receiveWaiting(limit: Int = 256) throws(TransportError) -> [ReceivedPacket] {
         let operation = "receive on the \(family.name) mDNS socket"
         var packets: [ReceivedPacket] = []

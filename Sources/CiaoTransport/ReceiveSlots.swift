@@ -19,6 +19,8 @@ struct ReceiveSlots: ~Copyable {
     private let vectors: UnsafeMutablePointer<iovec>
 
     init(count: Int, packetSize: Int, controlSize: Int) {
+        // Every slot's control buffer must start cmsghdr-aligned, as the first one does.
+        precondition(controlSize % MemoryLayout<cmsghdr>.alignment == 0, "control buffers must stay aligned")
         self.count = count
         self.packetSize = packetSize
         self.controlSize = controlSize
