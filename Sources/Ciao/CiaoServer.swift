@@ -48,7 +48,7 @@ public actor CiaoServer {
     deinit {
         if let current {
             backend.cancel(current.token)
-            if let timeout = current.timeout { DeadlineScheduler.shared.cancel(timeout) }
+            DeadlineScheduler.shared.cancel(current.timeout)
         }
         eventSink.finish()
     }
@@ -150,7 +150,7 @@ public actor CiaoServer {
                 service: Service(name: name, type: active.configuration.type), port: active.port, hostName: hostName)
             publishedService = published
             eventSink.yield(.started(published))
-            if let timeout = active.timeout { DeadlineScheduler.shared.cancel(timeout) }
+            DeadlineScheduler.shared.cancel(active.timeout)
             current?.timeout = nil
             if let pending = active.pendingStart {
                 current?.pendingStart = nil
@@ -183,7 +183,7 @@ public actor CiaoServer {
         guard let active = current else { return }
         current = nil
         backend.cancel(active.token)
-        if let timeout = active.timeout { DeadlineScheduler.shared.cancel(timeout) }
+        DeadlineScheduler.shared.cancel(active.timeout)
         active.pendingStart?.resume(throwing: CiaoError.stopped)
         if reportingStopped && publishedService != nil {
             eventSink.yield(.stopped)

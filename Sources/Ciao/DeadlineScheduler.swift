@@ -50,8 +50,10 @@ final class DeadlineScheduler: Sendable {
         }
     }
 
-    /// Forgets the action of `token`; it will not run. Cancelling twice, or after it ran, does nothing.
-    func cancel(_ token: Token) {
+    /// Forgets the action of `token`; it will not run. Cancelling twice, after it ran, or nil (no
+    /// timeout was scheduled) does nothing.
+    func cancel(_ token: Token?) {
+        guard let token else { return }
         state.withLock { state in _ = state.actions.removeValue(forKey: token) }
     }
 

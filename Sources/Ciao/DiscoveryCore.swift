@@ -67,7 +67,7 @@ final class DiscoveryCore: Sendable {
             state.isStopped = true
             var followup = Followup()
             followup.cancel = [state.browse].compactMap { $0 } + state.resolutions.values.compactMap(\.token)
-            for resolution in state.resolutions.values { Self.cancelTimeout(of: resolution) }
+            for resolution in state.resolutions.values { DeadlineScheduler.shared.cancel(resolution.timeout) }
             state.resolutions = [:]
             sink.yield(.stopped)
             return followup
@@ -99,7 +99,7 @@ final class DiscoveryCore: Sendable {
             }
             for service in Self.unique(removed) {
                 if let resolution = state.resolutions.removeValue(forKey: service) {
-                    Self.cancelTimeout(of: resolution)
+                    DeadlineScheduler.shared.cancel(resolution.timeout)
                     followup.cancel += [resolution.token].compactMap { $0 }
                 }
                 sink.yield(.removed(service))
@@ -131,7 +131,7 @@ final class DiscoveryCore: Sendable {
             } catch {
                 state.withLock { state in
                     guard let resolution = state.resolutions[service], resolution.number == number else { return }
-                    Self.cancelTimeout(of: resolution)
+                    DeadlineScheduler.shared.cancel(resolution.timeout)
                     state.resolutions[service] = nil
                     sink.yield(.resolutionFailed(service, error))
                 }
@@ -145,17 +145,13 @@ final class DiscoveryCore: Sendable {
         }
     }
 
-    private static func cancelTimeout(of resolution: Resolution) {
-        if let timeout = resolution.timeout { DeadlineScheduler.shared.cancel(timeout) }
-    }
-
     private func resolved(_ resolved: ResolvedService, by number: Int) {
         state.withLock { state in
             guard !state.isStopped, state.services.contains(resolved.service),
                 var resolution = state.resolutions[resolved.service], resolution.number == number,
                 resolution.last != resolved
             else { return }
-            Self.cancelTimeout(of: resolution)
+            DeadlineScheduler.shared.cancel(resolution.timeout)
             resolution.timeout = nil
             resolution.last = resolved
             state.resolutions[resolved.service] = resolution

@@ -36,7 +36,7 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The address as an A or AAAA record's data.
-    var recordData: RecordData {
+    public var recordData: RecordData {
         switch self {
         case .v4(let address): .a(address)
         case .v6(let address): .aaaa(address)

@@ -59,20 +59,10 @@ struct ServiceDirectory {
         var firstSRV: (interface: InterfaceID, srv: SRVData)? {
             answers.lazy.compactMap { answers in answers.srv.map { (answers.interface, $0) } }.first
         }
-
-        /// The answers of `interface`, added (empty) in interface order if there are none yet.
-        mutating func indexOfAnswers(on interface: InterfaceID) -> Int {
-            if let index = answers.firstIndex(where: { $0.interface >= interface }) {
-                if answers[index].interface != interface { answers.insert(InterfaceAnswers(interface: interface), at: index) }
-                return index
-            }
-            answers.append(InterfaceAnswers(interface: interface))
-            return answers.count - 1
-        }
     }
 
     /// The SRV and TXT records one interface has given a resolution.
-    private struct InterfaceAnswers {
+    fileprivate struct InterfaceAnswers {
         var interface: InterfaceID
         var srv: SRVData?
         var txt: TXTData?
@@ -93,7 +83,7 @@ struct ServiceDirectory {
         var addresses: [InterfaceAddresses] = []
     }
 
-    private struct InterfaceAddresses {
+    fileprivate struct InterfaceAddresses {
         var interface: InterfaceID
         var addresses: [CiaoEngine.IPAddress]
     }
@@ -296,14 +286,14 @@ struct ServiceDirectory {
         switch record.data {
         case .srv(let srv):
             // A removal concerns the record it names: a newer one may have taken its place.
-            let index = resolution.indexOfAnswers(on: interface)
+            let index = resolution.answers.index(insertingIfMissing: interface)
             if change != .removed {
                 resolution.answers[index].srv = srv
             } else if resolution.answers[index].srv == srv {
                 resolution.answers[index].srv = nil
             }
         case .txt(let txt):
-            let index = resolution.indexOfAnswers(on: interface)
+            let index = resolution.answers.index(insertingIfMissing: interface)
             if change != .removed {
                 resolution.answers[index].txt = txt
             } else if resolution.answers[index].txt == txt {
@@ -359,10 +349,7 @@ struct ServiceDirectory {
         default: return
         }
         guard var follow = addressFollows[target] else { return }
-        let index = follow.addresses.firstIndex { $0.interface >= interface } ?? follow.addresses.count
-        if index == follow.addresses.count || follow.addresses[index].interface != interface {
-            follow.addresses.insert(InterfaceAddresses(interface: interface, addresses: []), at: index)
-        }
+        let index = follow.addresses.index(insertingIfMissing: interface)
         updateAddress(address, change, in: &follow.addresses[index].addresses)
         addressFollows[target] = follow
     }
@@ -387,15 +374,7 @@ struct ServiceDirectory {
     private func liveAddresses(of target: AddressTarget, engine: MDNSEngine) -> [InterfaceAddresses] {
         (addressFollows[target]?.addresses ?? []).map { found in
             let leaving = [RecordType.a, .aaaa].flatMap { engine.leavingRecords(named: target.name, type: $0, on: found.interface) }
-            let addresses = found.addresses.filter { address in
-                !leaving.contains { record in
-                    switch (record.data, address) {
-                    case (.a(let cached), .v4(let v4)): cached == v4
-                    case (.aaaa(let cached), .v6(let v6)): cached == v6
-                    default: false
-                    }
-                }
-            }
+            let addresses = found.addresses.filter { address in !leaving.contains { $0.data == address.recordData } }
             return InterfaceAddresses(interface: found.interface, addresses: addresses)
         }
     }
@@ -450,6 +429,29 @@ struct ServiceDirectory {
 
     static func txtData(_ record: TXTRecord) -> TXTData {
         (try? TXTData(wireBytes: [UInt8](record.wireData))) ?? (try! TXTData(strings: []))
+    }
+}
+
+/// What one interface has given, kept in arrays in interface order (`index(insertingIfMissing:)` below).
+private protocol PerInterface {
+    var interface: InterfaceID { get }
+    init(interface: InterfaceID)
+}
+
+extension ServiceDirectory.InterfaceAnswers: PerInterface {
+    init(interface: InterfaceID) { self.init(interface: interface, srv: nil, txt: nil) }
+}
+
+extension ServiceDirectory.InterfaceAddresses: PerInterface {
+    init(interface: InterfaceID) { self.init(interface: interface, addresses: []) }
+}
+
+extension Array where Element: PerInterface {
+    /// The index of `interface`'s element, inserted (empty) in interface order if there is none.
+    fileprivate mutating func index(insertingIfMissing interface: InterfaceID) -> Int {
+        let index = firstIndex { $0.interface >= interface } ?? count
+        if index == count || self[index].interface != interface { insert(Element(interface: interface), at: index) }
+        return index
     }
 }
 
