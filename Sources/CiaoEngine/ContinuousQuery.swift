@@ -2,16 +2,28 @@ import CiaoWire
 
 /// A question asked continuously on each interface: first after 20–120 ms, then at intervals that
 /// double from one second up to an hour (RFC 6762 §5.2).
+///
+/// On an interface with both families the first query goes out over IPv4 alone, and over IPv6
+/// `ipv6FirstQueryLag` later, listing what IPv4 brought as known answers (§7.1): a dual-stack
+/// responder then answers once, not once per family. The later queries ask over both at once.
 struct ContinuousQuery {
     static let firstDelay: ClosedRange<Duration> = .milliseconds(20)...(.milliseconds(120))
     static let firstInterval: Duration = .seconds(1)
     static let maximumInterval: Duration = .seconds(3600)
+    /// Longer than a responder's 20–120 ms delay for shared answers (§6), so that IPv4's answers
+    /// are in when the IPv6 query lists its known answers.
+    static let ipv6FirstQueryLag: Duration = .milliseconds(150)
 
-    /// One interface's schedule: when the next query goes out, and the interval after it.
+    /// One interface's schedule: when the next query goes out, the interval after it, and when
+    /// the first goes out over IPv6 if that is still to come.
     struct InterfaceSchedule {
         var interface: InterfaceID
         var nextSend: Instant
         var interval: Duration
+        var firstIPv6Send: Instant?
+
+        /// The earliest instant something is due.
+        var nextDue: Instant { min(nextSend, firstIPv6Send ?? nextSend) }
     }
 
     var name: DomainName
@@ -42,11 +54,29 @@ struct ContinuousQuery {
     mutating func schedule(on interface: InterfaceID, firstAt first: Instant) {
         guard appliesTo(interface) else { return }
         forget(interface)
-        schedules.append(InterfaceSchedule(interface: interface, nextSend: first, interval: Self.firstInterval))
+        schedules.append(InterfaceSchedule(
+            interface: interface, nextSend: first, interval: Self.firstInterval,
+            firstIPv6Send: first + Self.ipv6FirstQueryLag))
     }
 
-    func isDue(on interface: InterfaceID, at now: Instant) -> Bool {
-        schedules.contains { $0.interface == interface && $0.nextSend <= now }
+    /// The families to ask over on `interface` now, given the families it has, and the schedule
+    /// moved on as if asked; empty when nothing is due.
+    mutating func takeDue(on interface: InterfaceID, families: [IPFamily], at now: Instant) -> [IPFamily] {
+        guard let index = schedules.firstIndex(where: { $0.interface == interface }) else { return [] }
+        let schedule = schedules[index]
+        let dualStack = families.contains(.v4) && families.contains(.v6)
+        var asked: [IPFamily] = []
+        if schedule.nextSend <= now {
+            let ipv6Waits = dualStack && schedule.firstIPv6Send.map { $0 > now } ?? false
+            asked = ipv6Waits ? [.v4] : families
+            markSent(on: interface, at: now)
+        } else if dualStack, let firstIPv6Send = schedule.firstIPv6Send, firstIPv6Send <= now {
+            asked = [.v6]
+        }
+        if !dualStack || asked.contains(.v6) {
+            schedules[index].firstIPv6Send = nil
+        }
+        return asked
     }
 
     /// Records that a query went out (or that another host asked the same, RFC 6762 §7.3): the next

@@ -23,7 +23,7 @@ extension MDNSEngine {
         // would stay due forever: drop them.
         var due: [InterfaceID: [QueryID]] = [:]
         for (id, query) in queries {
-            for schedule in query.schedules where schedule.nextSend <= now {
+            for schedule in query.schedules where schedule.nextDue <= now {
                 if interfaces[schedule.interface] == nil {
                     queries[id]!.forget(schedule.interface)
                 } else {
@@ -32,8 +32,15 @@ extension MDNSEngine {
             }
         }
         for interfaceID in interfaces.keys.sorted() {
+            let families = interfaces[interfaceID]!.interface.families
+            // The questions in the order first asked, and the families each is asked over.
             var questions: [Question] = []
-            var asked: Set<Question> = []
+            var askedOver: [Question: Set<IPFamily>] = [:]
+            func ask(_ question: Question, over families: [IPFamily]) {
+                guard !families.isEmpty else { return }
+                if askedOver[question] == nil { questions.append(question) }
+                askedOver[question, default: []].formUnion(families)
+            }
             for id in (due[interfaceID] ?? []).sorted() {
                 let query = queries[id]!
                 // A unique answer is cached (it came in since the query was scheduled, or the
@@ -44,8 +51,7 @@ extension MDNSEngine {
                     queries[id]!.schedule(on: interfaceID, firstAt: expiry)
                     continue
                 }
-                if asked.insert(query.question).inserted { questions.append(query.question) }
-                queries[id]!.markSent(on: interfaceID, at: now)
+                ask(query.question, over: queries[id]!.takeDue(on: interfaceID, families: families, at: now))
             }
             // The records these questions ask for are refreshed from now on (§5.2).
             for question in questions {
@@ -58,12 +64,21 @@ extension MDNSEngine {
                 refreshes = interfaces[interfaceID]!.cache.takeDueRefreshes(at: now, random: &random, isQueried: watched.contains)
             }
             for rrset in refreshes.sorted(by: { ($0.name.description, $0.type.rawValue) < ($1.name.description, $1.type.rawValue) }) {
-                let question = Question(name: rrset.name, type: rrset.type)
-                if asked.insert(question).inserted { questions.append(question) }
+                ask(Question(name: rrset.name, type: rrset.type), over: families)
             }
-            guard !questions.isEmpty, let state = interfaces[interfaceID] else { continue }
-            let message = Message(questions: questions, answers: knownAnswers(for: questions, on: state.interface, at: now))
-            multicast(message, on: state.interface)
+            guard let state = interfaces[interfaceID] else { continue }
+            // Over both families the questions are mostly the same: one message serves both.
+            var sent: (questions: [Question], message: Message)?
+            for family in families {
+                let familyQuestions = questions.filter { askedOver[$0]!.contains(family) }
+                guard !familyQuestions.isEmpty else { continue }
+                if sent?.questions != familyQuestions {
+                    let message = Message(
+                        questions: familyQuestions, answers: knownAnswers(for: familyQuestions, on: state.interface, at: now))
+                    sent = (familyQuestions, message)
+                }
+                send(sent!.message, on: interfaceID, to: .multicast(family))
+            }
         }
     }
 

@@ -253,7 +253,7 @@ public struct MDNSEngine {
             consider(state.cache.nextDeadline)
         }
         for query in queries.values {
-            for schedule in query.schedules { consider(schedule.nextSend) }
+            for schedule in query.schedules { consider(schedule.nextDue) }
         }
         return earliest
     }

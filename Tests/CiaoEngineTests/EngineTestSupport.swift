@@ -37,9 +37,10 @@ extension SimulatedNetwork {
         return present
     }
 
-    /// Decoded messages sent by `host` (multicast and unicast), with their times.
-    func sentMessages(by host: HostID) -> [(time: Instant, message: Message)] {
-        transmissions.filter { $0.sender == host }.compactMap { transmission in
+    /// Decoded messages sent by `host` (multicast and unicast), with their times; over one family
+    /// when `family` is given.
+    func sentMessages(by host: HostID, family: IPFamily? = nil) -> [(time: Instant, message: Message)] {
+        transmissions.filter { $0.sender == host && (family == nil || $0.datagram.family == family) }.compactMap { transmission in
             (try? Message(decoding: transmission.datagram.bytes)).map { (transmission.time, $0) }
         }
     }

@@ -147,9 +147,9 @@ struct ResolvingBrowser {
 }
 
 extension SimulatedNetwork {
-    /// Datagrams sent by `host` after `start`, decoded.
-    func messages(from host: HostID, after start: Instant = .zero) -> [(time: Instant, message: Message)] {
-        sentMessages(by: host).filter { $0.time >= start }
+    /// Datagrams sent by `host` after `start`, decoded; over one family when `family` is given.
+    func messages(from host: HostID, after start: Instant = .zero, family: IPFamily? = nil) -> [(time: Instant, message: Message)] {
+        sentMessages(by: host, family: family).filter { $0.time >= start }
     }
 
     /// Adds `count` services named `"<prefix> <n>"` to `host` and runs until all are registered.

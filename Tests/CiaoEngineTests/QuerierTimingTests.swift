@@ -4,9 +4,10 @@ import CiaoWire
 import Testing
 
 /// Continuous query timing (RFC 6762 §5.2): the first query 20–120 ms after the start, then
-/// intervals of 1 s, 2 s, 4 s … up to an hour.
+/// intervals of 1 s, 2 s, 4 s … up to an hour; over IPv6 the first follows IPv4's by 150 ms.
 @Suite struct QuerierTimingTests {
-    static func queryTimes(seed: UInt64, hours: Int) -> (start: Instant, times: [Instant]) {
+    /// When a dual-stack browser's PTR query went out over `family`.
+    static func queryTimes(seed: UInt64, hours: Int, family: IPFamily = .v4) -> (start: Instant, times: [Instant]) {
         var network = SimulatedNetwork(seed: seed)
         let link = network.addLink()
         let browserHost = network.addHost(named: "beta", links: [link])
@@ -14,13 +15,10 @@ import Testing
         let start = network.now
         network.withEngine(browserHost) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
         network.run(for: .seconds(Int64(hours) * 3600))
-        // Both families carry each query: count each instant once.
-        let times = network.messages(from: browserHost, after: start).filter { entry in
+        let times = network.messages(from: browserHost, after: start, family: family).filter { entry in
             !entry.message.header.isResponse && entry.message.questions.contains { $0.name == Support.serviceType }
         }.map(\.time)
-        var unique: [Instant] = []
-        for time in times where unique.last != time { unique.append(time) }
-        return (start, unique)
+        return (start, times)
     }
 
     @Test(arguments: [UInt64(1), 2, 3, 4, 5])
@@ -41,6 +39,52 @@ import Testing
         #expect(intervals == expected)
         #expect(intervals.max() == .seconds(3600))
         if seed == 1 { print("query intervals over 4 h: first after \(first), then \(intervals.map { "\($0.components.seconds)s" })") }
+    }
+
+    /// A dual-stack interface is asked over IPv4 first and over IPv6 150 ms later, so that the
+    /// IPv6 query can list what IPv4 brought; from the second query on, both go together.
+    @Test(arguments: [UInt64(1), 2, 3])
+    func firstIPv6QueryFollowsIPv4s(seed: UInt64) {
+        let (_, ipv4) = Self.queryTimes(seed: seed, hours: 1, family: .v4)
+        let (_, ipv6) = Self.queryTimes(seed: seed, hours: 1, family: .v6)
+        try? #require(ipv4.count >= 3 && ipv6.count == ipv4.count)
+        #expect(ipv6[0] - ipv4[0] == .milliseconds(150))
+        #expect(Array(ipv6.dropFirst()) == Array(ipv4.dropFirst()))
+    }
+
+    /// A responder with one family only is found over it: over IPv4 after the first query, over
+    /// IPv6 after the first IPv6 query, at most 150 ms later.
+    @Test(arguments: [UInt64(1), 2, 3])
+    func singleFamilyRespondersAreFoundOverTheirFamily(seed: UInt64) {
+        var network = SimulatedNetwork(seed: seed)
+        let link = network.addLink()
+        network.families = [.v4]
+        let ipv4Only = network.addHost(named: "four", links: [link])
+        network.families = [.v6]
+        let ipv6Only = network.addHost(named: "six", links: [link])
+        _ = network.registerServices(1, prefix: "Four", on: ipv4Only)
+        _ = network.registerServices(1, prefix: "Six", on: ipv6Only)
+        network.run(for: .seconds(10))
+        // The browser comes after the announcements: what it finds, its queries draw.
+        network.families = [.v4, .v6]
+        let browserHost = network.addHost(named: "beta", links: [link])
+        network.run(for: .seconds(1))
+        let start = network.now
+        let browse = network.withEngine(browserHost) { engine, now in
+            engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+        }
+        network.run(for: .seconds(2))
+        func foundAfter(_ instance: String) -> Duration? {
+            network.events.first { timed in
+                guard timed.host == browserHost, case .added(browse, let record, _) = timed.event else { return false }
+                return record.data == .ptr(Support.instance(instance))
+            }.map { $0.time - start }
+        }
+        let four = try? #require(foundAfter("Four 0"))
+        let six = try? #require(foundAfter("Six 0"))
+        // The first query after 20–120 ms, a shared answer after 20–120 ms more (§5.2, §6).
+        #expect(four.map { $0 <= .milliseconds(250) } ?? false, "IPv4-only found after \(String(describing: four))")
+        #expect(six.map { $0 <= .milliseconds(400) } ?? false, "IPv6-only found after \(String(describing: six))")
     }
 
     /// Queries started together (a resolution's SRV and TXT) ask in one packet, on one schedule;
