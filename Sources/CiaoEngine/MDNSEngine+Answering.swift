@@ -172,23 +172,33 @@ extension MDNSEngine {
     private mutating func sendResponse(
         _ answers: [ResourceRecord], on interface: NetworkInterface, to destination: OutgoingDatagram.Destination
     ) {
+        func message(_ chunk: ArraySlice<ResourceRecord>) -> Message {
+            let chunk = Array(chunk)
+            return Message(header: .response(), answers: chunk, additionals: additionals(for: chunk, on: interface))
+        }
+        func encoded(_ chunk: ArraySlice<ResourceRecord>) -> [UInt8]? {
+            try? message(chunk).encoded(maximumSize: configuration.maximumDatagramSize)
+        }
         var rest = answers[...]
         var count = rest.count
         while !rest.isEmpty {
+            // From the last packet's count: shrink fast until the answers fit, then grow one at a
+            // time while one more still fits, so that each packet is as full as it can be.
             count = min(count, rest.count)
-            while true {
-                let chunk = Array(rest.prefix(count))
-                let message = Message(header: .response(), answers: chunk, additionals: additionals(for: chunk, on: interface))
-                if let bytes = try? message.encoded(maximumSize: configuration.maximumDatagramSize) {
-                    outgoing.append(OutgoingDatagram(bytes: bytes, interface: interface.id, destination: destination))
-                    break
-                }
-                if count == 1 {
-                    // One answer too large with its additional records: let the encoder split it.
-                    send(message, on: interface.id, to: destination)
-                    break
-                }
+            var packet = encoded(rest.prefix(count))
+            while packet == nil, count > 1 {
                 count = max(1, count * 3 / 4)
+                packet = encoded(rest.prefix(count))
+            }
+            while packet != nil, count < rest.count, let larger = encoded(rest.prefix(count + 1)) {
+                count += 1
+                packet = larger
+            }
+            if let packet {
+                outgoing.append(OutgoingDatagram(bytes: packet, interface: interface.id, destination: destination))
+            } else {
+                // One answer too large with its additional records: let the encoder split it.
+                send(message(rest.prefix(1)), on: interface.id, to: destination)
             }
             rest = rest.dropFirst(count)
         }

@@ -366,7 +366,8 @@ import Testing
     }
 
     /// A PTR answer too long for one packet is split so that every packet carries the SRV and TXT
-    /// of the instances it lists (RFC 6763 §12), not only the last one.
+    /// of the instances it lists (RFC 6763 §12), not only the last one, and each packet but the
+    /// last is full: the next instance, with its own additional records, would not fit.
     @Test func splitAnswersCarryTheirOwnAdditionalRecords() {
         var network = SimulatedNetwork(seed: 11)
         let link = network.addLink()
@@ -388,6 +389,14 @@ import Testing
             for case .ptr(let instance) in message.answers.map(\.data) {
                 #expect(srvNames.contains(instance) && txtNames.contains(instance), "\(instance) without its SRV/TXT")
             }
+        }
+        for (packet, next) in zip(responses, responses.dropFirst()) {
+            guard let answer = next.answers.first, case .ptr(let instance) = answer.data else { continue }
+            var fuller = packet
+            fuller.answers.append(answer)
+            fuller.additionals += next.additionals.filter { $0.name == instance }
+            let size = (try? fuller.encoded().count) ?? 0
+            #expect(size > 1440, "a packet of \(packet.answers.count) answers had room for one more (\(size) bytes)")
         }
     }
 }
