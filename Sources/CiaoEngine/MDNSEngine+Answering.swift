@@ -52,7 +52,7 @@ extension MDNSEngine {
             for record in duplicates { interfaces[interface.id]!.lastMulticast[family, default: [:]][RecordKey(record)] = now }
             interfaces[interface.id]!.pendingResponses[family] = pending.answers.isEmpty ? nil : pending
         }
-        cacheResponse(message, on: interface.id, at: now)
+        cacheResponse(message, on: interface.id, over: family, at: now)
     }
 
     /// Answers a (complete) query: legacy unicast at once, QU and direct unicast by unicast,

@@ -36,10 +36,14 @@ extension MDNSEngine {
             // The questions in the order first asked, and the families each is asked over.
             var questions: [Question] = []
             var askedOver: [Question: Set<IPFamily>] = [:]
+            // Asked over IPv6 alone, a query's first IPv6 send after IPv4's, or with IPv4.
+            var followingIPv4: Set<Question> = []
+            var withIPv4: Set<Question> = []
             func ask(_ question: Question, over families: [IPFamily]) {
                 guard !families.isEmpty else { return }
                 if askedOver[question] == nil { questions.append(question) }
                 askedOver[question, default: []].formUnion(families)
+                if families == [.v6] { followingIPv4.insert(question) } else { withIPv4.insert(question) }
             }
             for id in (due[interfaceID] ?? []).sorted() {
                 let query = queries[id]!
@@ -67,15 +71,19 @@ extension MDNSEngine {
                 ask(Question(name: rrset.name, type: rrset.type), over: families)
             }
             guard let state = interfaces[interfaceID] else { continue }
+            // A first IPv6 query following IPv4's need not list what also came over IPv6 meanwhile:
+            // responders that multicast over both families will not repeat it within the second,
+            // and the next query, within that second, lists everything.
+            let omittingRecentIPv6 = followingIPv4.subtracting(withIPv4)
             // Over both families the questions are mostly the same: one message serves both.
-            var sent: (questions: [Question], message: Message)?
+            var sent: (questions: [Question], omitting: Set<Question>, message: Message)?
             for family in families {
                 let familyQuestions = questions.filter { askedOver[$0]!.contains(family) }
                 guard !familyQuestions.isEmpty else { continue }
-                if sent?.questions != familyQuestions {
-                    let message = Message(
-                        questions: familyQuestions, answers: knownAnswers(for: familyQuestions, on: state.interface, at: now))
-                    sent = (familyQuestions, message)
+                let omitting = family == .v6 ? omittingRecentIPv6 : []
+                if sent?.questions != familyQuestions || sent?.omitting != omitting {
+                    let answers = knownAnswers(for: familyQuestions, on: state.interface, at: now, omittingRecentIPv6For: omitting)
+                    sent = (familyQuestions, omitting, Message(questions: familyQuestions, answers: answers))
                 }
                 send(sent!.message, on: interfaceID, to: .multicast(family))
             }
@@ -91,11 +99,15 @@ extension MDNSEngine {
     }
 
     /// Cached answers to `questions` with more than half their TTL left, with the TTL they have
-    /// left (§7.1).
+    /// left (§7.1); for the questions in `recentIPv6`, not those received over IPv6 within the
+    /// last second.
     ///
     /// Our own published records that answer a question count as known too: otherwise every
     /// other host would see our queries go unanswered and flush them from its cache (§10.5).
-    func knownAnswers(for questions: [Question], on interface: NetworkInterface, at now: Instant) -> [ResourceRecord] {
+    func knownAnswers(
+        for questions: [Question], on interface: NetworkInterface, at now: Instant,
+        omittingRecentIPv6For recentIPv6: Set<Question> = []
+    ) -> [ResourceRecord] {
         guard let cache = interfaces[interface.id]?.cache else { return [] }
         var answers: [ResourceRecord] = []
         for question in questions {
@@ -104,9 +116,11 @@ extension MDNSEngine {
                 known.cacheFlush = false
                 answers.append(known)
             }
+            let omitsRecentIPv6 = recentIPv6.contains(question)
             for entry in cache.records(named: question.name, type: question.type) {
                 guard let remaining = cache.remainingTTL(of: entry.key, at: now),
-                    UInt64(remaining) * 2 > UInt64(entry.record.ttl)
+                    UInt64(remaining) * 2 > UInt64(entry.record.ttl),
+                    !omitsRecentIPv6 || entry.receivedOverIPv6.map({ now - $0 >= .seconds(1) }) ?? true
                 else { continue }
                 var record = entry.record
                 record.ttl = remaining
@@ -118,15 +132,16 @@ extension MDNSEngine {
         return answers.map { ($0.description, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
     }
 
-    /// Caches the answers and additional records of a response and reports changes (§10).
-    mutating func cacheResponse(_ message: Message, on interfaceID: InterfaceID, at now: Instant) {
+    /// Caches the answers and additional records of a response received over `family`, and
+    /// reports changes (§10).
+    mutating func cacheResponse(_ message: Message, on interfaceID: InterfaceID, over family: IPFamily, at now: Instant) {
         let watched = watchedQuestions(on: interfaceID)
         for record in message.answers + message.additionals where record.type != .opt {
             guard interfaces[interfaceID] != nil else { return }
             // Mutated in place: a copy of the interface state would copy the whole cache.
             let key = RecordKey(record)
             let (insertion, evicted) = interfaces[interfaceID]!.cache.insert(
-                record, key: key, at: now, random: &random, isWatched: watched.contains)
+                record, key: key, over: family, at: now, random: &random, isWatched: watched.contains)
             // Records no query asks for have no one to report to (a flood is mostly those).
             switch insertion {
             case .added where watched.contains(key.rrset): report(.added, record, on: interfaceID)

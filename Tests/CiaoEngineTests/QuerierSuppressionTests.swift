@@ -77,6 +77,33 @@ import Testing
         #expect(withKnownAnswers.bytes * (queries.count - 2) <= withoutKnownAnswers.bytes)
     }
 
+    /// The first IPv6 query, 150 ms after IPv4's, lists what came over IPv4 alone. What came over
+    /// IPv6 as well, from a responder answering over both families (as mDNSResponder and
+    /// python-zeroconf do), it leaves out: that responder will not repeat it within the second
+    /// (RFC 6762 §6), and the next query, within that second, lists everything.
+    @Test func firstIPv6QueryListsWhatCameOverIPv4Alone() throws {
+        var network = SimulatedNetwork(seed: 32)
+        let link = network.addLink()
+        let observer = network.addHost(named: nil, links: [link])
+        let browserHost = network.addHost(named: "beta", links: [link])
+        network.run(for: .seconds(2))
+        let start = network.now
+        network.withEngine(browserHost) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
+        network.run(for: .milliseconds(125))
+        func ptr(_ name: String) -> ResourceRecord {
+            ResourceRecord(name: Support.serviceType, ttl: 4500, data: .ptr(Support.instance(name)))
+        }
+        Querier.inject(Querier.response([ptr("Both"), ptr("Four")]), from: observer, on: link, family: .v4, into: &network)
+        Querier.inject(Querier.response([ptr("Both")]), from: observer, on: link, family: .v6, into: &network)
+        network.run(for: .seconds(2))
+        let queries = network.messages(from: browserHost, after: start, family: .v6).filter {
+            !$0.message.header.isResponse && $0.message.questions.contains { $0.name == Support.serviceType }
+        }
+        try #require(queries.count >= 2)
+        #expect(queries[0].message.answers.map(\.data) == [ptr("Four").data])
+        #expect(Set(queries[1].message.answers.map(\.data)) == [ptr("Both").data, ptr("Four").data])
+    }
+
     /// Two browsers asking the same question: each treats the other's query as its own (§7.3), so
     /// together they send about as many queries as one alone, not twice as many.
     @Test(arguments: [false, true])
