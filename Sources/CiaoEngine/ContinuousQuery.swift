@@ -4,8 +4,10 @@ import CiaoWire
 /// double from one second up to an hour (RFC 6762 §5.2).
 ///
 /// On an interface with both families the first query goes out over IPv4 alone, and over IPv6
-/// `ipv6FirstQueryLag` later, listing what IPv4 brought as known answers (§7.1): a dual-stack
-/// responder then answers once, not once per family. The later queries ask over both at once.
+/// `ipv6FirstQueryLag` later, listing as known answers (§7.1) what came over IPv4 alone: a
+/// responder that answers each family apart (avahi-daemon, Ciao) then answers once, not once per
+/// family, and one that answers over both at once is not sent what it just sent. The later
+/// queries ask over both families together.
 struct ContinuousQuery {
     static let firstDelay: ClosedRange<Duration> = .milliseconds(20)...(.milliseconds(120))
     static let firstInterval: Duration = .seconds(1)
