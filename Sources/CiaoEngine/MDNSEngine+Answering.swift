@@ -13,6 +13,11 @@ extension MDNSEngine {
     static let probeDefenceInterval: Duration = .milliseconds(250)
     /// Legacy unicast answers carry at most this TTL (§6.7).
     static let legacyTTL: UInt32 = 10
+    /// How long a record's last multicast is remembered: as far back as any rule looks, a quarter
+    /// of the longest TTL we publish (the QU rule, §5.4).
+    static let multicastMemory: Duration = .seconds(Int64(Registration.otherRecordTTL / 4))
+    /// How often older multicasts are forgotten.
+    static let multicastSweepInterval: Duration = .seconds(60)
 
     mutating func handleQuery(_ message: Message, from datagram: ReceivedDatagram, at now: Instant) {
         guard let interface = interfaces[datagram.interface]?.interface else { return }
@@ -153,6 +158,19 @@ extension MDNSEngine {
     mutating func noteMulticast(_ records: [ResourceRecord], on interfaceID: InterfaceID, at now: Instant) {
         for family in IPFamily.allCases {
             for record in records { interfaces[interfaceID]?.lastMulticast[family, default: [:]][RecordKey(record)] = now }
+        }
+    }
+
+    /// Forgets multicasts older than ``multicastMemory``, at most once a minute, so that the table
+    /// holds what is recent rather than every record ever sent (each TXT update, renamed or
+    /// withdrawn service and old address adds keys of its own).
+    mutating func forgetOldMulticasts(at now: Instant) {
+        guard now >= nextMulticastSweep else { return }
+        nextMulticastSweep = now + Self.multicastSweepInterval
+        for interfaceID in interfaces.keys {
+            interfaces[interfaceID]!.lastMulticast = interfaces[interfaceID]!.lastMulticast.mapValues { times in
+                times.filter { now - $0.value <= Self.multicastMemory }
+            }
         }
     }
 

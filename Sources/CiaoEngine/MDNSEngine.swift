@@ -74,6 +74,8 @@ public struct MDNSEngine {
     private var nextQueryNumber = 1
     var outgoing: [OutgoingDatagram] = []
     var events: [EngineEvent] = []
+    /// When ``forgetOldMulticasts(at:)`` next looks at the interfaces' last-multicast tables.
+    var nextMulticastSweep: Instant = .zero
 
     public init(configuration: Configuration, seed: UInt64) {
         self.configuration = configuration
@@ -265,6 +267,7 @@ public struct MDNSEngine {
         sendDueResponses(at: now)
         sendDueQueries(at: now)
         expireCachedRecords(at: now)
+        forgetOldMulticasts(at: now)
     }
 
     // MARK: Receiving
