@@ -4,17 +4,39 @@ import CiaoWire
 /// double from one second up to an hour (RFC 6762 §5.2).
 ///
 /// On an interface with both families the first query goes out over IPv4 alone, and over IPv6
-/// `ipv6FirstQueryLag` later, listing as known answers (§7.1) what came over IPv4 alone: a
-/// responder that answers each family apart (avahi-daemon, Ciao) then answers once, not once per
-/// family, and one that answers over both at once is not sent what it just sent. The later
-/// queries ask over both families together.
+/// `ipv6FirstQueryLag` later. The IPv6 query lists its known answers (§7.1) as any query does, but
+/// for those that have just come over IPv6: a responder that answers each family apart
+/// (avahi-daemon, Ciao) then answers once rather than once per family, and one that answers an
+/// IPv4 query over both families (python-zeroconf, mDNSResponder) is not sent back what it has
+/// just sent. The second query, a full interval after the IPv6 one, asks over both families
+/// together, as all later ones do.
 struct ContinuousQuery {
     static let firstDelay: ClosedRange<Duration> = .milliseconds(20)...(.milliseconds(120))
     static let firstInterval: Duration = .seconds(1)
     static let maximumInterval: Duration = .seconds(3600)
     /// Longer than a responder's 20–120 ms delay for shared answers (§6), so that IPv4's answers
-    /// are in when the IPv6 query lists its known answers.
+    /// are in when the IPv6 query lists its known answers. A responder holding its answer longer
+    /// (400–500 ms after a truncated query, §7.2, or to aggregate, §6) answers over IPv6 too, as it
+    /// would without the lag.
     static let ipv6FirstQueryLag: Duration = .milliseconds(150)
+
+    /// The families a due send asks over.
+    enum Send: Equatable {
+        /// Every family the interface has.
+        case allFamilies
+        /// IPv4 alone: the first query on a dual-stack interface.
+        case ipv4First
+        /// IPv6 alone, `ipv6FirstQueryLag` after the first over IPv4.
+        case ipv6AfterIPv4
+
+        func families(of interface: NetworkInterface) -> [IPFamily] {
+            switch self {
+            case .allFamilies: interface.families
+            case .ipv4First: [.v4]
+            case .ipv6AfterIPv4: [.v6]
+            }
+        }
+    }
 
     /// One interface's schedule: when the next query goes out, the interval after it, and when
     /// the first goes out over IPv6 if that is still to come.
@@ -61,32 +83,47 @@ struct ContinuousQuery {
             firstIPv6Send: first + Self.ipv6FirstQueryLag))
     }
 
-    /// The families to ask over on `interface` now, given the families it has, and the schedule
-    /// moved on as if asked; empty when nothing is due.
-    mutating func takeDue(on interface: InterfaceID, families: [IPFamily], at now: Instant) -> [IPFamily] {
-        guard let index = schedules.firstIndex(where: { $0.interface == interface }) else { return [] }
+    /// What is due on `interface` now, given the families it has, with the schedule moved on as
+    /// if it was sent; nil when nothing is (or only an IPv6 send, and the interface has no IPv6
+    /// any more). The send after the IPv6 one waits a full interval from it, so that each
+    /// family's group sees its first two queries at least a second apart (§5.2).
+    mutating func takeDue(on interface: InterfaceID, families: [IPFamily], at now: Instant) -> Send? {
+        guard let index = schedules.firstIndex(where: { $0.interface == interface }),
+            schedules[index].nextDue <= now
+        else { return nil }
         let schedule = schedules[index]
-        let dualStack = families.contains(.v4) && families.contains(.v6)
-        var asked: [IPFamily] = []
+        var send: Send?
         if schedule.nextSend <= now {
-            let ipv6Waits = dualStack && schedule.firstIPv6Send.map { $0 > now } ?? false
-            asked = ipv6Waits ? [.v4] : families
+            let ipv6Waits = families.contains(.v4) && families.contains(.v6)
+                && schedule.firstIPv6Send.map { $0 > now } ?? false
+            send = ipv6Waits ? .ipv4First : .allFamilies
             markSent(on: interface, at: now)
-        } else if dualStack, let firstIPv6Send = schedule.firstIPv6Send, firstIPv6Send <= now {
-            asked = [.v6]
+        } else if families.contains(.v6) {
+            send = .ipv6AfterIPv4
+            schedules[index].nextSend = max(schedule.nextSend, now + Self.firstInterval)
         }
-        if !dualStack || asked.contains(.v6) {
+        if send != .ipv4First {
             schedules[index].firstIPv6Send = nil
         }
-        return asked
+        return send
     }
 
-    /// Records that a query went out (or that another host asked the same, RFC 6762 §7.3): the next
-    /// one waits the current interval, and the interval doubles.
+    /// Records that a query went out: the next one waits the current interval, and the interval
+    /// doubles.
     mutating func markSent(on interface: InterfaceID, at now: Instant) {
         guard let index = schedules.firstIndex(where: { $0.interface == interface }) else { return }
         schedules[index].nextSend = now + schedules[index].interval
         schedules[index].interval = min(schedules[index].interval * 2, Self.maximumInterval)
+    }
+
+    /// Records that another host asked the same over `family`, as if we had (§7.3). Over IPv6 our
+    /// own first IPv6 query is no longer needed; over IPv4 it now follows theirs.
+    mutating func noteAskedByAnother(on interface: InterfaceID, over family: IPFamily, at now: Instant) {
+        markSent(on: interface, at: now)
+        guard let index = schedules.firstIndex(where: { $0.interface == interface }),
+            let pending = schedules[index].firstIPv6Send
+        else { return }
+        schedules[index].firstIPv6Send = family == .v6 ? nil : max(pending, now + Self.ipv6FirstQueryLag)
     }
 
     mutating func forget(_ interface: InterfaceID) {

@@ -25,7 +25,7 @@ extension MDNSEngine {
         let isLegacy = source.port != mdnsPort
         if !isLegacy {
             if !message.authorities.isEmpty { handleProbe(message, from: source, on: interface, at: now) }
-            observeQuery(message, on: interface.id, at: now)
+            observeQuery(message, on: interface.id, over: source.address.family, at: now)
         }
         // Known-answer lists that span packets (§7.2): hold the query until the rest arrives.
         if var held = interfaces[interface.id]!.truncatedQueries[source] {
@@ -57,7 +57,7 @@ extension MDNSEngine {
             for record in duplicates { interfaces[interface.id]!.lastMulticast[family, default: [:]][RecordKey(record)] = now }
             interfaces[interface.id]!.pendingResponses[family] = pending.answers.isEmpty ? nil : pending
         }
-        cacheResponse(message, on: interface.id, over: family, at: now)
+        cacheResponse(message, on: interface.id, multicastOver: datagram.isMulticast ? family : nil, at: now)
     }
 
     /// Answers a (complete) query: legacy unicast at once, QU and direct unicast by unicast,

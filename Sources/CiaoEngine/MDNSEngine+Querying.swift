@@ -32,18 +32,19 @@ extension MDNSEngine {
             }
         }
         for interfaceID in interfaces.keys.sorted() {
-            let families = interfaces[interfaceID]!.interface.families
+            let interface = interfaces[interfaceID]!.interface
             // The questions in the order first asked, and the families each is asked over.
             var questions: [Question] = []
             var askedOver: [Question: Set<IPFamily>] = [:]
-            // Asked over IPv6 alone, a query's first IPv6 send after IPv4's, or with IPv4.
-            var followingIPv4: Set<Question> = []
-            var withIPv4: Set<Question> = []
-            func ask(_ question: Question, over families: [IPFamily]) {
-                guard !families.isEmpty else { return }
+            // Asked over IPv6 as a first IPv6 query after IPv4's, or otherwise.
+            var askedAfterIPv4: Set<Question> = []
+            var askedOtherwise: Set<Question> = []
+            func ask(_ question: Question, _ send: ContinuousQuery.Send) {
+                let sendFamilies = send.families(of: interface)
+                guard !sendFamilies.isEmpty else { return }
                 if askedOver[question] == nil { questions.append(question) }
-                askedOver[question, default: []].formUnion(families)
-                if families == [.v6] { followingIPv4.insert(question) } else { withIPv4.insert(question) }
+                askedOver[question, default: []].formUnion(sendFamilies)
+                if send == .ipv6AfterIPv4 { askedAfterIPv4.insert(question) } else { askedOtherwise.insert(question) }
             }
             for id in (due[interfaceID] ?? []).sorted() {
                 let query = queries[id]!
@@ -55,7 +56,9 @@ extension MDNSEngine {
                     queries[id]!.schedule(on: interfaceID, firstAt: expiry)
                     continue
                 }
-                ask(query.question, over: queries[id]!.takeDue(on: interfaceID, families: families, at: now))
+                if let send = queries[id]!.takeDue(on: interfaceID, families: interface.families, at: now) {
+                    ask(query.question, send)
+                }
             }
             // The records these questions ask for are refreshed from now on (§5.2).
             for question in questions {
@@ -68,21 +71,20 @@ extension MDNSEngine {
                 refreshes = interfaces[interfaceID]!.cache.takeDueRefreshes(at: now, random: &random, isQueried: watched.contains)
             }
             for rrset in refreshes.sorted(by: { ($0.name.description, $0.type.rawValue) < ($1.name.description, $1.type.rawValue) }) {
-                ask(Question(name: rrset.name, type: rrset.type), over: families)
+                ask(Question(name: rrset.name, type: rrset.type), .allFamilies)
             }
-            guard let state = interfaces[interfaceID] else { continue }
-            // A first IPv6 query following IPv4's need not list what also came over IPv6 meanwhile:
-            // responders that multicast over both families will not repeat it within the second,
-            // and the next query, within that second, lists everything.
-            let omittingRecentIPv6 = followingIPv4.subtracting(withIPv4)
+            // A first IPv6 query after IPv4's need not list what has come over IPv6 since: a
+            // responder that multicast it there will not repeat it within the second (§6), and the
+            // next query, a second later, lists everything.
+            let omittingRecentIPv6 = askedAfterIPv4.subtracting(askedOtherwise)
             // Over both families the questions are mostly the same: one message serves both.
             var sent: (questions: [Question], omitting: Set<Question>, message: Message)?
-            for family in families {
+            for family in interface.families {
                 let familyQuestions = questions.filter { askedOver[$0]!.contains(family) }
                 guard !familyQuestions.isEmpty else { continue }
                 let omitting = family == .v6 ? omittingRecentIPv6 : []
                 if sent?.questions != familyQuestions || sent?.omitting != omitting {
-                    let answers = knownAnswers(for: familyQuestions, on: state.interface, at: now, omittingRecentIPv6For: omitting)
+                    let answers = knownAnswers(for: familyQuestions, on: interface, at: now, omittingRecentIPv6For: omitting)
                     sent = (familyQuestions, omitting, Message(questions: familyQuestions, answers: answers))
                 }
                 send(sent!.message, on: interfaceID, to: .multicast(family))
@@ -99,8 +101,8 @@ extension MDNSEngine {
     }
 
     /// Cached answers to `questions` with more than half their TTL left, with the TTL they have
-    /// left (§7.1); for the questions in `recentIPv6`, not those received over IPv6 within the
-    /// last second.
+    /// left (§7.1); for the questions in `recentIPv6`, not those multicast over IPv6 since the
+    /// first IPv4 query (``ContinuousQuery/ipv6FirstQueryLag`` ago).
     ///
     /// Our own published records that answer a question count as known too: otherwise every
     /// other host would see our queries go unanswered and flush them from its cache (§10.5).
@@ -120,7 +122,7 @@ extension MDNSEngine {
             for entry in cache.records(named: question.name, type: question.type) {
                 guard let remaining = cache.remainingTTL(of: entry.key, at: now),
                     UInt64(remaining) * 2 > UInt64(entry.record.ttl),
-                    !omitsRecentIPv6 || entry.receivedOverIPv6.map({ now - $0 >= .seconds(1) }) ?? true
+                    !omitsRecentIPv6 || entry.multicastOverIPv6.map({ now - $0 >= ContinuousQuery.ipv6FirstQueryLag }) ?? true
                 else { continue }
                 var record = entry.record
                 record.ttl = remaining
@@ -132,16 +134,16 @@ extension MDNSEngine {
         return answers.map { ($0.description, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
     }
 
-    /// Caches the answers and additional records of a response received over `family`, and
-    /// reports changes (§10).
-    mutating func cacheResponse(_ message: Message, on interfaceID: InterfaceID, over family: IPFamily, at now: Instant) {
+    /// Caches the answers and additional records of a response, multicast over `family` or
+    /// unicast (nil), and reports changes (§10).
+    mutating func cacheResponse(_ message: Message, on interfaceID: InterfaceID, multicastOver family: IPFamily?, at now: Instant) {
         let watched = watchedQuestions(on: interfaceID)
         for record in message.answers + message.additionals where record.type != .opt {
             guard interfaces[interfaceID] != nil else { return }
             // Mutated in place: a copy of the interface state would copy the whole cache.
             let key = RecordKey(record)
             let (insertion, evicted) = interfaces[interfaceID]!.cache.insert(
-                record, key: key, over: family, at: now, random: &random, isWatched: watched.contains)
+                record, key: key, multicastOver: family, at: now, random: &random, isWatched: watched.contains)
             // Records no query asks for have no one to report to (a flood is mostly those).
             switch insertion {
             case .added where watched.contains(key.rrset): report(.added, record, on: interfaceID)
@@ -152,8 +154,9 @@ extension MDNSEngine {
         }
     }
 
-    /// From another host's query: POOF bookkeeping (§10.5) and duplicate question suppression (§7.3).
-    mutating func observeQuery(_ message: Message, on interfaceID: InterfaceID, at now: Instant) {
+    /// From another host's query, multicast over `family`: POOF bookkeeping (§10.5) and duplicate
+    /// question suppression (§7.3).
+    mutating func observeQuery(_ message: Message, on interfaceID: InterfaceID, over family: IPFamily, at now: Instant) {
         // A truncated query's known answers continue in later packets (§7.2): judged on the first
         // packet alone, every record listed later would look unanswered and be POOFed.
         guard !message.header.isTruncated, interfaces[interfaceID] != nil else { return }
@@ -172,7 +175,7 @@ extension MDNSEngine {
             let ours = Set(knownAnswers(for: [query.question], on: state.interface, at: now).map(RecordKey.init))
             let theirs = message.answers.filter(query.matches).map(RecordKey.init)
             if theirs.allSatisfy(ours.contains) {
-                queries[id]!.markSent(on: interfaceID, at: now)
+                queries[id]!.noteAskedByAnother(on: interfaceID, over: family, at: now)
             }
         }
     }

@@ -132,9 +132,9 @@ struct RecordCache {
         var ttl: UInt32
         var cacheFlush: Bool
         var received: Instant
-        /// When the record last came over IPv6, if it has: a responder that multicast it there
-        /// within the last second will not again before that second is over (RFC 6762 §6).
-        var receivedOverIPv6: Instant?
+        /// When the record was last multicast over IPv6, if it has been: its responder will not
+        /// multicast it there again within the second (RFC 6762 §6).
+        var multicastOverIPv6: Instant?
         var expiry: Instant
         /// Index into ``RecordCache/refreshPoints`` of the next refresh query, if any left.
         var refreshStep = 0
@@ -209,12 +209,13 @@ struct RecordCache {
         slots(named: name, type: type).compactMap { slots[$0] }
     }
 
-    /// Adds or refreshes `record` (whose key is `key`), received over `family`. Returns what
-    /// happened and the watched records it pushed out of the cache by overflowing the cap (their
-    /// removal is to be reported; unwatched ones answer no query and go silently). `isWatched` says
-    /// whether an RRset answers an active query: such records are refreshed, and evicted last.
+    /// Adds or refreshes `record` (whose key is `key`), multicast over `family` or unicast (nil).
+    /// Returns what happened and the watched records it pushed out of the cache by overflowing the
+    /// cap (their removal is to be reported; unwatched ones answer no query and go silently).
+    /// `isWatched` says whether an RRset answers an active query: such records are refreshed, and
+    /// evicted last.
     mutating func insert(
-        _ record: ResourceRecord, key: RecordKey? = nil, over family: IPFamily, at now: Instant,
+        _ record: ResourceRecord, key: RecordKey? = nil, multicastOver family: IPFamily?, at now: Instant,
         random: inout SplitMix64, isWatched: (RRSetKey) -> Bool
     ) -> (Insertion, evicted: [ResourceRecord]) {
         defer { discardStaleTops() }
@@ -247,7 +248,7 @@ struct RecordCache {
         let stored = sharingStoredNames(key)
         var entry = Entry(
             key: stored, ttl: record.ttl, cacheFlush: record.cacheFlush, received: now,
-            receivedOverIPv6: family == .v6 ? now : existing.flatMap { slots[$0]?.receivedOverIPv6 },
+            multicastOverIPv6: family == .v6 ? now : existing.flatMap { slots[$0]?.multicastOverIPv6 },
             expiry: now + .seconds(Int64(record.ttl)))
         entry.watched = isWatched(key.rrset)
         scheduleRefresh(&entry, random: &random)
