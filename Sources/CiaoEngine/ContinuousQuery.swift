@@ -19,6 +19,14 @@ struct ContinuousQuery {
     /// (400–500 ms after a truncated query, §7.2, or to aggregate, §6) answers over IPv6 too, as it
     /// would without the lag.
     static let ipv6FirstQueryLag: Duration = .milliseconds(150)
+    /// Another host's query this soon after the last one asked (ours or one counted as ours) is
+    /// that query's copy over the other family, or the first IPv6 query following its IPv4 one.
+    static let sameQueryWindow: Duration = .milliseconds(250)
+    /// When another host's query stands in for ours, our next one waits a random margin past
+    /// theirs (longer than `ipv6FirstQueryLag`, by which their second query may follow): theirs
+    /// again comes first and stands in again, and hosts that all stood back do not ask at the
+    /// same instants for ever after.
+    static let standInMargin: ClosedRange<Duration> = .milliseconds(200)...(.milliseconds(300))
 
     /// The families a due send asks over.
     enum Send: Equatable {
@@ -38,13 +46,14 @@ struct ContinuousQuery {
         }
     }
 
-    /// One interface's schedule: when the next query goes out, the interval after it, and when
-    /// the first goes out over IPv6 if that is still to come.
+    /// One interface's schedule: when the next query goes out, the interval after it, when the
+    /// first goes out over IPv6 if that is still to come, and when the last was asked.
     struct InterfaceSchedule {
         var interface: InterfaceID
         var nextSend: Instant
         var interval: Duration
         var firstIPv6Send: Instant?
+        var lastAsked: Instant?
 
         /// The earliest instant something is due.
         var nextDue: Instant { min(nextSend, firstIPv6Send ?? nextSend) }
@@ -114,15 +123,20 @@ struct ContinuousQuery {
         guard let index = schedules.firstIndex(where: { $0.interface == interface }) else { return }
         schedules[index].nextSend = now + schedules[index].interval
         schedules[index].interval = min(schedules[index].interval * 2, Self.maximumInterval)
+        schedules[index].lastAsked = now
     }
 
-    /// Records that another host asked the same over `family`, as if we had (§7.3). Over IPv6 our
-    /// own first IPv6 query is no longer needed; over IPv4 it now follows theirs.
-    mutating func noteAskedByAnother(on interface: InterfaceID, over family: IPFamily, at now: Instant) {
-        markSent(on: interface, at: now)
-        guard let index = schedules.firstIndex(where: { $0.interface == interface }),
-            let pending = schedules[index].firstIPv6Send
-        else { return }
+    /// Records that another host asked the same over `family`, as if we had (§7.3), our next
+    /// query then waiting `margin` (from `standInMargin`) past theirs; unless it is the same query
+    /// as the last one asked, over the other family. Over IPv6 our own first IPv6 query is no
+    /// longer needed; over IPv4 it now follows theirs.
+    mutating func noteAskedByAnother(on interface: InterfaceID, over family: IPFamily, at now: Instant, margin: Duration) {
+        guard let index = schedules.firstIndex(where: { $0.interface == interface }) else { return }
+        if schedules[index].lastAsked.map({ now - $0 >= Self.sameQueryWindow }) ?? true {
+            markSent(on: interface, at: now)
+            schedules[index].nextSend = schedules[index].nextSend + margin
+        }
+        guard let pending = schedules[index].firstIPv6Send else { return }
         schedules[index].firstIPv6Send = family == .v6 ? nil : max(pending, now + Self.ipv6FirstQueryLag)
     }
 

@@ -175,7 +175,8 @@ extension MDNSEngine {
             let ours = Set(knownAnswers(for: [query.question], on: state.interface, at: now).map(RecordKey.init))
             let theirs = message.answers.filter(query.matches).map(RecordKey.init)
             if theirs.allSatisfy(ours.contains) {
-                queries[id]!.noteAskedByAnother(on: interfaceID, over: family, at: now)
+                let margin = random.duration(in: ContinuousQuery.standInMargin)
+                queries[id]!.noteAskedByAnother(on: interfaceID, over: family, at: now, margin: margin)
             }
         }
     }

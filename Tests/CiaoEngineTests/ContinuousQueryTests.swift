@@ -60,12 +60,27 @@ import Testing
     @Test func anotherHostsQueryStandsInForOurs() {
         var overIPv6 = Self.query()
         _ = overIPv6.takeDue(on: Self.interface, families: Self.dualStack, at: Self.first)
-        overIPv6.noteAskedByAnother(on: Self.interface, over: .v6, at: Self.after(100))
+        overIPv6.noteAskedByAnother(on: Self.interface, over: .v6, at: Self.after(100), margin: .milliseconds(200))
         #expect(overIPv6.schedules.first?.firstIPv6Send == nil)
 
         var overIPv4 = Self.query()
         _ = overIPv4.takeDue(on: Self.interface, families: Self.dualStack, at: Self.first)
-        overIPv4.noteAskedByAnother(on: Self.interface, over: .v4, at: Self.after(100))
+        overIPv4.noteAskedByAnother(on: Self.interface, over: .v4, at: Self.after(100), margin: .milliseconds(200))
         #expect(overIPv4.schedules.first?.firstIPv6Send == Self.after(250))
+    }
+
+    /// A dual-stack peer's query arrives twice, once per family (and Ciao's first IPv6 query
+    /// 150 ms after its IPv4 one): counted once, the interval doubles once, not twice.
+    @Test func aPeersQueryOverBothFamiliesCountsOnce() {
+        var query = Self.query()
+        query.noteAskedByAnother(on: Self.interface, over: .v4, at: Self.after(-50), margin: .milliseconds(200))
+        query.noteAskedByAnother(on: Self.interface, over: .v6, at: Self.after(100), margin: .milliseconds(200))
+        // Theirs stood in for ours: our next waits their interval and the margin, so theirs comes first.
+        #expect(query.schedules.first?.nextSend == Self.after(1150))
+        #expect(query.schedules.first?.interval == .seconds(2))
+        // Our own query just sent: their copy right after is the same query, not a new one.
+        #expect(query.takeDue(on: Self.interface, families: Self.dualStack, at: Self.after(1150)) == .allFamilies)
+        query.noteAskedByAnother(on: Self.interface, over: .v4, at: Self.after(1200), margin: .milliseconds(200))
+        #expect(query.schedules.first?.nextSend == Self.after(3150))
     }
 }

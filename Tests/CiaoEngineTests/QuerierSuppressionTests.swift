@@ -132,8 +132,9 @@ import Testing
         let two = count(browsers: 2)
         let four = count(browsers: 4)
         print("duplicate question suppression (publisher: \(withPublisher)), 30 min: 1 browser \(one) queries, 2 browsers \(two), 4 browsers \(four)")
-        #expect(two < one * 3 / 2)
-        #expect(four < one * 2)
+        // One host asks and the others stand back, the first queries aside.
+        #expect(two <= one + 1)
+        #expect(four <= one + 2)
     }
 
     /// A unique answer that arrives before its query first goes out (in another response, as
