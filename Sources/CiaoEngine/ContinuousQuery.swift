@@ -7,7 +7,7 @@ import CiaoWire
 /// `ipv6FirstQueryLag` later. The IPv6 query lists its known answers (§7.1) as any query does, but
 /// for those that have just come over IPv6: a responder that answers each family apart
 /// (avahi-daemon, Ciao) then answers once rather than once per family, and one that answers an
-/// IPv4 query over both families (python-zeroconf, mDNSResponder) is not sent back what it has
+/// IPv4 query over both families (python-zeroconf, seen on the wire) is not sent back what it has
 /// just sent. The second query, a full interval after the IPv6 one, asks over both families
 /// together, as all later ones do.
 struct ContinuousQuery {

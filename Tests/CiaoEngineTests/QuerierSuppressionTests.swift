@@ -78,9 +78,9 @@ import Testing
     }
 
     /// The first IPv6 query, 150 ms after IPv4's, lists what came over IPv4 alone. What came over
-    /// IPv6 as well, from a responder answering over both families (as mDNSResponder and
-    /// python-zeroconf do), it leaves out: that responder will not repeat it within the second
-    /// (RFC 6762 §6), and the next query, within that second, lists everything.
+    /// IPv6 as well, from a responder answering over both families (as python-zeroconf does), it
+    /// leaves out: that responder will not repeat it within the second (RFC 6762 §6), and the
+    /// next query, a second later, lists everything.
     @Test func firstIPv6QueryListsWhatCameOverIPv4Alone() throws {
         var network = SimulatedNetwork(seed: 32)
         let link = network.addLink()
