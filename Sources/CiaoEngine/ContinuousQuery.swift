@@ -19,8 +19,9 @@ struct ContinuousQuery {
     /// (400–500 ms after a truncated query, §7.2, or to aggregate, §6) answers over IPv6 too, as it
     /// would without the lag.
     static let ipv6FirstQueryLag: Duration = .milliseconds(150)
-    /// Another host's query this soon after the last one asked (ours or one counted as ours) is
-    /// that query's copy over the other family, or the first IPv6 query following its IPv4 one.
+    /// Another host's query this soon after one counted as ours is that query's copy over the
+    /// other family, or the first IPv6 query following its IPv4 one; this soon after our own, the
+    /// two went out together.
     static let sameQueryWindow: Duration = .milliseconds(250)
     /// When another host's query stands in for ours, our next one waits a random margin past
     /// theirs (longer than `ipv6FirstQueryLag`, by which their second query may follow): theirs
@@ -54,6 +55,7 @@ struct ContinuousQuery {
         var interval: Duration
         var firstIPv6Send: Instant?
         var lastAsked: Instant?
+        var lastAskedByUs = false
 
         /// The earliest instant something is due.
         var nextDue: Instant { min(nextSend, firstIPv6Send ?? nextSend) }
@@ -117,24 +119,30 @@ struct ContinuousQuery {
         return send
     }
 
-    /// Records that a query went out: the next one waits the current interval, and the interval
-    /// doubles.
-    mutating func markSent(on interface: InterfaceID, at now: Instant) {
+    /// Records that a query went out, ours or (`byUs` false) another host's standing in for it:
+    /// the next one waits the current interval, and the interval doubles.
+    mutating func markSent(on interface: InterfaceID, at now: Instant, byUs: Bool = true) {
         guard let index = schedules.firstIndex(where: { $0.interface == interface }) else { return }
         schedules[index].nextSend = now + schedules[index].interval
         schedules[index].interval = min(schedules[index].interval * 2, Self.maximumInterval)
         schedules[index].lastAsked = now
+        schedules[index].lastAskedByUs = byUs
     }
 
     /// Records that another host asked the same over `family`, as if we had (§7.3), our next
-    /// query then waiting `margin` (from `standInMargin`) past theirs; unless it is the same query
-    /// as the last one asked, over the other family. Over IPv6 our own first IPv6 query is no
-    /// longer needed; over IPv4 it now follows theirs.
+    /// query then waiting `margin` (from `standInMargin`) past theirs. Within `sameQueryWindow`
+    /// of one counted as ours it is that query's other copy and changes nothing; within it of our
+    /// own, both went out together, and ours moves by the margin so that they stop coinciding.
+    /// Over IPv6 our own first IPv6 query is no longer needed; over IPv4 it now follows theirs.
     mutating func noteAskedByAnother(on interface: InterfaceID, over family: IPFamily, at now: Instant, margin: Duration) {
         guard let index = schedules.firstIndex(where: { $0.interface == interface }) else { return }
-        if schedules[index].lastAsked.map({ now - $0 >= Self.sameQueryWindow }) ?? true {
-            markSent(on: interface, at: now)
+        let schedule = schedules[index]
+        if schedule.lastAsked.map({ now - $0 >= Self.sameQueryWindow }) ?? true {
+            markSent(on: interface, at: now, byUs: false)
             schedules[index].nextSend = schedules[index].nextSend + margin
+        } else if schedule.lastAskedByUs {
+            schedules[index].nextSend = schedule.nextSend + margin
+            schedules[index].lastAskedByUs = false
         }
         guard let pending = schedules[index].firstIPv6Send else { return }
         schedules[index].firstIPv6Send = family == .v6 ? nil : max(pending, now + Self.ipv6FirstQueryLag)

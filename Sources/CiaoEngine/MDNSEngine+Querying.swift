@@ -166,6 +166,8 @@ extension MDNSEngine {
                 name: question.name, type: question.type, knownAnswers: known, at: now)
         }
         guard let state = interfaces[interfaceID] else { return }
+        // One margin for the whole message: queries that share a schedule keep sharing it.
+        var margin: Duration?
         for id in queries.keys.sorted() {
             guard let query = queries[id], query.appliesTo(interfaceID),
                 message.questions.contains(where: { $0 == query.question })
@@ -175,8 +177,8 @@ extension MDNSEngine {
             let ours = Set(knownAnswers(for: [query.question], on: state.interface, at: now).map(RecordKey.init))
             let theirs = message.answers.filter(query.matches).map(RecordKey.init)
             if theirs.allSatisfy(ours.contains) {
-                let margin = random.duration(in: ContinuousQuery.standInMargin)
-                queries[id]!.noteAskedByAnother(on: interfaceID, over: family, at: now, margin: margin)
+                if margin == nil { margin = random.duration(in: ContinuousQuery.standInMargin) }
+                queries[id]!.noteAskedByAnother(on: interfaceID, over: family, at: now, margin: margin!)
             }
         }
     }

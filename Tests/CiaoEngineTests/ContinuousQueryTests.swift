@@ -78,9 +78,23 @@ import Testing
         // Theirs stood in for ours: our next waits their interval and the margin, so theirs comes first.
         #expect(query.schedules.first?.nextSend == Self.after(1150))
         #expect(query.schedules.first?.interval == .seconds(2))
-        // Our own query just sent: their copy right after is the same query, not a new one.
         #expect(query.takeDue(on: Self.interface, families: Self.dualStack, at: Self.after(1150)) == .allFamilies)
-        query.noteAskedByAnother(on: Self.interface, over: .v4, at: Self.after(1200), margin: .milliseconds(200))
         #expect(query.schedules.first?.nextSend == Self.after(3150))
+        // Their next query, well after ours: counted, the interval doubles again.
+        query.noteAskedByAnother(on: Self.interface, over: .v4, at: Self.after(2000), margin: .milliseconds(200))
+        #expect(query.schedules.first?.nextSend == Self.after(6200))
+        #expect(query.schedules.first?.interval == .seconds(8))
+    }
+
+    /// Their query right after our own: both went out together. Ours moves by the margin, with
+    /// the interval unchanged, so that the two stop coinciding; their other copy changes nothing.
+    @Test func queriesAskedTogetherAreMovedApart() {
+        var query = Self.query()
+        #expect(query.takeDue(on: Self.interface, families: Self.dualStack, at: Self.first) == .ipv4First)
+        query.noteAskedByAnother(on: Self.interface, over: .v4, at: Self.after(1), margin: .milliseconds(200))
+        #expect(query.schedules.first?.nextSend == Self.after(1200))
+        #expect(query.schedules.first?.interval == .seconds(2))
+        query.noteAskedByAnother(on: Self.interface, over: .v6, at: Self.after(2), margin: .milliseconds(250))
+        #expect(query.schedules.first?.nextSend == Self.after(1200))
     }
 }
