@@ -42,11 +42,7 @@ import Testing
     /// and then falls silent) is removed exactly when each record's TTL runs out, although the
     /// browser keeps asking (its refresh queries at 80–95 % go unanswered).
     @Test func silentPublisherExpiresAtTTL() {
-        var network = SimulatedNetwork(seed: 11)
-        let link = network.addLink()
-        let ghost = network.addHost(named: nil, links: [link])
-        let browserHost = network.addHost(named: "beta", links: [link])
-        network.run(for: .seconds(3))
+        var (network, link, ghost, browserHost) = SimulatedNetwork.observerAndBrowser(seed: 11, settle: .seconds(3))
         var browsers = [ResolvingBrowser(host: browserHost)]
         browsers[0].start(&network)
         let records = Querier.serviceRecords(

@@ -147,6 +147,17 @@ struct ResolvingBrowser {
 }
 
 extension SimulatedNetwork {
+    /// A link with an observer host (no engine: it injects what a test needs) and a browser host
+    /// "beta", run for `settle` so that the browser has its name.
+    static func observerAndBrowser(seed: UInt64, settle: Duration) -> (SimulatedNetwork, LinkID, HostID, HostID) {
+        var network = SimulatedNetwork(seed: seed)
+        let link = network.addLink()
+        let observer = network.addHost(named: nil, links: [link])
+        let browser = network.addHost(named: "beta", links: [link])
+        network.run(for: settle)
+        return (network, link, observer, browser)
+    }
+
     /// Datagrams sent by `host` after `start`, decoded; over one family when `family` is given.
     func messages(from host: HostID, after start: Instant = .zero, family: IPFamily? = nil) -> [(time: Instant, message: Message)] {
         sentMessages(by: host, family: family).filter { $0.time >= start }

@@ -82,11 +82,7 @@ import Testing
     /// leaves out: that responder will not repeat it within the second (RFC 6762 §6), and the
     /// next query, a second later, lists everything.
     @Test func firstIPv6QueryListsWhatCameOverIPv4Alone() throws {
-        var network = SimulatedNetwork(seed: 32)
-        let link = network.addLink()
-        let observer = network.addHost(named: nil, links: [link])
-        let browserHost = network.addHost(named: "beta", links: [link])
-        network.run(for: .seconds(2))
+        var (network, link, observer, browserHost) = SimulatedNetwork.observerAndBrowser(seed: 32, settle: .seconds(2))
         let start = network.now
         network.withEngine(browserHost) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
         network.run(for: .milliseconds(125))
@@ -107,11 +103,7 @@ import Testing
     /// Queries that share a schedule (a resolution's SRV and TXT) keep sharing it, and their
     /// packet, when another host's query asks both: one margin for the whole message (§7.3).
     @Test func queriesStandingBackTogetherStayTogether() {
-        var network = SimulatedNetwork(seed: 33)
-        let link = network.addLink()
-        let observer = network.addHost(named: nil, links: [link])
-        let browserHost = network.addHost(named: "beta", links: [link])
-        network.run(for: .seconds(2))
+        var (network, link, observer, browserHost) = SimulatedNetwork.observerAndBrowser(seed: 33, settle: .seconds(2))
         let instance = Support.instance("Nobody")
         network.withEngine(browserHost) { engine, now in
             _ = engine.startQuery(name: instance, type: .srv, at: now)
@@ -166,11 +158,7 @@ import Testing
     /// SRV and TXT follow the PTRs of a large browse) is not asked for: the query waits while the
     /// cache keeps the answer (§7.1), and asks again once it expires.
     @Test func answerArrivingBeforeTheFirstQueryIsNotAskedFor() throws {
-        var network = SimulatedNetwork(seed: 31)
-        let link = network.addLink()
-        let ghost = network.addHost(named: nil, links: [link])
-        let browserHost = network.addHost(named: "beta", links: [link])
-        network.run(for: .seconds(3))
+        var (network, link, ghost, browserHost) = SimulatedNetwork.observerAndBrowser(seed: 31, settle: .seconds(3))
         let instance = Querier.name("Web._ciao._tcp.local.")
         let srv = ResourceRecord(
             name: instance, cacheFlush: true, ttl: 120,

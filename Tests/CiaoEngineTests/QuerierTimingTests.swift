@@ -148,11 +148,7 @@ import Testing
     /// Records that answer a query are refreshed at 80, 85, 90 and 95 % of their TTL, plus up to
     /// 2 % jitter (§5.2), and the schedule starts over when an answer arrives.
     @Test func refreshQueriesAtEightyToNinetyFivePercent() {
-        var network = SimulatedNetwork(seed: 21)
-        let link = network.addLink()
-        let ghost = network.addHost(named: nil, links: [link])
-        let browserHost = network.addHost(named: "beta", links: [link])
-        network.run(for: .seconds(3))
+        var (network, link, ghost, browserHost) = SimulatedNetwork.observerAndBrowser(seed: 21, settle: .seconds(3))
         let host = Querier.name("ghost.local.")
         network.withEngine(browserHost) { engine, now in _ = engine.startQuery(name: host, type: .a, at: now) }
         network.run(for: .seconds(10))
