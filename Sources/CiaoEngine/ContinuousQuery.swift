@@ -108,7 +108,7 @@ struct ContinuousQuery {
             let ipv6Waits = families.contains(.v4) && families.contains(.v6)
                 && schedule.firstIPv6Send.map { $0 > now } ?? false
             send = ipv6Waits ? .ipv4First : .allFamilies
-            markSent(on: interface, at: now)
+            markSent(on: interface, at: now, byUs: true)
         } else if families.contains(.v6) {
             send = .ipv6AfterIPv4
             schedules[index].nextSend = max(schedule.nextSend, now + Self.firstInterval)
@@ -121,7 +121,7 @@ struct ContinuousQuery {
 
     /// Records that a query went out, ours or (`byUs` false) another host's standing in for it:
     /// the next one waits the current interval, and the interval doubles.
-    mutating func markSent(on interface: InterfaceID, at now: Instant, byUs: Bool = true) {
+    private mutating func markSent(on interface: InterfaceID, at now: Instant, byUs: Bool) {
         guard let index = schedules.firstIndex(where: { $0.interface == interface }) else { return }
         schedules[index].nextSend = now + schedules[index].interval
         schedules[index].interval = min(schedules[index].interval * 2, Self.maximumInterval)
