@@ -126,8 +126,8 @@ extension MDNSEngine {
 
     /// Sends aggregated responses and answers held truncated queries whose time has come.
     mutating func sendDueResponses(at now: Instant) {
-        for interfaceID in interfaces.keys.sorted() {
-            guard let interface = interfaces[interfaceID]?.interface else { continue }
+        for interfaceID in interfaces.keys.sorted() where interfaces[interfaceID]!.hasResponseDue(at: now) {
+            let interface = interfaces[interfaceID]!.interface
             for family in IPFamily.allCases {
                 guard let pending = interfaces[interfaceID]!.pendingResponses[family], pending.sendAt <= now else { continue }
                 interfaces[interfaceID]!.pendingResponses[family] = nil
@@ -243,24 +243,19 @@ extension MDNSEngine {
     /// by its type (ANY means the real records).
     func ownRecords(answering question: Question, on interface: NetworkInterface) -> [ResourceRecord] {
         guard question.qClass == .internet || question.qClass == .any else { return [] }
-        var result: [ResourceRecord] = []
-        var seen: Set<RecordKey> = []
+        var result = UniqueRecords()
         for registration in answeringRegistrations(publishing: question.name) where registration.appliesTo(interface.id) {
-            for record in registration.records(hostName: host.name, interface: interface) where record.name == question.name {
-                if (question.type == .any && record.type != .nsec) || record.type == question.type,
-                    seen.insert(RecordKey(record)).inserted
-                {
-                    result.append(record)
-                }
+            for record in registration.records(hostName: host.name, interface: interface)
+            where record.name == question.name && ((question.type == .any && record.type != .nsec) || record.type == question.type) {
+                result.insert(record)
             }
         }
-        return result
+        return result.records
     }
 
     /// Additional records (RFC 6763 §12): SRV, TXT and addresses for PTR answers, addresses for SRV
     /// answers, and NSEC for an address family we do not have (§6.1).
     private func additionals(for answers: [ResourceRecord], on interface: NetworkInterface) -> [ResourceRecord] {
-        let answered = Set(answers.map(RecordKey.init))
         var names: [DomainName] = []
         for record in answers {
             switch record.data {
@@ -270,8 +265,8 @@ extension MDNSEngine {
             default: break
             }
         }
-        var result: [ResourceRecord] = []
-        var seen = answered
+        var gathered = UniqueRecords(answers)
+        let answerCount = gathered.records.count
         let hostRecords = isProbing(host) ? [] : host.records(hostName: host.name, interface: interface)
         for name in names {
             for registration in answeringRegistrations(publishing: name)
@@ -284,12 +279,10 @@ extension MDNSEngine {
                 } else {
                     records = hostRecords
                 }
-                for record in records where seen.insert(RecordKey(record)).inserted {
-                    result.append(record)
-                }
+                for record in records { gathered.insert(record) }
             }
         }
-        return result
+        return Array(gathered.records.dropFirst(answerCount))
     }
 }
 

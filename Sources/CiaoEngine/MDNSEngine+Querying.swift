@@ -31,7 +31,8 @@ extension MDNSEngine {
                 }
             }
         }
-        for interfaceID in interfaces.keys.sorted() {
+        for interfaceID in interfaces.keys.sorted()
+        where due[interfaceID] != nil || interfaces[interfaceID]!.cache.hasDueRefresh(at: now) {
             let interface = interfaces[interfaceID]!.interface
             // The questions in the order first asked, and the families each is asked over.
             var questions: [Question] = []
@@ -185,7 +186,7 @@ extension MDNSEngine {
 
     /// Removes expired, flushed and POOFed records and reports them.
     mutating func expireCachedRecords(at now: Instant) {
-        for interfaceID in interfaces.keys.sorted() {
+        for interfaceID in interfaces.keys.sorted() where interfaces[interfaceID]!.cache.hasExpiry(at: now) {
             for record in interfaces[interfaceID]!.cache.removeExpired(at: now) {
                 report(.removed, record, on: interfaceID)
             }

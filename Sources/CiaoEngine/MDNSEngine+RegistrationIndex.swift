@@ -19,7 +19,7 @@ extension MDNSEngine {
     /// The host (as `nil`) and the services that publish records under `name`, in registration
     /// order. Correct even while the index is stale (it then scans), fast once it is fresh.
     func registrationIDs(publishing name: DomainName) -> [RegistrationID?] {
-        let hostMatches: [RegistrationID?] = host.publishedNames.contains(name) ? [nil] : []
+        let hostMatches: [RegistrationID?] = host.publishes(name) ? [nil] : []
         guard registrationIndexIsStale else {
             return hostMatches + (registrationsByName[name] ?? []).map { Optional($0) }
         }

@@ -338,6 +338,11 @@ struct InterfaceState {
         self.interface = interface
         cache = RecordCache(capacity: cacheCapacity)
     }
+
+    /// True when an aggregated response or a held truncated query is due at `now`.
+    func hasResponseDue(at now: Instant) -> Bool {
+        pendingResponses.values.contains { $0.sendAt <= now } || truncatedQueries.values.contains { $0.answerAt <= now }
+    }
 }
 
 /// A multicast response being aggregated before it is sent (RFC 6762 §6).

@@ -329,6 +329,11 @@ struct RecordCache {
         return due
     }
 
+    /// True when a record's lifetime (TTL, flush or POOF deadline) may have ended by `now`.
+    func hasExpiry(at now: Instant) -> Bool {
+        lifetimes.top.map { $0.time <= now } ?? false
+    }
+
     /// True when a watched record is due for a refresh at `now`.
     func hasDueRefresh(at now: Instant) -> Bool {
         refreshes.top.map { $0.time <= now } ?? false

@@ -88,6 +88,13 @@ struct Registration {
         }
     }
 
+    /// True when this registration publishes records under `name` (one of ``publishedNames``);
+    /// the host publishes under its own name alone, which compares without hashing.
+    func publishes(_ name: DomainName) -> Bool {
+        if case .host = kind { return name == self.name }
+        return publishedNames.contains(name)
+    }
+
     func appliesTo(_ interface: InterfaceID) -> Bool {
         service?.interfaces.map { $0.contains(interface) } ?? true
     }
@@ -101,7 +108,7 @@ struct Registration {
             var records = interface.addresses.map {
                 ResourceRecord(name: name, cacheFlush: true, ttl: Self.hostRecordTTL, data: $0.address.recordData)
             }
-            records += [Self.nsec(name: name, types: Set(records.map(\.type)))]
+            records.append(Self.nsec(name: name, types: records.map(\.type)))
             return records
         case .service(let service):
             let srv = ResourceRecord(
@@ -121,7 +128,7 @@ struct Registration {
         return (try? DomainName(labels: ["_services", "_dns-sd", "_udp"]).appending(domain)) ?? domain
     }
 
-    private static func nsec(name: DomainName, types: Set<RecordType>) -> ResourceRecord {
+    private static func nsec(name: DomainName, types: [RecordType]) -> ResourceRecord {
         ResourceRecord(
             name: name, cacheFlush: true, ttl: Self.hostRecordTTL,
             data: .nsec(NSECData(nextDomainName: name, types: types)))

@@ -103,7 +103,9 @@ public struct NSECData: Hashable, Sendable {
 
     public init(nextDomainName: DomainName, types: some Sequence<RecordType>) {
         self.nextDomainName = nextDomainName
-        self.types = Array(Set(types)).sorted()
+        var unique: [RecordType] = []
+        for type in types.sorted() where unique.last != type { unique.append(type) }
+        self.types = unique
     }
 }
 

@@ -78,6 +78,13 @@ import Testing
                 + Array(repeating: 0, count: 26) + [0x20])
     }
 
+    /// The type list is kept sorted and without repeats, whatever order and repeats it was given.
+    @Test func nsecTypesAreSortedOnce() {
+        let nsec = NSECData(nextDomainName: .root, types: [.txt, .aaaa, .a, .txt, RecordType(1234), .a, .srv])
+        #expect(nsec.types == [.a, .txt, .aaaa, .srv, RecordType(1234)])
+        #expect(nsec == NSECData(nextDomainName: .root, types: [.srv, RecordType(1234), .aaaa, .txt, .a]))
+    }
+
     @Test func dnsSDAnswerCompressesSharedSuffixes() throws {
         let bytes = try Fixtures.dnsSDAnswer.encoded()
         let uncompressed = 12 + 5 * 10 + [Fixtures.dnsSDAnswer.answers, Fixtures.dnsSDAnswer.additionals].joined().reduce(0) {

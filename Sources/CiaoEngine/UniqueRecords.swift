@@ -1,0 +1,41 @@
+import CiaoWire
+
+/// Records gathered for one message, each at most once (the same name, class and data), in the
+/// order first added.
+///
+/// A response mostly gathers a handful of records, for which comparing them in turn costs less
+/// than hashing each (a ``RecordKey`` hashes its names); past ``linearLimit`` records a set of
+/// keys takes over, so a thousand answers still cost a thousand hashes, not a million comparisons.
+struct UniqueRecords {
+    static let linearLimit = 16
+
+    private(set) var records: [ResourceRecord] = []
+    private var keys: Set<RecordKey>?
+
+    init() {}
+
+    init(_ records: some Sequence<ResourceRecord>) {
+        for record in records { insert(record) }
+    }
+
+    /// Adds `record` unless the same record is already here; true when it was added.
+    @discardableResult
+    mutating func insert(_ record: ResourceRecord) -> Bool {
+        if keys == nil && records.count < Self.linearLimit {
+            guard !records.contains(where: { $0.isSameRecord(as: record) }) else { return false }
+        } else {
+            if keys == nil { keys = Set(records.map(RecordKey.init)) }
+            guard keys!.insert(RecordKey(record)).inserted else { return false }
+        }
+        records.append(record)
+        return true
+    }
+}
+
+extension ResourceRecord {
+    /// True when `other` is the same record: name (case-insensitively), class and data, whatever
+    /// the TTL and cache-flush bit; what ``RecordKey`` equality says, without hashing.
+    func isSameRecord(as other: ResourceRecord) -> Bool {
+        data == other.data && rrClass == other.rrClass && name == other.name
+    }
+}
