@@ -68,16 +68,20 @@ final class RuntimeLoop {
 
     /// Sends what the engine has to send and delivers what it has to report, until neither is
     /// left: a delivery can start queries (a resolution's address queries) with answers cached.
-    func flush() {
+    /// Returns the families multicast went out on.
+    @discardableResult
+    func flush() -> Set<IPFamily> {
+        var multicastFamilies: Set<IPFamily> = []
         while true {
             for datagram in engine.takeDatagrams() {
                 guard let socket = sockets[datagram.family] else { continue }
                 sentDatagrams.record(datagram.bytes, at: now)
+                if case .multicast = datagram.destination { multicastFamilies.insert(datagram.family) }
                 // A failed send is a lost datagram; mDNS retransmits everything that matters (§8, §5.2).
                 try? socket.send(datagram.bytes, on: datagram.interface, to: datagram.destination)
             }
             let events = engine.takeEvents()
-            guard !events.isEmpty else { return }
+            guard !events.isEmpty else { return multicastFamilies }
             for delivery in directory.handle(events, engine: &engine, at: now) { delivery() }
         }
     }
@@ -101,9 +105,19 @@ final class RuntimeLoop {
         #endif
     }
 
+    /// Handles what waits on `socket` and sends the answers. When an answer was multicast on this
+    /// socket's family, reads once more at once: the kernel loops our multicast back during the
+    /// send (other stacks on this host must hear it), so it is already waiting, and reading it now
+    /// saves a poll(2) round per answered query.
     private func receive(from socket: MulticastSocket) {
-        guard let packets = try? socket.receiveWaiting(limit: Self.receiveBatch) else { return }
-        for packet in packets {
+        handle(try? socket.receiveWaiting(limit: Self.receiveBatch))
+        if flush().contains(socket.family) {
+            handle(try? socket.receiveWaiting(limit: Self.receiveBatch))
+        }
+    }
+
+    private func handle(_ packets: [ReceivedPacket]?) {
+        for packet in packets ?? [] {
             let datagram = packet.datagram
             let time = now
             if isOwn(datagram, at: time) { continue }
