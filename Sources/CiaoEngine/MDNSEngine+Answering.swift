@@ -54,7 +54,7 @@ extension MDNSEngine {
             let sent = Dictionary(message.answers.map { (RecordKey($0), $0.ttl) }, uniquingKeysWith: max)
             let duplicates = pending.answers.filter { record in sent[RecordKey(record)].map { $0 >= record.ttl } ?? false }
             pending.answers.removeAll { record in duplicates.contains { RecordKey($0) == RecordKey(record) } }
-            for record in duplicates { interfaces[interface.id]!.lastMulticast[family, default: [:]][RecordKey(record)] = now }
+            noteMulticast(duplicates, on: interface.id, family: family, at: now)
             interfaces[interface.id]!.pendingResponses[family] = pending.answers.isEmpty ? nil : pending
         }
         cacheResponse(message, on: interface.id, multicastOver: datagram.isMulticast ? family : nil, at: now)
@@ -156,9 +156,13 @@ extension MDNSEngine {
 
     /// Records that `records` were multicast now on every family of an interface.
     mutating func noteMulticast(_ records: [ResourceRecord], on interfaceID: InterfaceID, at now: Instant) {
-        for family in IPFamily.allCases {
-            for record in records { interfaces[interfaceID]?.lastMulticast[family, default: [:]][RecordKey(record)] = now }
-        }
+        for family in IPFamily.allCases { noteMulticast(records, on: interfaceID, family: family, at: now) }
+    }
+
+    /// Records that `records` were multicast now over `family` on an interface, for the
+    /// once-a-second rule, probe defence and the QU quarter-TTL rule (§5.4, §6).
+    mutating func noteMulticast(_ records: [ResourceRecord], on interfaceID: InterfaceID, family: IPFamily, at now: Instant) {
+        for record in records { interfaces[interfaceID]?.lastMulticast[family, default: [:]][RecordKey(record)] = now }
     }
 
     /// Forgets multicasts older than ``multicastMemory``, at most once a minute, so that the table
@@ -181,7 +185,7 @@ extension MDNSEngine {
     ) {
         guard !answers.isEmpty else { return }
         sendResponse(answers, on: interface, to: .multicast(family))
-        for record in answers { interfaces[interface.id]?.lastMulticast[family, default: [:]][RecordKey(record)] = now }
+        noteMulticast(answers, on: interface.id, family: family, at: now)
     }
 
     /// Sends `answers` in as few packets as fit, each with the additional records of its own
