@@ -124,10 +124,17 @@ extension MDNSEngine {
         }
     }
 
-    /// Sends aggregated responses and answers held truncated queries whose time has come.
+    /// Answers held truncated queries whose time has come, then sends the aggregated responses
+    /// due, theirs included: nothing due now is left for a later pass.
     mutating func sendDueResponses(at now: Instant) {
         for interfaceID in interfaces.keys.sorted() where interfaces[interfaceID]!.hasResponseDue(at: now) {
             let interface = interfaces[interfaceID]!.interface
+            for (source, held) in interfaces[interfaceID]!.truncatedQueries where held.answerAt <= now {
+                interfaces[interfaceID]!.truncatedQueries[source] = nil
+                let datagram = ReceivedDatagram(bytes: [], source: source, interface: interfaceID, isMulticast: true)
+                answer(Message(questions: held.questions), knownAnswers: held.knownAnswers, from: datagram, on: interface,
+                       at: now, delay: .zero...(.zero))
+            }
             for family in IPFamily.allCases {
                 guard let pending = interfaces[interfaceID]!.pendingResponses[family], pending.sendAt <= now else { continue }
                 interfaces[interfaceID]!.pendingResponses[family] = nil
@@ -135,12 +142,6 @@ extension MDNSEngine {
                     !wasMulticast($0, on: interfaceID, family: family, within: Self.multicastInterval, at: now)
                 }
                 sendMulticastResponse(answers, on: interface, family: family, at: now)
-            }
-            for (source, held) in interfaces[interfaceID]!.truncatedQueries where held.answerAt <= now {
-                interfaces[interfaceID]!.truncatedQueries[source] = nil
-                let datagram = ReceivedDatagram(bytes: [], source: source, interface: interfaceID, isMulticast: true)
-                answer(Message(questions: held.questions), knownAnswers: held.knownAnswers, from: datagram, on: interface,
-                       at: now, delay: .zero...(.zero))
             }
         }
     }

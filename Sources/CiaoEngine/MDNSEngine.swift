@@ -260,13 +260,15 @@ public struct MDNSEngine {
         return earliest
     }
 
-    /// Runs everything due at or before `now`.
+    /// Runs everything due at or before `now`, so that ``nextDeadline`` is later than `now`
+    /// afterwards. Records expire before queries go out: a query waiting for its cached answer
+    /// to expire asks in the same pass.
     public mutating func advance(to now: Instant) {
         advanceRegistrations(at: now)
         refreshRegistrationIndex()
         sendDueResponses(at: now)
-        sendDueQueries(at: now)
         expireCachedRecords(at: now)
+        sendDueQueries(at: now)
         forgetOldMulticasts(at: now)
     }
 

@@ -203,7 +203,13 @@ public struct SimulatedNetwork {
                 deliveries.pop()
                 deliver(delivery)
             } else if let deadline = deadlines.pop() {
-                withEngine(HostID(index: deadline.host)) { engine, now in engine.advance(to: now) }
+                let host = HostID(index: deadline.host)
+                withEngine(host) { engine, now in engine.advance(to: now) }
+                // advance(to:) runs everything due, so the deadline it leaves is later; one it
+                // skipped would come back at this instant forever.
+                precondition(
+                    hosts[host.index].engine?.nextDeadline.map { $0 > now } ?? true,
+                    "host \(host.index): advance(to: \(now)) left a deadline at or before it")
             }
         }
         now = max(now, end)
