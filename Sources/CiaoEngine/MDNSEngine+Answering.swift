@@ -52,8 +52,9 @@ extension MDNSEngine {
         if datagram.isMulticast, var pending = interfaces[interface.id]!.pendingResponses[family] {
             // Only a copy with at least our TTL counts; we treat ours as sent then.
             let sent = Dictionary(message.answers.map { (RecordKey($0), $0.ttl) }, uniquingKeysWith: max)
-            let duplicates = pending.answers.filter { record in sent[RecordKey(record)].map { $0 >= record.ttl } ?? false }
-            pending.answers.removeAll { record in duplicates.contains { RecordKey($0) == RecordKey(record) } }
+            func isCopied(_ record: ResourceRecord) -> Bool { sent[RecordKey(record)].map { $0 >= record.ttl } ?? false }
+            let duplicates = pending.answers.filter(isCopied)
+            pending.answers.removeAll(where: isCopied)
             noteMulticast(duplicates, on: interface.id, family: family, at: now)
             interfaces[interface.id]!.pendingResponses[family] = pending.answers.isEmpty ? nil : pending
         }
@@ -70,8 +71,9 @@ extension MDNSEngine {
         let family = source.address.family
         let known = Dictionary(
             (knownAnswers ?? message.answers).map { (RecordKey($0), $0.ttl) }, uniquingKeysWith: max)
-        var unicastAnswers: [ResourceRecord] = []
-        var multicastAnswers: [ResourceRecord] = []
+        // Each record once, however many questions it answers (§6).
+        var unicast = UniqueRecords()
+        var multicast = UniqueRecords()
         // §11, CERT VU#550620: never send a unicast reply off the link, whatever asked for it.
         let mayUnicast = interface.isOnLink(source.address)
         for question in message.questions {
@@ -80,18 +82,19 @@ extension MDNSEngine {
                 if !known.isEmpty, let ttl = known[RecordKey(record)], UInt64(ttl) * 2 >= UInt64(record.ttl) { continue }
                 if !datagram.isMulticast || source.port != mdnsPort {
                     // Direct unicast (§5.5) and legacy (§6.7) queries get unicast replies only.
-                    if mayUnicast { unicastAnswers.append(record) }
+                    if mayUnicast { unicast.insert(record) }
                 } else if question.unicastResponse && mayUnicast
                     && wasMulticast(record, on: interface.id, family: family, within: .seconds(Int64(record.ttl / 4)), at: now)
                 {
                     // QU (§5.4): unicast, unless we have not multicast the record within a quarter
                     // of its TTL; then multicast it, so every cache on the link is refreshed.
-                    unicastAnswers.append(record)
+                    unicast.insert(record)
                 } else {
-                    multicastAnswers.append(record)
+                    multicast.insert(record)
                 }
             }
         }
+        let unicastAnswers = unicast.records
         if source.port != mdnsPort {
             // Legacy unicast (§6.7): echo ID and questions, no cache-flush bit, TTL at most 10 s.
             let answers = unicastAnswers.map(\.legacy)
@@ -105,7 +108,7 @@ extension MDNSEngine {
         if !unicastAnswers.isEmpty {
             sendResponse(unicastAnswers, on: interface, to: .unicast(source))
         }
-        multicastAnswers = multicastAnswers.filter {
+        let multicastAnswers = multicast.records.filter {
             !wasMulticast($0, on: interface.id, family: family, within: Self.multicastInterval, at: now)
         }
         guard !multicastAnswers.isEmpty else { return }
@@ -119,7 +122,9 @@ extension MDNSEngine {
             // Aggregate (§6): the earlier answers may wait for the later ones, up to 500 ms more,
             // so each answer still goes out at least its own random delay after its query.
             pending.sendAt = min(max(pending.sendAt, sendAt), pending.latest)
-            pending.answers += multicastAnswers.filter { record in !pending.answers.contains { RecordKey($0) == RecordKey(record) } }
+            var gathered = UniqueRecords(pending.answers)
+            for record in multicastAnswers { gathered.insert(record) }
+            pending.answers = gathered.records
             interfaces[interface.id]!.pendingResponses[family] = pending
         }
     }

@@ -164,7 +164,7 @@ extension MDNSEngine {
         let key = RecordKey(record)
         return registrationIDs(publishing: target).contains { id in
             guard let id, let registration = registrations[id], registration.appliesTo(interface.id),
-                registration.publishedNames.contains(record.name)
+                registration.publishes(record.name)
             else { return false }
             return registration.records(hostName: host.name, interface: interface).contains { RecordKey($0) == key }
         }

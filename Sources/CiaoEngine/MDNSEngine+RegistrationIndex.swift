@@ -23,7 +23,7 @@ extension MDNSEngine {
         guard registrationIndexIsStale else {
             return hostMatches + (registrationsByName[name] ?? []).map { Optional($0) }
         }
-        return hostMatches + registrations.keys.sorted().filter { registrations[$0]!.publishedNames.contains(name) }
+        return hostMatches + registrations.keys.sorted().filter { registrations[$0]!.publishes(name) }
             .map { Optional($0) }
     }
 

@@ -7,6 +7,8 @@ import CiaoWire
 /// than hashing each (a ``RecordKey`` hashes its names); past ``linearLimit`` records a set of
 /// keys takes over, so a thousand answers still cost a thousand hashes, not a million comparisons.
 struct UniqueRecords {
+    /// Records compared in turn before a set takes over: a comparison mostly stops at the type or
+    /// the name's length, where a key hashes a name or two (about 1 K instructions each).
     static let linearLimit = 16
 
     private(set) var records: [ResourceRecord] = []
@@ -18,7 +20,8 @@ struct UniqueRecords {
         for record in records { insert(record) }
     }
 
-    /// Adds `record` unless the same record is already here; true when it was added.
+    /// Adds `record` unless the same record is already here; true when it was added, as
+    /// `Set.insert` says.
     @discardableResult
     mutating func insert(_ record: ResourceRecord) -> Bool {
         if keys == nil && records.count < Self.linearLimit {

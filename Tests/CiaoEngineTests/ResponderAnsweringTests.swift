@@ -365,6 +365,21 @@ import Testing
         #expect(Set(additionals).count == additionals.count)
     }
 
+    /// Two questions with an answer in common (A, and ANY, for the host name) get it once
+    /// (RFC 6762 §6: a record is not repeated in a response), and the additional records then
+    /// hold what the answers do not: the NSEC for the name.
+    @Test func answersSharedByTwoQuestionsAreSentOnce() throws {
+        var (network, link, publisher, observer) = Self.established()
+        let start = network.now
+        network.inject(
+            Responder.query([Responder.question(Self.alpha, .a), Responder.question(Self.alpha, .any)]), from: observer, on: link)
+        network.run(for: .seconds(1))
+        let response = try #require(network.sent(by: publisher, since: start).first(where: { $0.isResponse }))
+        let answers = response.message.answers
+        #expect(answers.map(\.type).sorted() == [.a, .aaaa].sorted())
+        #expect(response.message.additionals.map(\.type) == [.nsec])
+    }
+
     /// A PTR answer too long for one packet is split so that every packet carries the SRV and TXT
     /// of the instances it lists (RFC 6763 §12), not only the last one, and each packet but the
     /// last is full: the next instance, with its own additional records, would not fit.

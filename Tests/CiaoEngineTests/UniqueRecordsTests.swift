@@ -24,6 +24,26 @@ import Testing
         ].map(\.description))
     }
 
+    /// The comparison and the cache's keys agree on every pair: names in either case, classes,
+    /// types and data that differ, TTLs and cache-flush bits that do not count.
+    @Test func sameRecordAgreesWithRecordKeys() {
+        let host = DomainName("host.local.")!, other = DomainName("HOST.local.")!
+        var records: [ResourceRecord] = []
+        for name in [host, other, DomainName("other.local.")!] {
+            for data: RecordData in [.a(IPv4Address(198, 18, 0, 1)), .a(IPv4Address(198, 18, 0, 2)), .ptr(host), .ptr(other)] {
+                for rrClass: RecordClass in [.internet, RecordClass(rawValue: 3)] {
+                    records.append(ResourceRecord(name: name, rrClass: rrClass, ttl: 120, data: data))
+                    records.append(ResourceRecord(name: name, rrClass: rrClass, cacheFlush: true, ttl: 1, data: data))
+                }
+            }
+        }
+        for a in records {
+            for b in records {
+                #expect(a.isSameRecord(as: b) == (RecordKey(a) == RecordKey(b)), "\(a) / \(b)")
+            }
+        }
+    }
+
     /// Past the linear limit the set takes over with every record seen so far, early ones included.
     @Test func manyRecordsStayUniqueAcrossTheSwitchToASet() {
         let count = UniqueRecords.linearLimit * 4

@@ -68,20 +68,22 @@ final class RuntimeLoop {
 
     /// Sends what the engine has to send and delivers what it has to report, until neither is
     /// left: a delivery can start queries (a resolution's address queries) with answers cached.
-    /// Returns the families multicast went out on.
+    /// Returns how many multicast datagrams went out, by family (those the kernel accepted).
     @discardableResult
-    func flush() -> Set<IPFamily> {
-        var multicastFamilies: Set<IPFamily> = []
+    func flush() -> [IPFamily: Int] {
+        var multicastSent: [IPFamily: Int] = [:]
         while true {
             for datagram in engine.takeDatagrams() {
                 guard let socket = sockets[datagram.family] else { continue }
                 sentDatagrams.record(datagram.bytes, at: now)
-                if case .multicast = datagram.destination { multicastFamilies.insert(datagram.family) }
                 // A failed send is a lost datagram; mDNS retransmits everything that matters (§8, §5.2).
-                try? socket.send(datagram.bytes, on: datagram.interface, to: datagram.destination)
+                guard (try? socket.send(datagram.bytes, on: datagram.interface, to: datagram.destination)) != nil else {
+                    continue
+                }
+                if case .multicast = datagram.destination { multicastSent[datagram.family, default: 0] += 1 }
             }
             let events = engine.takeEvents()
-            guard !events.isEmpty else { return multicastFamilies }
+            guard !events.isEmpty else { return multicastSent }
             for delivery in directory.handle(events, engine: &engine, at: now) { delivery() }
         }
     }
@@ -105,14 +107,17 @@ final class RuntimeLoop {
         #endif
     }
 
-    /// Handles what waits on `socket` and sends the answers. When an answer was multicast on this
-    /// socket's family, reads once more at once: the kernel loops our multicast back during the
-    /// send (other stacks on this host must hear it), so it is already waiting, and reading it now
-    /// saves a poll(2) round per answered query.
+    /// Handles what waits on `socket` and sends the answers. When answers were multicast on this
+    /// socket's family and the batch was not full, reads once more at once, about as many as were
+    /// sent: the kernel loops our multicast back during the send (other stacks on this host must
+    /// hear it), so it is already waiting, and reading it now saves a poll(2) round per answered
+    /// query. A full batch goes back to poll first, so the other descriptors get their turn.
     private func receive(from socket: MulticastSocket) {
-        handle(try? socket.receiveWaiting(limit: Self.receiveBatch))
-        if flush().contains(socket.family) {
-            handle(try? socket.receiveWaiting(limit: Self.receiveBatch))
+        let packets = try? socket.receiveWaiting(limit: Self.receiveBatch)
+        handle(packets)
+        let multicastSent = flush()[socket.family, default: 0]
+        if multicastSent > 0, (packets?.count ?? 0) < Self.receiveBatch {
+            handle(try? socket.receiveWaiting(limit: multicastSent))
         }
     }
 
