@@ -161,12 +161,11 @@ extension MDNSEngine {
     /// registrations publishing that name are looked at: one or two, not every service.
     private func isStillPublished(_ record: ResourceRecord, on interface: NetworkInterface) -> Bool {
         guard case .ptr(let target) = record.data else { return false }
-        let key = RecordKey(record)
         return registrationIDs(publishing: target).contains { id in
             guard let id, let registration = registrations[id], registration.appliesTo(interface.id),
                 registration.publishes(record.name)
             else { return false }
-            return registration.records(hostName: host.name, interface: interface).contains { RecordKey($0) == key }
+            return registration.records(hostName: host.name, interface: interface).contains { $0.isSameRecord(as: record) }
         }
     }
 
