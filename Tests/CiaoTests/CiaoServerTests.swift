@@ -130,14 +130,28 @@ struct CiaoServerTests {
         let (token, _) = try await fake.publication()
 
         // Keep the actor busy inside updateTXT while the registration and then the timeout queue up.
-        let busy = Observed(false)
+        let update = Observed(UpdateStage.called)
         let release = DispatchSemaphore(value: 0)
         fake.duringNextUpdateTXT {
-            busy.update { $0 = true }
+            update.update { $0 = .holdingTheActor }
             release.wait()
         }
-        let updating = Task { try await server.updateTXT(.empty) }
-        try await busy.wait("the actor running updateTXT", until: { $0 })
+        let updating = Task {
+            do {
+                try await server.updateTXT(.empty)
+            } catch {
+                update.update { if $0 == .called { $0 = .rejected } }
+                throw error
+            }
+        }
+        try await update.wait("updateTXT to hold the actor or be rejected", until: { $0 != .called })
+        if update.value == .rejected {
+            // Only if updateTXT reached the actor after the 300 ms timeout (a starved thread pool,
+            // as when a long synchronous test holds one of two cores): the start already failed.
+            await #expect(throws: CiaoError.timedOut) { try await result(of: starting) }
+            #expect(try await events.next() == .failed(.timedOut))
+            return
+        }
         fake.emitRegistered(token, name: "Printer")
         Thread {
             Thread.sleep(forTimeInterval: 0.6)  // past the timeout; a plain thread, not the pool's
@@ -363,4 +377,9 @@ enum Loopback {
         }
         return outcome == 0 ? 0 : errno
     }
+}
+
+/// How far the updateTXT that holds ``CiaoServer``'s actor has gone.
+private enum UpdateStage: Sendable {
+    case called, holdingTheActor, rejected
 }
