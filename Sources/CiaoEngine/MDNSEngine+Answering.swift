@@ -101,7 +101,7 @@ extension MDNSEngine {
             guard !answers.isEmpty else { return }
             let response = Message(
                 header: .response(id: message.header.id), questions: message.questions, answers: answers,
-                additionals: additionals(for: answers, on: interface).map(\.legacy))
+                additionals: additionals(for: answers, hostRecords: hostRecords(on: interface), on: interface).map(\.legacy))
             send(response, on: interface.id, to: .unicast(source))
             return
         }
@@ -194,18 +194,24 @@ extension MDNSEngine {
         noteMulticast(answers, on: interface.id, family: family, at: now)
     }
 
-    /// Sends `answers` in as few packets as fit, each with the additional records of its own
-    /// answers (RFC 6763 §12), so that a browser receiving any one packet can resolve what it
-    /// lists — instead of a long answer list whose additional records fit only its last packet.
+    /// Sends `answers` in as few packets as fit, each with the service records that its own
+    /// answers call for (RFC 6763 §12), so that a browser receiving any one packet has the SRV and
+    /// TXT of the instances it lists, instead of a long answer list whose additional records fit
+    /// only its last packet. The host's address records and NSEC, which every instance shares, go
+    /// once per response, in the first packet that calls for them, as Avahi and mDNSResponder send
+    /// them.
     private mutating func sendResponse(
         _ answers: [ResourceRecord], on interface: NetworkInterface, to destination: OutgoingDatagram.Destination
     ) {
+        let hostRecords = hostRecords(on: interface)
+        var hostRecordsSent = false
         func message(_ chunk: ArraySlice<ResourceRecord>) -> Message {
             let chunk = Array(chunk)
-            return Message(header: .response(), answers: chunk, additionals: additionals(for: chunk, on: interface))
+            let additionals = additionals(for: chunk, hostRecords: hostRecordsSent ? [] : hostRecords, on: interface)
+            return Message(header: .response(), answers: chunk, additionals: additionals)
         }
-        func encoded(_ chunk: ArraySlice<ResourceRecord>) -> [UInt8]? {
-            try? message(chunk).encoded(maximumSize: configuration.maximumDatagramSize)
+        func encoded(_ message: Message) -> [UInt8]? {
+            try? message.encoded(maximumSize: configuration.maximumDatagramSize)
         }
         var rest = answers[...]
         var count = rest.count
@@ -213,21 +219,26 @@ extension MDNSEngine {
             // From the last packet's count: shrink fast until the answers fit, then grow one at a
             // time while one more still fits, so that each packet is as full as it can be.
             count = min(count, rest.count)
-            var packet = encoded(rest.prefix(count))
+            var candidate = message(rest.prefix(count))
+            var packet = encoded(candidate)
             while packet == nil, count > 1 {
                 count = max(1, count * 3 / 4)
-                packet = encoded(rest.prefix(count))
+                candidate = message(rest.prefix(count))
+                packet = encoded(candidate)
             }
-            while packet != nil, count < rest.count, let larger = encoded(rest.prefix(count + 1)) {
+            while packet != nil, count < rest.count {
+                let larger = message(rest.prefix(count + 1))
+                guard let bytes = encoded(larger) else { break }
                 count += 1
-                packet = larger
+                (candidate, packet) = (larger, bytes)
             }
             if let packet {
                 outgoing.append(OutgoingDatagram(bytes: packet, interface: interface.id, destination: destination))
             } else {
                 // One answer too large with its additional records: let the encoder split it.
-                send(message(rest.prefix(1)), on: interface.id, to: destination)
+                send(candidate, on: interface.id, to: destination)
             }
+            hostRecordsSent = hostRecordsSent || (candidate.answers + candidate.additionals).contains { $0.name == host.name }
             rest = rest.dropFirst(count)
         }
     }
@@ -263,9 +274,19 @@ extension MDNSEngine {
         return result.records
     }
 
-    /// Additional records (RFC 6763 §12): SRV, TXT and addresses for PTR answers, addresses for SRV
-    /// answers, and NSEC for an address family we do not have (§6.1).
-    private func additionals(for answers: [ResourceRecord], on interface: NetworkInterface) -> [ResourceRecord] {
+    /// Our address records on `interface`, with the NSEC for a family we do not have (§6.1); none
+    /// while the host name is still being probed.
+    private func hostRecords(on interface: NetworkInterface) -> [ResourceRecord] {
+        isProbing(host) ? [] : host.records(hostName: host.name, interface: interface)
+    }
+
+    /// Additional records (RFC 6763 §12): SRV and TXT for PTR answers, and `hostRecords` (our
+    /// addresses, with an NSEC for an address family we do not have, §6.1) for PTR, SRV and
+    /// address answers. The instances' own NSECs are left out: they only say that an instance has
+    /// nothing but its SRV and TXT, which the packet already carries (a MAY of §6.1).
+    private func additionals(
+        for answers: [ResourceRecord], hostRecords: [ResourceRecord], on interface: NetworkInterface
+    ) -> [ResourceRecord] {
         var names: [DomainName] = []
         for record in answers {
             switch record.data {
@@ -277,19 +298,17 @@ extension MDNSEngine {
         }
         var gathered = UniqueRecords(answers)
         let answerCount = gathered.records.count
-        let hostRecords = isProbing(host) ? [] : host.records(hostName: host.name, interface: interface)
         for name in names {
             for registration in answeringRegistrations(publishing: name)
             where registration.name == name && registration.appliesTo(interface.id) {
-                // The host's records are those built above; a service's are its own under `name`
-                // and the host's, which its SRV points to.
-                let records: [ResourceRecord]
+                // A service's records under `name` and the host's, which its SRV points to.
                 if case .service = registration.kind {
-                    records = registration.records(hostName: host.name, interface: interface).filter { $0.name == name } + hostRecords
-                } else {
-                    records = hostRecords
+                    for record in registration.records(hostName: host.name, interface: interface)
+                    where record.name == name && record.type != .nsec {
+                        gathered.insert(record)
+                    }
                 }
-                for record in records { gathered.insert(record) }
+                for record in hostRecords { gathered.insert(record) }
             }
         }
         return Array(gathered.records.dropFirst(answerCount))

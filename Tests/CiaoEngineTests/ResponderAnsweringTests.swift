@@ -349,7 +349,8 @@ import Testing
 
     // MARK: Additional records (RFC 6763 §12)
 
-    /// PTR answers carry SRV, TXT, A and AAAA (and the NSECs) as additional records.
+    /// PTR answers carry SRV, TXT, A, AAAA and the host's NSEC as additional records; the
+    /// instance's NSEC would only repeat that it has an SRV and a TXT (a MAY of RFC 6762 §6.1).
     @Test func ptrAnswersCarryTheServiceAndAddressesAsAdditionals() throws {
         var (network, link, publisher, observer) = Self.established()
         let start = network.now
@@ -358,7 +359,7 @@ import Testing
         let response = try #require(network.sent(by: publisher, since: start).first(where: { $0.isResponse }))
         #expect(response.message.answers.map(\.type) == [.ptr])
         let additionals = response.message.additionals
-        #expect(Set(additionals.filter { $0.name == Self.web }.map(\.type)) == [.srv, .txt, .nsec])
+        #expect(Set(additionals.filter { $0.name == Self.web }.map(\.type)) == [.srv, .txt])
         #expect(Set(additionals.filter { $0.name == Self.alpha }.map(\.type)) == [.a, .aaaa, .nsec])
         #expect(additionals.allSatisfy { $0.cacheFlush })
         // No record twice.
@@ -381,7 +382,8 @@ import Testing
     }
 
     /// A PTR answer too long for one packet is split so that every packet carries the SRV and TXT
-    /// of the instances it lists (RFC 6763 §12), not only the last one, and each packet but the
+    /// of the instances it lists (RFC 6763 §12), not only the last one; the host's addresses and
+    /// NSEC, which all instances share, go in the first packet only; and each packet but the
     /// last is full: the next instance, with its own additional records, would not fit.
     @Test func splitAnswersCarryTheirOwnAdditionalRecords() {
         var network = SimulatedNetwork(seed: 11)
@@ -409,6 +411,10 @@ import Testing
         let burst = network.sentMessages(by: publisher, family: .v4).filter { $0.time > start && $0.message.header.isResponse }
         let firstResponse = burst.filter { $0.time == burst.first?.time }.map(\.message)
         #expect(firstResponse.count > 2)
+        let hostRecordCounts = firstResponse.map { $0.additionals.filter { $0.name == Self.alpha }.count }
+        #expect(hostRecordCounts.first == 3, "A, AAAA and NSEC in the first packet")
+        #expect(hostRecordCounts.dropFirst().allSatisfy { $0 == 0 }, "host records repeated: \(hostRecordCounts)")
+        #expect(!firstResponse.contains { $0.additionals.contains { $0.type == .nsec && $0.name != Self.alpha } })
         let maximumSize = MDNSEngine.Configuration(hostName: "alpha").maximumDatagramSize
         for (packet, next) in zip(firstResponse, firstResponse.dropFirst()) {
             guard let answer = next.answers.first, case .ptr(let instance) = answer.data else { continue }
