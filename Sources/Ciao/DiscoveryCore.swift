@@ -82,29 +82,36 @@ final class DiscoveryCore: Sendable {
         let followup = state.withLock { state -> Followup in
             var followup = Followup()
             guard !state.isStopped else { return followup }
-            let before = state.services
-            var after = before
+            // Each service's presence at the end of the batch, in the order first mentioned; the
+            // set of services itself is not copied, so a batch costs what it mentions.
+            var mentioned: [Service] = []
+            var presentAfter: [Service: Bool] = [:]
             for update in updates {
-                switch update {
-                case .found(let service): after.insert(service)
-                case .removed(let service): after.remove(service)
+                let (service, present) = switch update {
+                case .found(let service): (service, true)
+                case .removed(let service): (service, false)
+                }
+                if presentAfter.updateValue(present, forKey: service) == nil { mentioned.append(service) }
+            }
+            var removed: [Service] = []
+            var found: [Service] = []
+            for service in mentioned where presentAfter[service]! != state.services.contains(service) {
+                if presentAfter[service]! {
+                    state.services.insert(service)
+                    found.append(service)
+                } else {
+                    state.services.remove(service)
+                    removed.append(service)
                 }
             }
-            state.services = after
-            let removed = updates.compactMap { update -> Service? in
-                if case .removed(let service) = update, before.contains(service), !after.contains(service) { service } else { nil }
-            }
-            let found = updates.compactMap { update -> Service? in
-                if case .found(let service) = update, after.contains(service), !before.contains(service) { service } else { nil }
-            }
-            for service in Self.unique(removed) {
+            for service in removed {
                 if let resolution = state.resolutions.removeValue(forKey: service) {
                     DeadlineScheduler.shared.cancel(resolution.timeout)
                     followup.cancel += [resolution.token].compactMap { $0 }
                 }
                 sink.yield(.removed(service))
             }
-            for service in Self.unique(found) {
+            for service in found {
                 sink.yield(.found(service))
                 guard automaticallyResolve else { continue }
                 state.resolutionsStarted += 1
@@ -169,10 +176,5 @@ final class DiscoveryCore: Sendable {
             return resolution.token
         }
         if let token { backend.cancel(token) }
-    }
-
-    private static func unique(_ services: [Service]) -> [Service] {
-        var seen: Set<Service> = []
-        return services.filter { seen.insert($0).inserted }
     }
 }

@@ -30,11 +30,7 @@ public struct Service: Hashable, Identifiable, Sendable, Codable {
         }
 
         public func hash(into hasher: inout Hasher) {
-            hasher.combine(interfaceIndex)
-            hasher.combine(type)
-            hasher.combine(name.utf8.count)
-            for byte in name.utf8 { hasher.combine(byte) }
-            for byte in domain.utf8 { hasher.combine(byte) }
+            Service.hash(interfaceIndex, type, name, domain, into: &hasher)
         }
 
         public var description: String { "\(name).\(type).\(domain)%\(interfaceIndex)" }
@@ -60,9 +56,28 @@ public struct Service: Hashable, Identifiable, Sendable, Codable {
     /// The identity of this service; see ``ID``.
     public var id: ID { ID(self) }
 
-    public static func == (lhs: Service, rhs: Service) -> Bool { lhs.id == rhs.id }
+    // As ``ID`` compares and hashes, without building one: sets and dictionaries of services
+    // compare and hash them often.
+    public static func == (lhs: Service, rhs: Service) -> Bool {
+        lhs.interfaceIndex == rhs.interfaceIndex && lhs.type == rhs.type
+            && ASCIICaseInsensitive.equal(lhs.name, rhs.name)
+            && ASCIICaseInsensitive.equal(lhs.domain, rhs.domain)
+    }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+    public func hash(into hasher: inout Hasher) {
+        Self.hash(interfaceIndex, type, name, domain, into: &hasher)
+    }
+
+    /// The hash of a service or ``ID``: name and domain with ASCII letters folded, so that a
+    /// service and its ID (whose letters are already lowercase) hash alike.
+    private static func hash(
+        _ interfaceIndex: UInt32, _ type: ServiceType, _ name: String, _ domain: String, into hasher: inout Hasher
+    ) {
+        hasher.combine(interfaceIndex)
+        hasher.combine(type)
+        ASCIICaseInsensitive.hash(name, into: &hasher)
+        ASCIICaseInsensitive.hash(domain, into: &hasher)
+    }
 
     private enum CodingKeys: String, CodingKey {
         case name, type, domain, interfaceIndex
