@@ -198,8 +198,8 @@ extension MDNSEngine {
     /// answers call for (RFC 6763 §12), so that a browser receiving any one packet has the SRV and
     /// TXT of the instances it lists, instead of a long answer list whose additional records fit
     /// only its last packet. The host's address records and NSEC, which every instance shares, go
-    /// once per response, in the first packet that calls for them, as Avahi and mDNSResponder send
-    /// them.
+    /// once per response, in the first packet that has room for them: additional records are
+    /// optional (RFC 6763 §12), and repeating them in every packet cost 92 bytes a packet.
     private mutating func sendResponse(
         _ answers: [ResourceRecord], on interface: NetworkInterface, to destination: OutgoingDatagram.Destination
     ) {
@@ -234,11 +234,12 @@ extension MDNSEngine {
             }
             if let packet {
                 outgoing.append(OutgoingDatagram(bytes: packet, interface: interface.id, destination: destination))
+                if !hostRecordsSent { hostRecordsSent = candidate.additionals.contains { $0.name == host.name } }
             } else {
-                // One answer too large with its additional records: let the encoder split it.
+                // One answer too large with its additional records: the encoder leaves out those
+                // that do not fit, so the host's go again with the next packet.
                 send(candidate, on: interface.id, to: destination)
             }
-            hostRecordsSent = hostRecordsSent || (candidate.answers + candidate.additionals).contains { $0.name == host.name }
             rest = rest.dropFirst(count)
         }
     }

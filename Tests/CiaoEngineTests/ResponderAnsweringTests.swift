@@ -425,4 +425,35 @@ import Testing
             #expect(size > maximumSize, "a packet of \(packet.answers.count) answers had room for one more (\(size) bytes)")
         }
     }
+
+    /// An instance whose TXT leaves its packet no room for the host's records (one answer that the
+    /// encoder sends with only the additional records that fit): the host's address records and
+    /// NSEC still go, in the next packet of the response. TXT sizes around the point where they
+    /// stop fitting are tried in turn.
+    @Test func hostRecordsCrowdedOutOfAPacketGoInTheNext() {
+        var crowdedOut = 0
+        for txtSize in stride(from: 1250, through: 1400, by: 6) {
+            var network = SimulatedNetwork(seed: 12)
+            let link = network.addLink()
+            let publisher = network.addHost(named: "alpha", links: [link])
+            let strings = stride(from: 0, to: txtSize, by: 200).map { String(repeating: "x", count: min(200, txtSize - $0) - 1) }
+            network.withEngine(publisher) { engine, now in _ = engine.register(Support.service("Big", txt: strings), at: now) }
+            _ = network.registerServices(20, on: publisher)
+            network.run(for: .seconds(10))
+            let browser = network.addHost(named: "beta", links: [link])
+            network.run(for: .seconds(2))
+            let start = network.now
+            network.withEngine(browser) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
+            network.run(for: .seconds(1))
+            let burst = network.sentMessages(by: publisher, family: .v4).filter { $0.time > start && $0.message.header.isResponse }
+            let response = burst.filter { $0.time == burst.first?.time }.map(\.message)
+            let hostRecords = response.flatMap(\.additionals).filter { $0.name == Self.alpha }
+            #expect(Set(hostRecords.map(\.type)) == [.a, .aaaa, .nsec], "TXT of \(txtSize) bytes: \(hostRecords)")
+            let big = response.firstIndex { $0.answers.contains { $0.data == .ptr(Support.instance("Big")) } }
+            if let big, big + 1 < response.count, !response[big].additionals.contains(where: { $0.name == Self.alpha }) {
+                crowdedOut += 1
+            }
+        }
+        #expect(crowdedOut > 0, "no TXT size crowded the host records out of a packet that others followed")
+    }
 }
