@@ -82,26 +82,28 @@ final class DiscoveryCore: Sendable {
         let followup = state.withLock { state -> Followup in
             var followup = Followup()
             guard !state.isStopped else { return followup }
-            // Each service's presence at the end of the batch, in the order first mentioned; the
-            // set of services itself is not copied, so a batch costs what it mentions.
+            // Each service's last update in the batch, in the order first mentioned; the set of
+            // services itself is not copied, so a batch costs what it mentions.
             var mentioned: [Service] = []
-            var presentAfter: [Service: Bool] = [:]
+            var last: [Service: BrowseUpdate] = [:]
             for update in updates {
-                let (service, present) = switch update {
-                case .found(let service): (service, true)
-                case .removed(let service): (service, false)
+                let service = switch update {
+                case .found(let service), .removed(let service): service
                 }
-                if presentAfter.updateValue(present, forKey: service) == nil { mentioned.append(service) }
+                if last.updateValue(update, forKey: service) == nil { mentioned.append(service) }
             }
             var removed: [Service] = []
             var found: [Service] = []
-            for service in mentioned where presentAfter[service]! != state.services.contains(service) {
-                if presentAfter[service]! {
-                    state.services.insert(service)
-                    found.append(service)
-                } else {
-                    state.services.remove(service)
-                    removed.append(service)
+            for service in mentioned {
+                switch last[service]! {
+                case .found(let instance) where !state.services.contains(instance):
+                    state.services.insert(instance)
+                    found.append(instance)
+                case .removed(let instance) where state.services.contains(instance):
+                    state.services.remove(instance)
+                    removed.append(instance)
+                default:
+                    break
                 }
             }
             for service in removed {

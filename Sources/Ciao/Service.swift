@@ -56,7 +56,7 @@ public struct Service: Hashable, Identifiable, Sendable, Codable {
     /// The identity of this service; see ``ID``.
     public var id: ID { ID(self) }
 
-    // As ``ID`` compares and hashes, without building one: sets and dictionaries of services
+    // As ``ID`` compares (RFC 6762 §16), without building one: sets and dictionaries of services
     // compare and hash them often.
     public static func == (lhs: Service, rhs: Service) -> Bool {
         lhs.interfaceIndex == rhs.interfaceIndex && lhs.type == rhs.type
@@ -68,8 +68,8 @@ public struct Service: Hashable, Identifiable, Sendable, Codable {
         Self.hash(interfaceIndex, type, name, domain, into: &hasher)
     }
 
-    /// The hash of a service or ``ID``: name and domain with ASCII letters folded, so that a
-    /// service and its ID (whose letters are already lowercase) hash alike.
+    /// The hash of a service or ``ID``, consistent with their `==`: name and domain with ASCII
+    /// letters folded.
     private static func hash(
         _ interfaceIndex: UInt32, _ type: ServiceType, _ name: String, _ domain: String, into hasher: inout Hasher
     ) {

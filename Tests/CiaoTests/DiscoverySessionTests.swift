@@ -98,6 +98,16 @@ struct DiscoverySessionTests {
         await session.stop()
     }
 
+    @Test func aServiceFoundWithinABatchIsReportedAsItWasFound() async throws {
+        let (session, token, events) = try await startSession(automaticallyResolve: false)
+        // Names compare case-insensitively; the spelling reported is the one found.
+        fake.emitBrowse(token, [.removed(service("printer")), .found(service("Printer"))])
+        guard case .found(let found) = try await events.next() else { Issue.record("not found"); return }
+        #expect(found.name == "Printer")
+        #expect(await session.services.map(\.name) == ["Printer"])
+        await session.stop()
+    }
+
     @Test func duplicateFoundAndUnknownRemovedAreNotReported() async throws {
         let (session, token, events) = try await startSession(automaticallyResolve: false)
         let a = service("A")
