@@ -6,7 +6,7 @@ import Foundation
 
 /// A JSON value: what the agent's commands and events are made of (Tests/Interop/README.md).
 /// Numbers without a fraction decode as ``int(_:)``, so ports and indexes print as integers.
-enum JSONValue: Codable, Equatable, Sendable {
+enum JSONValue: Decodable, Equatable, Sendable {
     case null
     case bool(Bool)
     case int(Int)
@@ -20,12 +20,6 @@ enum JSONValue: Codable, Equatable, Sendable {
         try? JSONDecoder().decode(JSONValue.self, from: Data(line.utf8))
     }
 
-    /// The value as compact JSON, object keys sorted.
-    var serialized: Data? {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return try? encoder.encode(self)
-    }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
@@ -43,19 +37,6 @@ enum JSONValue: Codable, Equatable, Sendable {
             self = .array(value)
         } else {
             self = .object(try container.decode([String: JSONValue].self))
-        }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .null: try container.encodeNil()
-        case .bool(let value): try container.encode(value)
-        case .int(let value): try container.encode(value)
-        case .double(let value): try container.encode(value)
-        case .string(let value): try container.encode(value)
-        case .array(let value): try container.encode(value)
-        case .object(let value): try container.encode(value)
         }
     }
 
@@ -107,5 +88,64 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
     init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
     init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+}
+
+// MARK: Writing
+
+extension JSONValue {
+    /// The value as compact JSON (RFC 8259), object keys sorted; nil if it holds a number that JSON
+    /// cannot express. Written directly: the agent emits an event per service found and resolved,
+    /// and a JSONEncoder per line made the agent, not Ciao, the bottleneck of bulk benchmarks.
+    var serialized: [UInt8]? {
+        var output: [UInt8] = []
+        return write(into: &output) ? output : nil
+    }
+
+    private func write(into output: inout [UInt8]) -> Bool {
+        switch self {
+        case .null: output += "null".utf8
+        case .bool(let value): output += (value ? "true" : "false").utf8
+        case .int(let value): output += String(value).utf8
+        case .double(let value):
+            guard value.isFinite else { return false }
+            output += String(value).utf8
+        case .string(let value): Self.write(value, into: &output)
+        case .array(let elements):
+            output.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                guard element.write(into: &output) else { return false }
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let members):
+            output.append(UInt8(ascii: "{"))
+            for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                Self.write(member.key, into: &output)
+                output.append(UInt8(ascii: ":"))
+                guard member.value.write(into: &output) else { return false }
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+        return true
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// A JSON string: quotation marks, backslashes and control characters escaped (RFC 8259 §7).
+    private static func write(_ text: String, into output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): output += [UInt8(ascii: "\\"), byte]
+            case UInt8(ascii: "\n"): output += "\\n".utf8
+            case UInt8(ascii: "\r"): output += "\\r".utf8
+            case UInt8(ascii: "\t"): output += "\\t".utf8
+            case ..<0x20: output += "\\u00".utf8 + [Self.hexDigits[Int(byte >> 4)], Self.hexDigits[Int(byte & 0xF)]]
+            default: output.append(byte)
+            }
+        }
+        output.append(UInt8(ascii: "\""))
     }
 }
