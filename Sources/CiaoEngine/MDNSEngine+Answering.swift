@@ -49,14 +49,15 @@ extension MDNSEngine {
         detectConflicts(in: message, on: interface, at: now)
         // Duplicate answer suppression (§7.4): someone else just multicast what we were about to.
         let family = datagram.source.address.family
-        if datagram.isMulticast, var pending = interfaces[interface.id]!.pendingResponses[family] {
+        for slot in ResponseSlot.allCases where slot.family == family && datagram.isMulticast {
+            guard var pending = interfaces[interface.id]!.pendingResponses[slot] else { continue }
             // Only a copy with at least our TTL counts; we treat ours as sent then.
             let sent = Dictionary(message.answers.map { (RecordKey($0), $0.ttl) }, uniquingKeysWith: max)
             func isCopied(_ record: ResourceRecord) -> Bool { sent[RecordKey(record)].map { $0 >= record.ttl } ?? false }
             let duplicates = pending.answers.filter(isCopied)
             pending.answers.removeAll(where: isCopied)
             noteMulticast(duplicates, on: interface.id, family: family, at: now)
-            interfaces[interface.id]!.pendingResponses[family] = pending.answers.isEmpty ? nil : pending
+            interfaces[interface.id]!.pendingResponses[slot] = pending.answers.isEmpty ? nil : pending
         }
         cacheResponse(message, on: interface.id, multicastOver: datagram.isMulticast ? family : nil, at: now)
     }
@@ -108,25 +109,47 @@ extension MDNSEngine {
         if !unicastAnswers.isEmpty {
             sendResponse(unicastAnswers, on: interface, to: .unicast(source))
         }
-        let multicastAnswers = multicast.records.filter {
-            !wasMulticast($0, on: interface.id, family: family, within: Self.multicastInterval, at: now)
+        // The once-a-second rule (§6) holds back what went out within the last second: a querier
+        // asking again so soon lost our answer, so it goes again as soon as its second has passed.
+        var multicastAnswers: [ResourceRecord] = []
+        var heldBack: [ResourceRecord] = []
+        var allowedAt = now
+        for record in multicast.records {
+            if let last = lastMulticast(of: record, on: interface.id, family: family), now - last < Self.multicastInterval {
+                heldBack.append(record)
+                allowedAt = max(allowedAt, last + Self.multicastInterval)
+            } else {
+                multicastAnswers.append(record)
+            }
+        }
+        if !heldBack.isEmpty {
+            let sendAt = max(allowedAt, now + random.duration(in: delay))
+            schedule(heldBack, in: ResponseSlot(family: family, heldBack: true), on: interface.id, sendAt: sendAt, latest: sendAt)
         }
         guard !multicastAnswers.isEmpty else { return }
         if multicastAnswers.allSatisfy(\.cacheFlush) && delay == Self.sharedAnswerDelay {
             sendMulticastResponse(multicastAnswers, on: interface, family: family, at: now)
         } else {
             let sendAt = now + random.duration(in: delay)
-            var pending =
-                interfaces[interface.id]!.pendingResponses[family]
-                ?? PendingResponse(sendAt: sendAt, latest: sendAt + Self.aggregationDelay, answers: [])
-            // Aggregate (§6): the earlier answers may wait for the later ones, up to 500 ms more,
-            // so each answer still goes out at least its own random delay after its query.
-            pending.sendAt = min(max(pending.sendAt, sendAt), pending.latest)
-            var gathered = UniqueRecords(pending.answers)
-            for record in multicastAnswers { gathered.insert(record) }
-            pending.answers = gathered.records
-            interfaces[interface.id]!.pendingResponses[family] = pending
+            schedule(multicastAnswers, in: ResponseSlot(family: family, heldBack: false), on: interface.id,
+                     sendAt: sendAt, latest: sendAt + Self.aggregationDelay)
         }
+    }
+
+    /// Adds `answers` to the response waiting in `slot`, or starts one due at `sendAt`. Aggregating
+    /// (§6), the earlier answers may wait for the later ones up to the first plan's `latest`, so
+    /// each answer still goes out at least its own delay after its query; held-back answers all
+    /// wait for the last of their seconds.
+    private mutating func schedule(
+        _ answers: [ResourceRecord], in slot: ResponseSlot, on interfaceID: InterfaceID, sendAt: Instant, latest: Instant
+    ) {
+        var pending = interfaces[interfaceID]!.pendingResponses[slot] ?? PendingResponse(sendAt: sendAt, latest: latest, answers: [])
+        if slot.heldBack { pending.latest = max(pending.latest, latest) }
+        pending.sendAt = min(max(pending.sendAt, sendAt), pending.latest)
+        var gathered = UniqueRecords(pending.answers)
+        for record in answers { gathered.insert(record) }
+        pending.answers = gathered.records
+        interfaces[interfaceID]!.pendingResponses[slot] = pending
     }
 
     /// Answers held truncated queries whose time has come, then sends the aggregated responses
@@ -140,13 +163,13 @@ extension MDNSEngine {
                 answer(Message(questions: held.questions), knownAnswers: held.knownAnswers, from: datagram, on: interface,
                        at: now, delay: .zero...(.zero))
             }
-            for family in IPFamily.allCases {
-                guard let pending = interfaces[interfaceID]!.pendingResponses[family], pending.sendAt <= now else { continue }
-                interfaces[interfaceID]!.pendingResponses[family] = nil
+            for slot in ResponseSlot.allCases {
+                guard let pending = interfaces[interfaceID]!.pendingResponses[slot], pending.sendAt <= now else { continue }
+                interfaces[interfaceID]!.pendingResponses[slot] = nil
                 let answers = pending.answers.filter {
-                    !wasMulticast($0, on: interfaceID, family: family, within: Self.multicastInterval, at: now)
+                    !wasMulticast($0, on: interfaceID, family: slot.family, within: Self.multicastInterval, at: now)
                 }
-                sendMulticastResponse(answers, on: interface, family: family, at: now)
+                sendMulticastResponse(answers, on: interface, family: slot.family, at: now)
             }
         }
     }
@@ -247,8 +270,12 @@ extension MDNSEngine {
     private func wasMulticast(
         _ record: ResourceRecord, on interfaceID: InterfaceID, family: IPFamily, within interval: Duration, at now: Instant
     ) -> Bool {
-        guard let last = interfaces[interfaceID]?.lastMulticast[family]?[RecordKey(record)] else { return false }
+        guard let last = lastMulticast(of: record, on: interfaceID, family: family) else { return false }
         return now - last < interval
+    }
+
+    private func lastMulticast(of record: ResourceRecord, on interfaceID: InterfaceID, family: IPFamily) -> Instant? {
+        interfaces[interfaceID]?.lastMulticast[family]?[RecordKey(record)]
     }
 
     /// Our records answering `question` on `interface`; an NSEC when we own the name but not the

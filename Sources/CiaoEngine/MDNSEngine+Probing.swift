@@ -173,10 +173,10 @@ extension MDNSEngine {
     /// the goodbye, they would bring the records back into every cache (§10.1).
     mutating func withdrawPendingAnswers(_ keys: Set<RecordKey>, on interface: InterfaceID) {
         guard !keys.isEmpty else { return }
-        for family in IPFamily.allCases {
-            guard var pending = interfaces[interface]?.pendingResponses[family] else { continue }
+        for slot in ResponseSlot.allCases {
+            guard var pending = interfaces[interface]?.pendingResponses[slot] else { continue }
             pending.answers.removeAll { keys.contains(RecordKey($0)) }
-            interfaces[interface]!.pendingResponses[family] = pending.answers.isEmpty ? nil : pending
+            interfaces[interface]!.pendingResponses[slot] = pending.answers.isEmpty ? nil : pending
         }
     }
 

@@ -333,7 +333,7 @@ struct InterfaceState {
     var cache: RecordCache
     /// When each record was last multicast, per family, for the once-a-second rule (RFC 6762 §6).
     var lastMulticast: [IPFamily: [RecordKey: Instant]] = [:]
-    var pendingResponses: [IPFamily: PendingResponse] = [:]
+    var pendingResponses: [ResponseSlot: PendingResponse] = [:]
     var truncatedQueries: [SocketAddress: TruncatedQuery] = [:]
 
     init(interface: NetworkInterface, cacheCapacity: Int) {
@@ -353,6 +353,17 @@ struct PendingResponse {
     /// Aggregating later answers may move ``sendAt`` up to here (§6: 500 ms past the first plan).
     var latest: Instant
     var answers: [ResourceRecord]
+}
+
+/// Where a multicast response waits (RFC 6762 §6): per family, one for answers aggregated after
+/// their random delay, one for answers the once-a-second rule holds back until their second has passed.
+struct ResponseSlot: Hashable, CaseIterable {
+    var family: IPFamily
+    var heldBack: Bool
+
+    static let allCases = IPFamily.allCases.flatMap { family in
+        [ResponseSlot(family: family, heldBack: false), ResponseSlot(family: family, heldBack: true)]
+    }
 }
 
 /// A query with TC set, waiting for the rest of its known answers (RFC 6762 §7.2).

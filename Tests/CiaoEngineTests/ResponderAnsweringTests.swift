@@ -108,6 +108,27 @@ import Testing
         #expect(answered == [.ptr, .srv, .txt, .a])
     }
 
+    /// A querier that lost our answer asks again a second after its first query, less than a
+    /// second after our answer: the once-a-second rule (§6) holds the answer back until its
+    /// second has passed, then sends it, instead of leaving the querier to its next query.
+    @Test func aQueryRepeatedWithinTheSecondIsAnsweredOnceTheSecondHasPassed() throws {
+        var (network, link, publisher, observer) = Self.established()
+        let start = network.now
+        let question = Responder.question(Support.serviceType, .ptr)
+        network.inject(Responder.query([question]), from: observer, on: link)
+        network.run(for: .milliseconds(900))
+        let first = network.sent(by: publisher, since: start).filter { $0.isResponse && $0.answers(Support.serviceType, .ptr) }
+        try #require(first.count == 1)
+        let again = network.now
+        network.inject(Responder.query([question]), from: observer, on: link)
+        network.run(for: .seconds(2))
+        let second = network.sent(by: publisher, since: again).filter { $0.isResponse && $0.answers(Support.serviceType, .ptr) }
+        try #require(second.count == 1, "the repeated query went unanswered")
+        #expect(second[0].time - first[0].time >= .seconds(1))
+        #expect(second[0].time - first[0].time <= .seconds(1) + .milliseconds(120))
+        #expect(second[0].isMulticast)
+    }
+
     /// Probe defence may repeat after 250 ms, not sooner (§6, §8.1).
     @Test func probeDefenceIsLimitedToEvery250Milliseconds() throws {
         var (network, link, publisher, observer) = Self.established()
