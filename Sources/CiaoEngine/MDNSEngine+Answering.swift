@@ -37,7 +37,7 @@ extension MDNSEngine {
         if message.header.isTruncated && !isLegacy {
             guard interfaces[interface.id]!.truncatedQueries.count < Self.maximumTruncatedQueries else { return }
             interfaces[interface.id]!.truncatedQueries[source] = TruncatedQuery(
-                answerAt: now + random.duration(in: Self.truncatedQueryDelay), questions: message.questions,
+                receivedAt: now, answerAt: now + random.duration(in: Self.truncatedQueryDelay), questions: message.questions,
                 knownAnswers: Array(message.answers.prefix(Self.maximumKnownAnswersPerQuery)), family: source.address.family)
             return
         }
@@ -63,10 +63,12 @@ extension MDNSEngine {
     }
 
     /// Answers a (complete) query: legacy unicast at once, QU and direct unicast by unicast,
-    /// unique answers multicast at once, shared ones after 20–120 ms, aggregated (§6).
+    /// unique answers multicast at once, shared ones after 20–120 ms, aggregated (§6). `askedAt`
+    /// is when the query's first packet came, if before `now`.
     mutating func answer(
         _ message: Message, knownAnswers: [ResourceRecord]? = nil, from datagram: ReceivedDatagram,
-        on interface: NetworkInterface, at now: Instant, delay: ClosedRange<Duration> = sharedAnswerDelay
+        on interface: NetworkInterface, at now: Instant, askedAt: Instant? = nil,
+        delay: ClosedRange<Duration> = sharedAnswerDelay
     ) {
         let source = datagram.source
         let family = source.address.family
@@ -109,13 +111,15 @@ extension MDNSEngine {
         if !unicastAnswers.isEmpty {
             sendResponse(unicastAnswers, on: interface, to: .unicast(source))
         }
-        // The once-a-second rule (§6) holds back what went out within the last second: a querier
-        // asking again so soon lost our answer, so it goes again as soon as its second has passed.
+        // The once-a-second rule (§6) holds back what went out within the last second. Sent before
+        // the query and still not known to the querier, it was lost: it goes again as soon as its
+        // second has passed. Sent since the query came, the querier has it.
         var multicastAnswers: [ResourceRecord] = []
         var heldBack: [ResourceRecord] = []
         var allowedAt = now
         for record in multicast.records {
             if let last = lastMulticast(of: record, on: interface.id, family: family), now - last < Self.multicastInterval {
+                guard last < askedAt ?? now else { continue }
                 heldBack.append(record)
                 allowedAt = max(allowedAt, last + Self.multicastInterval)
             } else {
@@ -161,7 +165,7 @@ extension MDNSEngine {
                 interfaces[interfaceID]!.truncatedQueries[source] = nil
                 let datagram = ReceivedDatagram(bytes: [], source: source, interface: interfaceID, isMulticast: true)
                 answer(Message(questions: held.questions), knownAnswers: held.knownAnswers, from: datagram, on: interface,
-                       at: now, delay: .zero...(.zero))
+                       at: now, askedAt: held.receivedAt, delay: .zero...(.zero))
             }
             for slot in ResponseSlot.allCases {
                 guard let pending = interfaces[interfaceID]!.pendingResponses[slot], pending.sendAt <= now else { continue }

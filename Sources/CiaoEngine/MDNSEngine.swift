@@ -368,6 +368,7 @@ struct ResponseSlot: Hashable, CaseIterable {
 
 /// A query with TC set, waiting for the rest of its known answers (RFC 6762 §7.2).
 struct TruncatedQuery {
+    var receivedAt: Instant
     var answerAt: Instant
     var questions: [Question]
     var knownAnswers: [ResourceRecord]

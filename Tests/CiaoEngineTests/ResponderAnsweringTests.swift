@@ -129,6 +129,23 @@ import Testing
         #expect(second[0].isMulticast)
     }
 
+    /// A query with a known-answer list in several packets (TC) is answered 400–500 ms after its
+    /// first packet; an answer multicast meanwhile, for another querier, reached it too, so the
+    /// once-a-second rule drops it from this query's answer rather than holding it back.
+    @Test func anAnswerMulticastSinceTheQueryCameIsNotSentAgain() throws {
+        var (network, link, publisher, observer) = Self.established()
+        let other = network.addHost(named: nil, links: [link])
+        network.run(for: .seconds(2))
+        let start = network.now
+        let question = Responder.question(Support.serviceType, .ptr)
+        network.inject(Responder.query([question], truncated: true), from: observer, on: link)
+        network.run(for: .milliseconds(10))
+        network.inject(Responder.query([question]), from: other, on: link)
+        network.run(for: .seconds(3))
+        let responses = network.sent(by: publisher, since: start).filter { $0.isResponse && $0.answers(Support.serviceType, .ptr) }
+        #expect(responses.count == 1, "\(responses.map(\.time))")
+    }
+
     /// Probe defence may repeat after 250 ms, not sooner (§6, §8.1).
     @Test func probeDefenceIsLimitedToEvery250Milliseconds() throws {
         var (network, link, publisher, observer) = Self.established()
