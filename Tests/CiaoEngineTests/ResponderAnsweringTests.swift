@@ -419,22 +419,33 @@ import Testing
         #expect(response.message.additionals.map(\.type) == [.nsec])
     }
 
-    /// A PTR answer too long for one packet is split so that every packet carries the SRV and TXT
-    /// of the instances it lists (RFC 6763 §12), not only the last one; the host's addresses and
-    /// NSEC, which all instances share, go in the first packet only; and each packet but the
-    /// last is full: the next instance, with its own additional records, would not fit.
-    @Test func splitAnswersCarryTheirOwnAdditionalRecords() {
-        var network = SimulatedNetwork(seed: 11)
+    /// A publisher "alpha" with the services `register` adds, past probing and announcing, then a
+    /// newcomer with an empty cache (no known answers to suppress anything) browsing their type for
+    /// a second from `start`.
+    static func browsedByANewcomer(
+        seed: UInt64, register: (inout SimulatedNetwork, SimulatedNetwork.HostID) -> Void
+    ) -> (network: SimulatedNetwork, publisher: SimulatedNetwork.HostID, start: Instant) {
+        var network = SimulatedNetwork(seed: seed)
         let link = network.addLink()
         let publisher = network.addHost(named: "alpha", links: [link])
-        _ = network.registerServices(150, on: publisher)
+        register(&network, publisher)
         network.run(for: .seconds(10))
-        // A newcomer with an empty cache: no known answers to suppress anything.
         let browser = network.addHost(named: "beta", links: [link])
         network.run(for: .seconds(2))
         let start = network.now
         network.withEngine(browser) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
         network.run(for: .seconds(1))
+        return (network, publisher, start)
+    }
+
+    /// A PTR answer too long for one packet is split so that every packet carries the SRV and TXT
+    /// of the instances it lists (RFC 6763 §12), not only the last one; the host's addresses and
+    /// NSEC, which all instances share, go in the first packet only; and each packet but the
+    /// last is full: the next instance, with its own additional records, would not fit.
+    @Test func splitAnswersCarryTheirOwnAdditionalRecords() {
+        let (network, publisher, start) = Self.browsedByANewcomer(seed: 11) { network, publisher in
+            _ = network.registerServices(150, on: publisher)
+        }
         let responses = network.sentMessages(by: publisher).filter { $0.time > start && $0.message.header.isResponse }
             .map(\.message).filter { $0.answers.contains { $0.type == .ptr } }
         #expect(responses.count > 2, "150 instances do not fit one packet")
@@ -471,18 +482,11 @@ import Testing
     @Test func hostRecordsCrowdedOutOfAPacketGoInTheNext() {
         var crowdedOut = 0
         for txtSize in stride(from: 1250, through: 1400, by: 6) {
-            var network = SimulatedNetwork(seed: 12)
-            let link = network.addLink()
-            let publisher = network.addHost(named: "alpha", links: [link])
             let strings = stride(from: 0, to: txtSize, by: 200).map { String(repeating: "x", count: min(200, txtSize - $0) - 1) }
-            network.withEngine(publisher) { engine, now in _ = engine.register(Support.service("Big", txt: strings), at: now) }
-            _ = network.registerServices(20, on: publisher)
-            network.run(for: .seconds(10))
-            let browser = network.addHost(named: "beta", links: [link])
-            network.run(for: .seconds(2))
-            let start = network.now
-            network.withEngine(browser) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
-            network.run(for: .seconds(1))
+            let (network, publisher, start) = Self.browsedByANewcomer(seed: 12) { network, publisher in
+                network.withEngine(publisher) { engine, now in _ = engine.register(Support.service("Big", txt: strings), at: now) }
+                _ = network.registerServices(20, on: publisher)
+            }
             let burst = network.sentMessages(by: publisher, family: .v4).filter { $0.time > start && $0.message.header.isResponse }
             let response = burst.filter { $0.time == burst.first?.time }.map(\.message)
             let hostRecords = response.flatMap(\.additionals).filter { $0.name == Self.alpha }
