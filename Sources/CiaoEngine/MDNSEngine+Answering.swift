@@ -142,13 +142,12 @@ extension MDNSEngine {
 
     /// Adds `answers` to the response waiting in `slot`, or starts one due at `sendAt`. Aggregating
     /// (§6), the earlier answers may wait for the later ones up to the first plan's `latest`, so
-    /// each answer still goes out at least its own delay after its query; held-back answers all
-    /// wait for the last of their seconds.
+    /// each answer still goes out at least its own delay after its query. (A held-back answer
+    /// whose second has not passed when its slot is sent waits in the next one.)
     private mutating func schedule(
         _ answers: [ResourceRecord], in slot: ResponseSlot, on interfaceID: InterfaceID, sendAt: Instant, latest: Instant
     ) {
         var pending = interfaces[interfaceID]!.pendingResponses[slot] ?? PendingResponse(sendAt: sendAt, latest: latest, answers: [])
-        if slot.heldBack { pending.latest = max(pending.latest, latest) }
         pending.sendAt = min(max(pending.sendAt, sendAt), pending.latest)
         var gathered = UniqueRecords(pending.answers)
         for record in answers { gathered.insert(record) }
@@ -161,7 +160,9 @@ extension MDNSEngine {
     mutating func sendDueResponses(at now: Instant) {
         for interfaceID in interfaces.keys.sorted() where interfaces[interfaceID]!.hasResponseDue(at: now) {
             let interface = interfaces[interfaceID]!.interface
-            for (source, held) in interfaces[interfaceID]!.truncatedQueries where held.answerAt <= now {
+            let dueQueries = interfaces[interfaceID]!.truncatedQueries.filter { $0.value.answerAt <= now }
+            // In time order, not the dictionary's (its order changes with the process's hash seed).
+            for (source, held) in dueQueries.sorted(by: { $0.value.answerAt < $1.value.answerAt }) {
                 interfaces[interfaceID]!.truncatedQueries[source] = nil
                 let datagram = ReceivedDatagram(bytes: [], source: source, interface: interfaceID, isMulticast: true)
                 answer(Message(questions: held.questions), knownAnswers: held.knownAnswers, from: datagram, on: interface,
@@ -170,9 +171,24 @@ extension MDNSEngine {
             for slot in ResponseSlot.allCases {
                 guard let pending = interfaces[interfaceID]!.pendingResponses[slot], pending.sendAt <= now else { continue }
                 interfaces[interfaceID]!.pendingResponses[slot] = nil
-                let answers = pending.answers.filter {
-                    !wasMulticast($0, on: interfaceID, family: slot.family, within: Self.multicastInterval, at: now)
+                var answers: [ResourceRecord] = []
+                var notYet: [ResourceRecord] = []
+                var allowedAt = now
+                // Not what a TXT update, a conflict or a withdrawal left us publishing meanwhile.
+                for record in pending.answers where isPublished(record, on: interface) {
+                    guard let last = lastMulticast(of: record, on: interfaceID, family: slot.family),
+                        now - last < Self.multicastInterval
+                    else {
+                        answers.append(record)
+                        continue
+                    }
+                    // Within its second: an aggregated answer went out meanwhile and is dropped; a
+                    // held-back one waits for its second.
+                    guard slot.heldBack else { continue }
+                    notYet.append(record)
+                    allowedAt = max(allowedAt, last + Self.multicastInterval)
                 }
+                if !notYet.isEmpty { schedule(notYet, in: slot, on: interfaceID, sendAt: allowedAt, latest: allowedAt) }
                 sendMulticastResponse(answers, on: interface, family: slot.family, at: now)
             }
         }
@@ -276,6 +292,11 @@ extension MDNSEngine {
     ) -> Bool {
         guard let last = lastMulticast(of: record, on: interfaceID, family: family) else { return false }
         return now - last < interval
+    }
+
+    /// Whether we publish `record` on `interface` as it is, with any TTL.
+    private func isPublished(_ record: ResourceRecord, on interface: NetworkInterface) -> Bool {
+        ownRecords(answering: Question(name: record.name, type: record.type), on: interface).contains { $0.isSameRecord(as: record) }
     }
 
     private func lastMulticast(of record: ResourceRecord, on interfaceID: InterfaceID, family: IPFamily) -> Instant? {
