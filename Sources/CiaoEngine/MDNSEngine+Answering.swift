@@ -49,11 +49,11 @@ extension MDNSEngine {
         detectConflicts(in: message, on: interface, at: now)
         // Duplicate answer suppression (§7.4): someone else just multicast what we were about to.
         let family = datagram.source.address.family
-        for slot in ResponseSlot.allCases where slot.family == family && datagram.isMulticast {
+        // Only a copy with at least our TTL counts; we treat ours as sent then.
+        let sent = datagram.isMulticast ? Dictionary(message.answers.map { (RecordKey($0), $0.ttl) }, uniquingKeysWith: max) : [:]
+        func isCopied(_ record: ResourceRecord) -> Bool { sent[RecordKey(record)].map { $0 >= record.ttl } ?? false }
+        for slot in ResponseSlot.allCases where slot.family == family && !sent.isEmpty {
             guard var pending = interfaces[interface.id]!.pendingResponses[slot] else { continue }
-            // Only a copy with at least our TTL counts; we treat ours as sent then.
-            let sent = Dictionary(message.answers.map { (RecordKey($0), $0.ttl) }, uniquingKeysWith: max)
-            func isCopied(_ record: ResourceRecord) -> Bool { sent[RecordKey(record)].map { $0 >= record.ttl } ?? false }
             let duplicates = pending.answers.filter(isCopied)
             pending.answers.removeAll(where: isCopied)
             noteMulticast(duplicates, on: interface.id, family: family, at: now)
@@ -114,21 +114,12 @@ extension MDNSEngine {
         // The once-a-second rule (§6) holds back what went out within the last second. Sent before
         // the query and still not known to the querier, it was lost: it goes again as soon as its
         // second has passed. Sent since the query came, the querier has it.
-        var multicastAnswers: [ResourceRecord] = []
-        var heldBack: [ResourceRecord] = []
-        var allowedAt = now
-        for record in multicast.records {
-            if let last = lastMulticast(of: record, on: interface.id, family: family), now - last < Self.multicastInterval {
-                guard last < askedAt ?? now else { continue }
-                heldBack.append(record)
-                allowedAt = max(allowedAt, last + Self.multicastInterval)
-            } else {
-                multicastAnswers.append(record)
-            }
-        }
-        if !heldBack.isEmpty {
+        let (multicastAnswers, recent) = splitByOnceASecondRule(multicast.records, on: interface.id, family: family, at: now)
+        let heldBack = recent.filter { $0.last < askedAt ?? now }
+        if let allowedAt = heldBack.map(\.last).max().map({ $0 + Self.multicastInterval }) {
             let sendAt = max(allowedAt, now + random.duration(in: delay))
-            schedule(heldBack, in: ResponseSlot(family: family, heldBack: true), on: interface.id, sendAt: sendAt, latest: sendAt)
+            schedule(heldBack.map(\.record), in: ResponseSlot(family: family, heldBack: true), on: interface.id,
+                     sendAt: sendAt, latest: sendAt)
         }
         guard !multicastAnswers.isEmpty else { return }
         if multicastAnswers.allSatisfy(\.cacheFlush) && delay == Self.sharedAnswerDelay {
@@ -171,24 +162,14 @@ extension MDNSEngine {
             for slot in ResponseSlot.allCases {
                 guard let pending = interfaces[interfaceID]!.pendingResponses[slot], pending.sendAt <= now else { continue }
                 interfaces[interfaceID]!.pendingResponses[slot] = nil
-                var answers: [ResourceRecord] = []
-                var notYet: [ResourceRecord] = []
-                var allowedAt = now
                 // Not what a TXT update, a conflict or a withdrawal left us publishing meanwhile.
-                for record in pending.answers where isPublished(record, on: interface) {
-                    guard let last = lastMulticast(of: record, on: interfaceID, family: slot.family),
-                        now - last < Self.multicastInterval
-                    else {
-                        answers.append(record)
-                        continue
-                    }
-                    // Within its second: an aggregated answer went out meanwhile and is dropped; a
-                    // held-back one waits for its second.
-                    guard slot.heldBack else { continue }
-                    notYet.append(record)
-                    allowedAt = max(allowedAt, last + Self.multicastInterval)
+                let published = pending.answers.filter { publishes($0, on: interface, answering: true) }
+                let (answers, recent) = splitByOnceASecondRule(published, on: interfaceID, family: slot.family, at: now)
+                // Within its second, an aggregated answer went out meanwhile and is dropped; a
+                // held-back one waits for its second.
+                if slot.heldBack, let allowedAt = recent.map(\.last).max().map({ $0 + Self.multicastInterval }) {
+                    schedule(recent.map(\.record), in: slot, on: interfaceID, sendAt: allowedAt, latest: allowedAt)
                 }
-                if !notYet.isEmpty { schedule(notYet, in: slot, on: interfaceID, sendAt: allowedAt, latest: allowedAt) }
                 sendMulticastResponse(answers, on: interface, family: slot.family, at: now)
             }
         }
@@ -294,9 +275,21 @@ extension MDNSEngine {
         return now - last < interval
     }
 
-    /// Whether we publish `record` on `interface` as it is, with any TTL.
-    private func isPublished(_ record: ResourceRecord, on interface: NetworkInterface) -> Bool {
-        ownRecords(answering: Question(name: record.name, type: record.type), on: interface).contains { $0.isSameRecord(as: record) }
+    /// `records` split by the once-a-second rule (§6): those free to be multicast now, and those
+    /// multicast within the last second, with when.
+    private func splitByOnceASecondRule(
+        _ records: [ResourceRecord], on interfaceID: InterfaceID, family: IPFamily, at now: Instant
+    ) -> (free: [ResourceRecord], recent: [(record: ResourceRecord, last: Instant)]) {
+        var free: [ResourceRecord] = []
+        var recent: [(record: ResourceRecord, last: Instant)] = []
+        for record in records {
+            if let last = lastMulticast(of: record, on: interfaceID, family: family), now - last < Self.multicastInterval {
+                recent.append((record, last))
+            } else {
+                free.append(record)
+            }
+        }
+        return (free, recent)
     }
 
     private func lastMulticast(of record: ResourceRecord, on interfaceID: InterfaceID, family: IPFamily) -> Instant? {

@@ -146,26 +146,13 @@ extension MDNSEngine {
             for registration in withdrawn where registration.appliesTo(id) {
                 for record in registration.records(hostName: host.name, interface: interface)
                 where considered.insert(RecordKey(record)).inserted {
-                    if !record.cacheFlush && isStillPublished(record, on: interface) { continue }
+                    // Only PTRs are shared between registrations.
+                    if !record.cacheFlush && publishes(record, on: interface, answering: false) { continue }
                     goodbyes.append(record.goodbye)
                 }
             }
             multicast(Message(header: .response(), answers: goodbyes), on: interface)
             withdrawPendingAnswers(Set(goodbyes.map(RecordKey.init)), on: id)
-        }
-    }
-
-    /// Whether a registration still published on `interface` publishes the shared record `record`.
-    /// Only PTR records are shared between registrations, and a registration publishing a PTR
-    /// also publishes the name it points to (a type, or its own instance name), so only the
-    /// registrations publishing that name are looked at: one or two, not every service.
-    private func isStillPublished(_ record: ResourceRecord, on interface: NetworkInterface) -> Bool {
-        guard case .ptr(let target) = record.data else { return false }
-        return registrationIDs(publishing: target).contains { id in
-            guard let id, let registration = registrations[id], registration.appliesTo(interface.id),
-                registration.publishes(record.name)
-            else { return false }
-            return registration.records(hostName: host.name, interface: interface).contains { $0.isSameRecord(as: record) }
         }
     }
 

@@ -33,6 +33,20 @@ extension MDNSEngine {
         Set(names.flatMap { registrationIDs(publishing: $0) }).sorted { ($0?.rawValue ?? 0) < ($1?.rawValue ?? 0) }
     }
 
+    /// Whether the host or a service publishes `record` on `interface` as it is, with any TTL; if
+    /// `answering`, only one that may answer (not probing). A PTR is looked up through the name it
+    /// points to, which one or two registrations publish, not through its own name, which every
+    /// service of its type publishes.
+    func publishes(_ record: ResourceRecord, on interface: NetworkInterface, answering: Bool) -> Bool {
+        let name = if case .ptr(let target) = record.data { target } else { record.name }
+        return registrationIDs(publishing: name).contains { id in
+            guard let registration = id.map({ registrations[$0] }) ?? host, registration.appliesTo(interface.id),
+                !(answering && isProbing(registration))
+            else { return false }
+            return registration.records(hostName: host.name, interface: interface).contains { $0.isSameRecord(as: record) }
+        }
+    }
+
     /// The registrations that may answer for `name`: those publishing under it and not probing.
     func answeringRegistrations(publishing name: DomainName) -> [Registration] {
         registrationIDs(publishing: name).compactMap { id in
