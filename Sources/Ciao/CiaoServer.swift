@@ -60,6 +60,24 @@ public actor CiaoServer {
     public func start(_ configuration: PublicationConfiguration, timeout: Duration = .seconds(10)) async throws
         -> PublishedService
     {
+        let generation = try begin(configuration, timeout: timeout)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                current?.pendingStart = continuation
+                current?.timeout = DeadlineScheduler.shared.schedule(after: timeout) { [weak self] in
+                    Task { await self?.failStart(generation: generation, with: CiaoError.timedOut) }
+                }
+                if Task.isCancelled { failStart(generation: generation, with: CancellationError()) }
+            }
+        } onCancel: {
+            Task { await self.failStart(generation: generation, with: CancellationError()) }
+        }
+    }
+
+    /// The synchronous part of ``start(_:timeout:)``: checks, then hands the publication to the
+    /// backend. Kept out of the async function so that the task waiting for probing to end holds
+    /// none of its locals: a task keeps the most stack it ever used for the rest of its life.
+    private func begin(_ configuration: PublicationConfiguration, timeout: Duration) throws -> Int {
         guard timeout > .zero else {
             throw CiaoError.invalidConfiguration("the start timeout must be positive, not \(timeout)")
         }
@@ -76,17 +94,7 @@ public actor CiaoServer {
         let token = try backend.publish(publication) { [weak self] in self?.receive($0, generation: generation) }
         current = ActivePublication(
             generation: generation, token: token, configuration: configuration, port: port, reservation: reservation)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                current?.pendingStart = continuation
-                current?.timeout = DeadlineScheduler.shared.schedule(after: timeout) { [weak self] in
-                    Task { await self?.failStart(generation: generation, with: CiaoError.timedOut) }
-                }
-                if Task.isCancelled { failStart(generation: generation, with: CancellationError()) }
-            }
-        } onCancel: {
-            Task { await self.failStart(generation: generation, with: CancellationError()) }
-        }
+        return generation
     }
 
     /// Replaces the TXT record of the running publication; browsers see the change (RFC 6762 §8.4).
