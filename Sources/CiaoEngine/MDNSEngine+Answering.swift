@@ -192,7 +192,7 @@ extension MDNSEngine {
     /// Records that `records` were multicast now over `family` on an interface, for the
     /// once-a-second rule, probe defence and the QU quarter-TTL rule (§5.4, §6).
     mutating func noteMulticast(_ records: [ResourceRecord], on interfaceID: InterfaceID, family: IPFamily, at now: Instant) {
-        for record in records { interfaces[interfaceID]?.lastMulticast[family, default: [:]][RecordKey(record)] = now }
+        for record in records { interfaces[interfaceID]?.lastMulticast[RecordKey(record), default: MulticastTimes()][family] = now }
     }
 
     /// Forgets multicasts older than ``multicastMemory``, at most once a minute, so that the table
@@ -202,8 +202,8 @@ extension MDNSEngine {
         guard now >= nextMulticastSweep else { return }
         nextMulticastSweep = now + Self.multicastSweepInterval
         for interfaceID in interfaces.keys {
-            interfaces[interfaceID]!.lastMulticast = interfaces[interfaceID]!.lastMulticast.mapValues { times in
-                times.filter { now - $0.value <= Self.multicastMemory }
+            interfaces[interfaceID]!.lastMulticast = interfaces[interfaceID]!.lastMulticast.compactMapValues { times in
+                times.keeping(since: now - Self.multicastMemory)
             }
         }
     }
@@ -293,7 +293,7 @@ extension MDNSEngine {
     }
 
     private func lastMulticast(of record: ResourceRecord, on interfaceID: InterfaceID, family: IPFamily) -> Instant? {
-        interfaces[interfaceID]?.lastMulticast[family]?[RecordKey(record)]
+        interfaces[interfaceID]?.lastMulticast[RecordKey(record)]?[family]
     }
 
     /// Our records answering `question` on `interface`; an NSEC when we own the name but not the

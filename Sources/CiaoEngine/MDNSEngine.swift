@@ -332,7 +332,7 @@ struct InterfaceState {
     var interface: NetworkInterface
     var cache: RecordCache
     /// When each record was last multicast, per family, for the once-a-second rule (RFC 6762 §6).
-    var lastMulticast: [IPFamily: [RecordKey: Instant]] = [:]
+    var lastMulticast: [RecordKey: MulticastTimes] = [:]
     var pendingResponses: [ResponseSlot: PendingResponse] = [:]
     var truncatedQueries: [SocketAddress: TruncatedQuery] = [:]
 
