@@ -580,6 +580,10 @@ def measure_bulk(b: Bench, ps: str, bs: str, count: int, timeout: float, capture
             cap = b.capture(h, pcap)
         if loss:
             h.loss(loss)
+        # what the browsing processes held before: a process started for this browse (avahi-browse,
+        # waiting in its shell) counts whole afterwards
+        before = [proc_mem(pid) for k, pid in fb.pids().items() if not k.startswith("avahi-browse")]
+        res["browser_rss_before_kib"] = sum(m["rss_kib"] or 0 for m in before)
         offset = time.time() - time.monotonic()
         t0 = fb.browse(ty)
         t_all = fb.wait_count(ty, count, timeout)
@@ -630,6 +634,7 @@ def phase_bulk(b: Bench, pubs: dict[str, Publisher]) -> None:
     for ps in STACKS:
         pub = pubs[ps]
         published = 0
+        rss_before = proc_mem(pub.responder_pid())["rss_kib"]   # with the few services of (a)-(c)
         for count in counts:
             if not {"d", "e", "f"} & set(b.args.only):
                 break
@@ -676,7 +681,7 @@ def phase_bulk(b: Bench, pubs: dict[str, Publisher]) -> None:
         if published and "f" in b.args.only:
             try:
                 b.results["memory"].append({"stack": ps, "role": "publisher", "services": published,
-                                            **proc_mem(pub.responder_pid())})
+                                            "rss_before_kib": rss_before, **proc_mem(pub.responder_pid())})
                 phase_cpu_per_query(b, ps, pub, published)
             except Exception as e:                          # noqa: BLE001
                 b.record_error(f"(f) {ps}", e)

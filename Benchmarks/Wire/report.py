@@ -204,6 +204,11 @@ def summary(res: dict) -> list[str]:
         cells = [f"{v[s] / 1024:.1f} MiB (peak {mem[s]['hwm_kib'] / 1024:.1f})" if v[s] else "–" for s in STACKS]
         out.append(f"| (f) resident memory, {n} services published (avahi: the daemon) | " + " | ".join(cells)
                    + f" | {ratio(v['ciao'], [v['avahi'], v['zeroconf']])} | |")
+        growth = {s: v[s] - mem[s]["rss_before_kib"] if v[s] and mem.get(s, {}).get("rss_before_kib") else None
+                  for s in STACKS}
+        out.append(f"| (f) resident memory added by publishing {n} services (the same process before) | "
+                   + " | ".join(fmt_mib(growth[s]) for s in STACKS)
+                   + f" | {ratio(growth['ciao'], [growth['avahi'], growth['zeroconf']])} | |")
     scale = res.get("scale", [])
     if scale:
         n = max(r["count"] for r in scale)
@@ -214,7 +219,16 @@ def summary(res: dict) -> list[str]:
                  for s in STACKS]
         out.append(f"| (f) resident memory, {n} services browsed and resolved (avahi: daemon + avahi-browse) | "
                    + " | ".join(cells) + f" | {ratio(v['ciao'], [v['avahi'], v['zeroconf']])} | |")
+        growth = {s: v[s] - rows[s]["browser_rss_before_kib"] if v[s] and (rows[s] or {}).get("browser_rss_before_kib")
+                  else None for s in STACKS}
+        out.append(f"| (f) resident memory added by browsing and resolving {n} services (avahi: the daemon's "
+                   "growth + avahi-browse) | " + " | ".join(fmt_mib(growth[s]) for s in STACKS)
+                   + f" | {ratio(growth['ciao'], [growth['avahi'], growth['zeroconf']])} | |")
     return out
+
+
+def fmt_mib(kib: int | None) -> str:
+    return f"{kib / 1024:.1f} MiB" if kib is not None else "–"
 
 
 def rounds_note(r: dict) -> str:
