@@ -21,7 +21,9 @@ final class DiscoveryCore: Sendable {
         /// Nil until the backend has answered the request.
         var token: BackendToken?
         var timeout: DeadlineScheduler.Token?
-        var last: ResolvedService?
+        /// True once a result came. The backend reports only changes, so the core need not keep
+        /// the result to tell a change from a repeat.
+        var hasResolved = false
     }
 
     /// Backend work decided under the lock and done after it.
@@ -157,12 +159,11 @@ final class DiscoveryCore: Sendable {
     private func resolved(_ resolved: ResolvedService, by number: Int) {
         state.withLock { state in
             guard !state.isStopped, state.services.contains(resolved.service),
-                var resolution = state.resolutions[resolved.service], resolution.number == number,
-                resolution.last != resolved
+                var resolution = state.resolutions[resolved.service], resolution.number == number
             else { return }
             DeadlineScheduler.shared.cancel(resolution.timeout)
             resolution.timeout = nil
-            resolution.last = resolved
+            resolution.hasResolved = true
             state.resolutions[resolved.service] = resolution
             sink.yield(.resolved(resolved))
         }
@@ -171,7 +172,7 @@ final class DiscoveryCore: Sendable {
     private func resolutionTimedOut(_ service: Service, number: Int) {
         let token = state.withLock { state -> BackendToken? in
             guard !state.isStopped, state.services.contains(service), let resolution = state.resolutions[service],
-                resolution.number == number, resolution.last == nil
+                resolution.number == number, !resolution.hasResolved
             else { return nil }
             state.resolutions[service] = nil
             sink.yield(.resolutionFailed(service, .timedOut))

@@ -43,11 +43,30 @@ import Testing
         harness.withDirectory(harness.publisher) { directory, engine, now in
             directory.updateTXT(updated, of: token, engine: &engine, at: now)
         }
-        harness.run(for: .seconds(1))
+        // Announced twice, a second apart (RFC 6762 §8.4): the repeat is no change, not reported.
+        harness.run(for: .seconds(2.5))
         #expect(harness.resolved.map(\.txtRecord) == [.empty, updated])
         harness.withDirectory(harness.publisher) { directory, engine, now in directory.cancel(token, engine: &engine, at: now) }
         harness.run(for: .seconds(2))
         #expect(harness.browseUpdates.last == .removed(Service(name: "Web", type: Self.type, interfaceIndex: 1)))
+    }
+
+    /// The service leaves and comes back as it was: its records were removed and added again,
+    /// but the resolution's result is what it last reported, so it is not reported again.
+    @Test func resolutionReportsNothingWhenTheResultComesBackUnchanged() throws {
+        var harness = DirectoryHarness()
+        let publication = Publication(
+            name: "Web", type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true)
+        let token = harness.publish(publication, on: harness.publisher)
+        harness.run(for: .seconds(3))
+        harness.resolve(Service(name: "Web", type: Self.type, interfaceIndex: 1))
+        harness.run(for: .seconds(2))
+        #expect(harness.resolved.count == 1)
+        harness.withDirectory(harness.publisher) { directory, engine, now in directory.cancel(token, engine: &engine, at: now) }
+        harness.run(for: .seconds(3))
+        harness.publish(publication, on: harness.publisher)
+        harness.run(for: .seconds(5))
+        #expect(harness.resolved.count == 1, "\(harness.resolved)")
     }
 
     /// The publisher's IPv4 address changes: the resolution reports the new one instead of the
