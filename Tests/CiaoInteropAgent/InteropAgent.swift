@@ -69,7 +69,11 @@ actor InteropAgent {
             let server = CiaoServer()
             servers[id] = server
             Task {
-                await self.start(server, configuration, id: id)
+                do {
+                    _ = try await server.start(configuration)
+                } catch {
+                    reportStartFailure(error, id: id)
+                }
                 await self.follow(server, id: id)
             }
         }
@@ -79,12 +83,14 @@ actor InteropAgent {
     private func start(_ server: CiaoServer, _ configuration: PublicationConfiguration, id: String) async {
         do {
             _ = try await server.start(configuration)
-        } catch let error as CiaoError {
-            let code: Int32 = if case .dnsService(let code) = error { code } else { 0 }
-            emit(["event": "publishFailed", "id": .string(id), "code": .int(Int(code)), "message": .string("\(error)")])
         } catch {
-            emit(["event": "publishFailed", "id": .string(id), "code": 0, "message": .string("\(error)")])
+            reportStartFailure(error, id: id)
         }
+    }
+
+    private func reportStartFailure(_ error: any Error, id: String) {
+        let code: Int32 = if case .dnsService(let code) = error as? CiaoError { code } else { 0 }
+        emit(["event": "publishFailed", "id": .string(id), "code": .int(Int(code)), "message": .string("\(error)")])
     }
 
     /// Reports every start (renames included) of a server; the server's event stream holds those
