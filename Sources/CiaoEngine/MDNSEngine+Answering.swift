@@ -99,13 +99,7 @@ extension MDNSEngine {
         }
         let unicastAnswers = unicast.records
         if source.port != mdnsPort {
-            // Legacy unicast (§6.7): echo ID and questions, no cache-flush bit, TTL at most 10 s.
-            let answers = unicastAnswers.map(\.legacy)
-            guard !answers.isEmpty else { return }
-            let response = Message(
-                header: .response(id: message.header.id), questions: message.questions, answers: answers,
-                additionals: additionals(for: answers, hostRecords: hostRecords(on: interface), on: interface).map(\.legacy))
-            send(response, on: interface.id, to: .unicast(source))
+            sendLegacyReply(to: message, answers: unicastAnswers, from: source, on: interface)
             return
         }
         if !unicastAnswers.isEmpty {
@@ -209,6 +203,27 @@ extension MDNSEngine {
     }
 
     // MARK: Private
+
+    /// A legacy unicast reply (§6.7): the query's ID and questions, no cache-flush bits, TTLs of
+    /// at most 10 s, in one datagram no larger than the querier takes, which is 512 bytes
+    /// (RFC 1035 §4.2.1) or what its OPT record offers (RFC 6891 §6.2.5), up to our own limit.
+    /// Answers that do not fit are left out with TC set; a query with an OPT record gets one back.
+    private mutating func sendLegacyReply(
+        to query: Message, answers: [ResourceRecord], from source: SocketAddress, on interface: NetworkInterface
+    ) {
+        guard !answers.isEmpty else { return }
+        let answers = answers.map(\.legacy)
+        let offered = query.additionals.lazy.compactMap(\.udpPayloadSize).first
+        let size = min(max(offered ?? 0, ResourceRecord.minimumUDPPayloadSize), configuration.maximumDatagramSize)
+        var additionals = additionals(for: answers, hostRecords: hostRecords(on: interface), on: interface).map(\.legacy)
+        if offered != nil {
+            additionals.insert(.opt(udpPayloadSize: UInt16(clamping: configuration.maximumDatagramSize)), at: 0)
+        }
+        let reply = Message(
+            header: .response(id: query.header.id), questions: query.questions, answers: answers, additionals: additionals)
+        guard let packet = try? reply.encodedTruncating(maximumSize: size) else { return }
+        outgoing.append(OutgoingDatagram(bytes: packet, interface: interface.id, destination: .unicast(source)))
+    }
 
     private mutating func sendMulticastResponse(
         _ answers: [ResourceRecord], on interface: NetworkInterface, family: IPFamily, at now: Instant

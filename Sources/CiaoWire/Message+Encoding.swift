@@ -68,6 +68,38 @@ extension Message {
         return packets
     }
 
+    /// Encodes the message as one packet of at most `maximumSize` bytes, as a unicast DNS server
+    /// answers over UDP (RFC 1035 §4.2.1, RFC 2181 §9): answer and authority records go in, in
+    /// order, until one does not fit; then TC is set and the rest are left out. Additional
+    /// records go in while there is room.
+    /// - Throws: ``EncodingError/messageTooLarge(maximumSize:)`` when the header and questions
+    ///   alone do not fit, ``EncodingError/rdataTooLong(type:length:)`` for oversized RDATA.
+    public func encodedTruncating(maximumSize: Int) throws(EncodingError) -> [UInt8] {
+        guard maximumSize >= MessageHeader.size else { throw .messageTooLarge(maximumSize: maximumSize) }
+        var encoder = MessageEncoder(maximumSize: maximumSize, entryCount: entryCount)
+        encoder.start(header)
+        for question in questions {
+            guard case .placed = encoder.place(question) else { throw .messageTooLarge(maximumSize: maximumSize) }
+        }
+        var truncated = false
+        placing: for (section, records) in [answers, authorities].enumerated() {
+            for record in records {
+                guard case .placed = try encoder.place(record, section: section + 1) else {
+                    truncated = true
+                    break placing
+                }
+            }
+        }
+        for record in additionals {
+            _ = try encoder.place(record, section: 3)
+        }
+        var packet = encoder.finish()
+        if truncated {
+            packet[2] |= 0x02
+        }
+        return packet
+    }
+
     private var entryCount: Int {
         questions.count + answers.count + authorities.count + additionals.count
     }

@@ -218,6 +218,49 @@ import Testing
         #expect(network.received(by: observer).contains { !$0.isMulticast })
     }
 
+    /// dig's queries for `_ciao._tcp.local.` PTR, as captured (CiaoWireTests'
+    /// Captures/dig-query-1.bin and dig-query-edns-1.bin): without EDNS, and with an OPT record
+    /// offering 1232 bytes and a cookie.
+    static let digQuery: [UInt8] = [
+        0xAA, 0x60, 0x01, 0x20, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x5F, 0x63, 0x69, 0x61, 0x6F,
+        0x04, 0x5F, 0x74, 0x63, 0x70, 0x05, 0x6C, 0x6F, 0x63, 0x61, 0x6C, 0x00, 0x00, 0x0C, 0x00, 0x01,
+    ]
+    static let digQueryWithEDNS: [UInt8] = [
+        0x97, 0x65, 0x01, 0x20, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x05, 0x5F, 0x63, 0x69, 0x61, 0x6F,
+        0x04, 0x5F, 0x74, 0x63, 0x70, 0x05, 0x6C, 0x6F, 0x63, 0x61, 0x6C, 0x00, 0x00, 0x0C, 0x00, 0x01, 0x00, 0x00,
+        0x29, 0x04, 0xD0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0C, 0x00, 0x0A, 0x00, 0x08, 0xC5, 0xCC, 0xE9, 0xC4, 0x0A,
+        0x37, 0x72, 0xDC,
+    ]
+
+    /// A legacy reply is one datagram of the size the querier takes (§6.7, RFC 1035 §4.2.1,
+    /// RFC 6891 §6.2.5). With 25 services, dig without EDNS gets 512 bytes with TC set, since
+    /// not all the answers fit; with EDNS it gets all 25 in at most 1232 bytes, and an OPT record.
+    @Test(arguments: [false, true])
+    func legacyReplyIsOneDatagramOfTheSizeTheQuerierTakes(edns: Bool) throws {
+        let services = (1...25).map { "Service number \($0)" }
+        var (network, link, publisher, observer) = Self.established(services: services)
+        let start = network.now
+        Querier.inject(edns ? Self.digQueryWithEDNS : Self.digQuery, from: observer, on: link, port: 56_278, into: &network)
+        network.run(for: .seconds(1))
+        let sent = network.sent(by: publisher, since: start)
+        try #require(sent.count == 1, "one datagram, not \(sent.count)")
+        let reply = sent[0]
+        #expect(reply.message.header.id == (edns ? 0x9765 : 0xAA60))
+        #expect(reply.message.answers.allSatisfy { $0.type == .ptr && $0.ttl <= 10 && !$0.cacheFlush })
+        let size = try reply.message.encoded().count
+        if edns {
+            #expect(size <= 1232)
+            #expect(!reply.message.header.isTruncated)
+            #expect(reply.message.answers.count == 25)
+            #expect(reply.message.additionals.compactMap(\.udpPayloadSize) == [1440], "our own size, RFC 6891 §7")
+        } else {
+            #expect(size <= 512)
+            #expect(reply.message.header.isTruncated, "answers left out (RFC 2181 §9)")
+            #expect(reply.message.answers.count < 25)
+            #expect(reply.message.additionals.allSatisfy { $0.type != .opt })
+        }
+    }
+
     /// A QU question for records multicast recently (within a quarter of their TTL) gets a
     /// unicast reply, at once even for shared records (§5.4).
     @Test func quQuestionGetsAUnicastReply() throws {

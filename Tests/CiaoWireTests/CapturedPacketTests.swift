@@ -115,6 +115,33 @@ import Testing
         #expect(message.additionals.first { $0.type == .txt }?.data == .txt(try TXTData(wireBytes: Self.txt)))
     }
 
+    /// dig 9.18 asking avahi-daemon over legacy unicast (Captures/README.md): with EDNS it offers
+    /// 1232 bytes in an OPT record (RFC 6891 §6.1.2), which also carries a cookie; without, 512.
+    @Test func digQueriesOfferTheirUDPPayloadSize() throws {
+        let question = Question(name: try DomainName(parsing: "_ciao._tcp.local."), type: .ptr)
+        let edns = try Self.decode("dig-query-edns-1")
+        #expect(edns.header.id == 0x9765)
+        #expect(edns.questions == [question])
+        #expect(edns.additionals.compactMap(\.udpPayloadSize) == [1232])
+        #expect(edns.additionals.first?.data == .opt([EDNSOption(code: 10, data: [0xC5, 0xCC, 0xE9, 0xC4, 0x0A, 0x37, 0x72, 0xDC])]))
+        let plain = try Self.decode("dig-query-1")
+        #expect(plain.header.id == 0xAA60)
+        #expect(plain.questions == [question])
+        #expect(plain.additionals.isEmpty)
+    }
+
+    /// avahi-daemon's reply to the EDNS query: 21 of its 25 PTR records in 506 bytes, the rest
+    /// dropped without TC, and no OPT record although the query had one.
+    @Test func avahiLegacyReplyIsCutAt512BytesWithoutTC() throws {
+        let reply = try Self.decode("avahi-legacy-reply-1")
+        #expect(try Self.capture("avahi-legacy-reply-1").count <= 512)
+        #expect(reply.header.id == 0x9765)
+        #expect(reply.header.isResponse && !reply.header.isTruncated)
+        #expect(reply.answers.count == 21)
+        #expect(reply.answers.allSatisfy { $0.ttl == 10 && !$0.cacheFlush })
+        #expect(reply.additionals.isEmpty)
+    }
+
     @Test func zeroconfProbeAndGoodbye() throws {
         let probe = try Self.decode("zeroconf-probe-1")
         #expect(probe.header.flags == 0x0400)

@@ -77,6 +77,32 @@ import Testing
         }
     }
 
+    /// One packet, as a unicast DNS server sends: the answers that fit, in order, TC set because
+    /// some did not (RFC 2181 §9), and additional records in what room is left.
+    @Test func truncatingEncodingKeepsWhatFitsAndSetsTC() throws {
+        var response = Message(header: .response(id: 9), answers: pointers(40))
+        response.additionals = [.opt(udpPayloadSize: 1440)]
+        let packet = try response.encodedTruncating(maximumSize: 512)
+        #expect(packet.count <= 512)
+        let message = try Message(decoding: packet)
+        #expect(message.header.isTruncated && message.header.id == 9)
+        #expect(!message.answers.isEmpty && message.answers.count < 40)
+        #expect(message.answers == Array(response.answers.prefix(message.answers.count)))
+        #expect(message.additionals.compactMap(\.udpPayloadSize) == [1440])
+    }
+
+    @Test func truncatingEncodingOfWhatFitsIsTheWholeMessage() throws {
+        var response = Message(header: .response(id: 9), answers: pointers(3))
+        response.additionals = pointers(100)
+        let packet = try response.encodedTruncating(maximumSize: 512)
+        let message = try Message(decoding: packet)
+        #expect(!message.header.isTruncated, "additional records left out do not set TC")
+        #expect(message.answers == response.answers)
+        #expect(!message.additionals.isEmpty && message.additionals.count < 100)
+        #expect(try Message(header: .response(), answers: pointers(3)).encodedTruncating(maximumSize: 512)
+            == (try Message(header: .response(), answers: pointers(3)).encoded()))
+    }
+
     @Test func compressionSurvivesPacketBoundaries() throws {
         // Each packet must be decodable alone: no pointer may reach into an earlier packet.
         let packets = try Message(header: .response(), answers: pointers(400)).encodedPackets(maximumSize: 700)

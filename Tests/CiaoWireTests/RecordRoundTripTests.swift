@@ -112,4 +112,15 @@ import Testing
         let decoded = try Message(decoding: message.encoded())
         #expect(decoded.answers[1].name.isIdentical(to: upper))
     }
+
+    /// An OPT record's class field is the sender's UDP payload size, all 16 bits of it: sizes of
+    /// 32768 and above set the bit mDNS reads as cache-flush (RFC 6891 §6.1.2).
+    @Test(arguments: [512, 1440, 9000, 32768, 65535])
+    func optRecordCarriesItsUDPPayloadSize(size: Int) throws {
+        let record = ResourceRecord.opt(udpPayloadSize: UInt16(size))
+        #expect(record.name == .root && record.ttl == 0 && record.data == .opt([]))
+        let decoded = try Message(decoding: try Message(additionals: [record]).encoded())
+        #expect(decoded.additionals.map(\.udpPayloadSize) == [size])
+        #expect(ResourceRecord(name: .root, ttl: 0, data: .a(IPv4Address(1, 2, 3, 4))).udpPayloadSize == nil)
+    }
 }
