@@ -358,7 +358,9 @@ NOTES = [
     "are in results.json), summed over the process(es). For Ciao, its own thread (named ciao-mdns) apart, "
     "and in the same window the baseline: the same agent started with the browsers and sent only `stats`, "
     "so that Swift concurrency and Dispatch run but Ciao's runtime never starts. Memory: VmRSS (VmHWM) of the responder after the largest (d) run and "
-    "of the fresh browser right after it resolved the last service.",
+    "of the fresh browser right after it resolved the last service. Memory added: the same VmRSS less that of the "
+    "same process(es) before, the responder's before its first (d) publication (with the few services of (a)–(c)), "
+    "the browser's right before the browse command; a process started for the browse (avahi-browse) counts whole.",
 ]
 
 
