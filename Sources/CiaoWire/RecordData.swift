@@ -101,11 +101,17 @@ public struct NSECData: Hashable, Sendable {
     /// The types present, sorted ascending and without duplicates.
     public private(set) var types: [RecordType]
 
-    public init(nextDomainName: DomainName, types: some Sequence<RecordType>) {
+    /// Keeps `types` sorted and without duplicates. Lists that come in order, as a decoded type
+    /// bitmap and most built ones do, are taken as they are, without sorting.
+    public init(nextDomainName: DomainName, types: [RecordType]) {
         self.nextDomainName = nextDomainName
-        var unique: [RecordType] = []
-        for type in types.sorted() where unique.last != type { unique.append(type) }
-        self.types = unique
+        if zip(types, types.dropFirst()).allSatisfy({ $0 < $1 }) {
+            self.types = types
+        } else {
+            var unique: [RecordType] = []
+            for type in types.sorted() where unique.last != type { unique.append(type) }
+            self.types = unique
+        }
     }
 }
 
