@@ -167,9 +167,12 @@ extension MDNSEngine {
                 name: question.name, type: question.type, knownAnswers: known, at: now)
         }
         guard let state = interfaces[interfaceID] else { return }
-        // One margin for the whole message: queries that share a schedule keep sharing it.
+        // One margin for the whole message: queries that share a schedule keep sharing it. Only
+        // queries of the questions' names can match, found through the index, in ID order.
         var margin: Duration?
-        for id in queries.keys.sorted() {
+        var candidates: [QueryID] = []
+        for question in message.questions { candidates += queriesByName[question.name] ?? [] }
+        for id in Set(candidates).sorted() {
             guard let query = queries[id], query.appliesTo(interfaceID),
                 message.questions.contains(where: { $0 == query.question })
             else { continue }

@@ -268,23 +268,25 @@ public final class MulticastSocket {
     /// without a receiving interface are read and skipped, so an empty result means none was
     /// waiting (EAGAIN) or every one read was skipped; poll(2) tells whether more wait.
     public func receiveWaiting(limit: Int = 256) throws(TransportError) -> [ReceivedPacket] {
-        let operation = "receive on the \(family.name) mDNS socket"
+        // Described only for an error: every read would otherwise build the string.
+        func operation() -> String { "receive on the \(family.name) mDNS socket" }
         var packets: [ReceivedPacket] = []
         var read = 0
         while read < limit {
-            guard fileDescriptor >= 0 else { throw .closed(operation: operation) }
+            guard fileDescriptor >= 0 else { throw .closed(operation: operation()) }
             slots.reset()
             let count = SystemCall.retryingInterrupts {
                 ciao_recvmmsg(fileDescriptor, slots.messages, UInt32(slots.count), Int32(MSG_DONTWAIT))
             }
             if count < 0 {
-                let error = TransportError.lastError(operation)
-                switch error.errno {
+                let errno = Glibc.errno
+                switch errno {
                 case EAGAIN, EWOULDBLOCK: return packets
                 // An ICMP error queued on the socket by an earlier send; it says nothing about reception.
-                case let errno? where TransportError.transientErrors.contains(errno): continue
+                case _ where TransportError.transientErrors.contains(errno): continue
                 // What was read is delivered; a lasting error shows again on the next call.
-                default: if packets.isEmpty { throw error } else { return packets }
+                default:
+                    if packets.isEmpty { throw .system(operation: operation(), errno: errno) } else { return packets }
                 }
             }
             for slot in 0..<Int(count) {

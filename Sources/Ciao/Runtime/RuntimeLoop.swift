@@ -68,10 +68,10 @@ final class RuntimeLoop {
 
     /// Sends what the engine has to send and delivers what it has to report, until neither is
     /// left: a delivery can start queries (a resolution's address queries) with answers cached.
-    /// Returns how many multicast datagrams went out, by family (those the kernel accepted).
+    /// Returns how many multicast datagrams went out over `family` (those the kernel accepted).
     @discardableResult
-    func flush() -> [IPFamily: Int] {
-        var multicastSent: [IPFamily: Int] = [:]
+    func flush(countingMulticastOver family: IPFamily? = nil) -> Int {
+        var multicastSent = 0
         while true {
             for datagram in engine.takeDatagrams() {
                 guard let socket = sockets[datagram.family] else { continue }
@@ -80,7 +80,7 @@ final class RuntimeLoop {
                 guard (try? socket.send(datagram.bytes, on: datagram.interface, to: datagram.destination)) != nil else {
                     continue
                 }
-                if case .multicast = datagram.destination { multicastSent[datagram.family, default: 0] += 1 }
+                if case .multicast = datagram.destination, datagram.family == family { multicastSent += 1 }
             }
             let events = engine.takeEvents()
             guard !events.isEmpty else { return multicastSent }
@@ -115,7 +115,7 @@ final class RuntimeLoop {
     private func receive(from socket: MulticastSocket) {
         let packets = try? socket.receiveWaiting(limit: Self.receiveBatch)
         handle(packets)
-        let multicastSent = flush()[socket.family, default: 0]
+        let multicastSent = flush(countingMulticastOver: socket.family)
         if multicastSent > 0, (packets?.count ?? 0) < Self.receiveBatch {
             handle(try? socket.receiveWaiting(limit: multicastSent))
         }
