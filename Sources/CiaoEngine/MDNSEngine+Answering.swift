@@ -207,20 +207,29 @@ extension MDNSEngine {
     /// A legacy unicast reply (§6.7): the query's ID and questions, no cache-flush bits, TTLs of
     /// at most 10 s, in one datagram no larger than the querier takes, which is 512 bytes
     /// (RFC 1035 §4.2.1) or what its OPT record offers (RFC 6891 §6.2.5), up to our own limit.
-    /// Answers that do not fit are left out with TC set; a query with an OPT record gets one back.
+    /// Answers that do not fit are left out with TC set; a query with an OPT record gets one back
+    /// (§7). A query with two OPT records gets FORMERR (§6.1.1), one of an EDNS version other than
+    /// 0 gets BADVERS (§6.1.3), and neither gets answers; as for any legacy query, only a host
+    /// that has answers replies at all.
     private mutating func sendLegacyReply(
         to query: Message, answers: [ResourceRecord], from source: SocketAddress, on interface: NetworkInterface
     ) {
         guard !answers.isEmpty else { return }
-        let answers = answers.map(\.legacy)
-        let offered = query.additionals.lazy.compactMap(\.udpPayloadSize).first
+        let options = query.additionals.filter { $0.type == .opt }
+        let offered = options.first?.udpPayloadSize
         let size = min(max(offered ?? 0, ResourceRecord.minimumUDPPayloadSize), configuration.maximumDatagramSize)
-        var additionals = additionals(for: answers, hostRecords: hostRecords(on: interface), on: interface).map(\.legacy)
-        if offered != nil {
-            additionals.insert(.opt(udpPayloadSize: UInt16(clamping: configuration.maximumDatagramSize)), at: 0)
+        let ourSize = UInt16(clamping: configuration.maximumDatagramSize)
+        var reply = Message(header: .response(id: query.header.id), questions: query.questions)
+        if options.count > 1 {
+            reply.header.rcode = 1
+        } else if let version = options.first?.ednsVersion, version != 0 {
+            reply.additionals = [.opt(udpPayloadSize: ourSize, extendedRCode: ResourceRecord.badVersionExtendedRCode)]
+        } else {
+            reply.answers = answers.map(\.legacy)
+            reply.additionals = additionals(for: reply.answers, hostRecords: hostRecords(on: interface), on: interface)
+                .map(\.legacy)
+            if offered != nil { reply.additionals.insert(.opt(udpPayloadSize: ourSize), at: 0) }
         }
-        let reply = Message(
-            header: .response(id: query.header.id), questions: query.questions, answers: answers, additionals: additionals)
         guard let packet = try? reply.encodedTruncating(maximumSize: size) else { return }
         outgoing.append(OutgoingDatagram(bytes: packet, interface: interface.id, destination: .unicast(source)))
     }

@@ -69,28 +69,38 @@ extension Message {
     }
 
     /// Encodes the message as one packet of at most `maximumSize` bytes, as a unicast DNS server
-    /// answers over UDP (RFC 1035 §4.2.1, RFC 2181 §9): answer and authority records go in, in
-    /// order, until one does not fit; then TC is set and the rest are left out. Additional
-    /// records go in while there is room.
-    /// - Throws: ``EncodingError/messageTooLarge(maximumSize:)`` when the header and questions
+    /// answers over UDP (RFC 1035 §4.2.1, RFC 2181 §9): questions, answer and authority records go
+    /// in, in order, until one does not fit; then TC is set and the rest are left out. OPT
+    /// records go in whatever was cut, since a reply to a query with one must carry one (RFC 6891
+    /// §7); other additional records go in while there is room.
+    /// - Throws: ``EncodingError/messageTooLarge(maximumSize:)`` when the header and OPT records
     ///   alone do not fit, ``EncodingError/rdataTooLong(type:length:)`` for oversized RDATA.
     public func encodedTruncating(maximumSize: Int) throws(EncodingError) -> [UInt8] {
-        guard maximumSize >= MessageHeader.size else { throw .messageTooLarge(maximumSize: maximumSize) }
-        var encoder = MessageEncoder(maximumSize: maximumSize, entryCount: entryCount)
+        let options = additionals.filter { $0.type == .opt }
+        var reserved = 0
+        for record in options { reserved += try record.optWireSize }
+        guard maximumSize >= MessageHeader.size + reserved else { throw .messageTooLarge(maximumSize: maximumSize) }
+        var encoder = MessageEncoder(maximumSize: maximumSize - reserved, entryCount: entryCount)
         encoder.start(header)
-        for question in questions {
-            guard case .placed = encoder.place(question) else { throw .messageTooLarge(maximumSize: maximumSize) }
-        }
         var truncated = false
-        placing: for (section, records) in [answers, authorities].enumerated() {
-            for record in records {
-                guard case .placed = try encoder.place(record, section: section + 1) else {
-                    truncated = true
-                    break placing
+        placing: for question in questions {
+            guard case .placed = encoder.place(question) else {
+                truncated = true
+                break placing
+            }
+        }
+        if !truncated {
+            placing: for (section, records) in [answers, authorities].enumerated() {
+                for record in records {
+                    guard case .placed = try encoder.place(record, section: section + 1) else {
+                        truncated = true
+                        break placing
+                    }
                 }
             }
         }
-        for record in additionals {
+        encoder.maximumSize = maximumSize
+        for record in options + additionals.filter({ $0.type != .opt }) {
             _ = try encoder.place(record, section: 3)
         }
         var packet = encoder.finish()

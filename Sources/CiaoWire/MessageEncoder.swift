@@ -14,7 +14,9 @@ struct MessageEncoder {
         case overflow(size: Int)
     }
 
-    let maximumSize: Int
+    /// The budget; raised by ``Message/encodedTruncating(maximumSize:)`` once the room it kept
+    /// for OPT records is theirs to take.
+    var maximumSize: Int
     private(set) var bytes: [UInt8] = []
     private var table: CompressionTable
     /// Questions, answers, authority and additional records in the current message.

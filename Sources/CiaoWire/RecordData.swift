@@ -113,6 +113,11 @@ public struct NSECData: Hashable, Sendable {
             self.types = unique
         }
     }
+
+    /// The same for any sequence of types (a set, a lazy map).
+    public init(nextDomainName: DomainName, types: some Sequence<RecordType>) {
+        self.init(nextDomainName: nextDomainName, types: Array(types))
+    }
 }
 
 /// One EDNS(0) option (RFC 6891 §6.1.2), such as the Owner option mDNS sleep proxies use.

@@ -261,6 +261,37 @@ import Testing
         }
     }
 
+    /// EDNS cases beyond dig's (RFC 6891): an OPT offering only 512 bytes still gets one back in
+    /// the truncated reply (§7); two OPT records get FORMERR (§6.1.1) and a version-1 OPT gets
+    /// BADVERS (§6.1.3), without answers.
+    @Test(arguments: ["512", "two OPT", "version 1"])
+    func legacyReplyFollowsEDNSRules(edns: String) throws {
+        let services = (1...25).map { "Service number \($0)" }
+        var (network, link, publisher, observer) = Self.established(services: services)
+        let start = network.now
+        var query = Responder.query([Responder.question(Support.serviceType, .ptr)], id: 0x0BAD)
+        var option = ResourceRecord.opt(udpPayloadSize: 512)
+        if edns == "version 1" { option.ttl = 0x0001_0000 }
+        query.additionals = edns == "two OPT" ? [option, option] : [option]
+        network.inject(query, from: observer, on: link, port: 40_000)
+        network.run(for: .seconds(1))
+        let sent = network.sent(by: publisher, since: start)
+        try #require(sent.count == 1)
+        let reply = sent[0].message
+        #expect(reply.header.id == 0x0BAD)
+        #expect(try reply.encoded().count <= 512)
+        switch edns {
+        case "512":
+            #expect(reply.header.isTruncated && reply.header.rcode == 0 && !reply.answers.isEmpty)
+            #expect(reply.additionals.compactMap(\.udpPayloadSize) == [1440])
+        case "two OPT":
+            #expect(reply.header.rcode == 1 && reply.answers.isEmpty && reply.additionals.isEmpty)
+        default:
+            #expect(reply.header.rcode == 0 && reply.answers.isEmpty)
+            #expect(reply.additionals.map(\.ttl) == [0x0100_0000], "BADVERS, version 0")
+        }
+    }
+
     /// A QU question for records multicast recently (within a quarter of their TTL) gets a
     /// unicast reply, at once even for shared records (§5.4).
     @Test func quQuestionGetsAUnicastReply() throws {

@@ -62,10 +62,15 @@ import Testing
         harness.resolve(Service(name: "Web", type: Self.type, interfaceIndex: 1))
         harness.run(for: .seconds(2))
         #expect(harness.resolved.count == 1)
+        func browserCachesTheSRV() -> Bool {
+            harness.network.engine(harness.browser).cachedRecords(on: InterfaceID(1)).contains { $0.type == .srv }
+        }
         harness.withDirectory(harness.publisher) { directory, engine, now in directory.cancel(token, engine: &engine, at: now) }
         harness.run(for: .seconds(3))
+        #expect(!browserCachesTheSRV(), "the goodbye removed it")
         harness.publish(publication, on: harness.publisher)
         harness.run(for: .seconds(5))
+        #expect(browserCachesTheSRV(), "published again")
         #expect(harness.resolved.count == 1, "\(harness.resolved)")
     }
 

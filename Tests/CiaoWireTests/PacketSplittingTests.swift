@@ -91,6 +91,32 @@ import Testing
         #expect(message.additionals.compactMap(\.udpPayloadSize) == [1440])
     }
 
+    /// Whatever the answers leave, the OPT record goes in (RFC 6891 §7): room for it is kept
+    /// before they are placed. Budgets of every size around a cut, 11-byte OPT and 31-byte answers.
+    @Test func truncatingEncodingAlwaysKeepsTheOPTRecord() throws {
+        var response = Message(header: .response(id: 9), answers: pointers(40))
+        response.additionals = [.opt(udpPayloadSize: 512)]
+        for size in 200...260 {
+            let packet = try response.encodedTruncating(maximumSize: size)
+            #expect(packet.count <= size)
+            let message = try Message(decoding: packet)
+            #expect(message.header.isTruncated)
+            #expect(message.additionals.compactMap(\.udpPayloadSize) == [512], "size \(size)")
+        }
+    }
+
+    /// Questions that do not fit are cut like answers: the header says TC, and nothing is thrown.
+    @Test func truncatingEncodingCutsQuestionsThatDoNotFit() throws {
+        let questions = (0..<40).map { Question(name: try! F.name("_ciao._tcp.local.").prepending(label: Array("Service \($0)".utf8)), type: .srv) }
+        var query = Message(header: .response(id: 3), questions: questions)
+        query.additionals = [.opt(udpPayloadSize: 512)]
+        let message = try Message(decoding: try query.encodedTruncating(maximumSize: 300))
+        #expect(message.header.isTruncated)
+        #expect(message.questions.count < 40 && message.questions == Array(questions.prefix(message.questions.count)))
+        #expect(message.additionals.compactMap(\.udpPayloadSize) == [512])
+        #expect(throws: EncodingError.messageTooLarge(maximumSize: 20)) { try query.encodedTruncating(maximumSize: 20) }
+    }
+
     @Test func truncatingEncodingOfWhatFitsIsTheWholeMessage() throws {
         var response = Message(header: .response(id: 9), answers: pointers(3))
         response.additionals = pointers(100)

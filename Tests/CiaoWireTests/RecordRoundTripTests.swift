@@ -122,5 +122,17 @@ import Testing
         let decoded = try Message(decoding: try Message(additionals: [record]).encoded())
         #expect(decoded.additionals.map(\.udpPayloadSize) == [size])
         #expect(ResourceRecord(name: .root, ttl: 0, data: .a(IPv4Address(1, 2, 3, 4))).udpPayloadSize == nil)
+        #expect(decoded.additionals.first?.ednsVersion == 0)
+        let badVersion = ResourceRecord.opt(udpPayloadSize: UInt16(size), extendedRCode: ResourceRecord.badVersionExtendedRCode)
+        #expect(badVersion.ttl == 0x0100_0000, "BADVERS (16): its upper 8 bits in the TTL's first byte")
+    }
+
+    /// NSEC types come out sorted and unique from any sequence: in order, out of order, a set.
+    @Test func nsecTypesAreSortedAndUniqueFromAnySequence() {
+        let sorted: [RecordType] = [.a, .txt, .aaaa, .srv]
+        #expect(NSECData(nextDomainName: .root, types: sorted).types == sorted)
+        #expect(NSECData(nextDomainName: .root, types: [.srv, .a, .srv, .txt, .aaaa]).types == sorted)
+        #expect(NSECData(nextDomainName: .root, types: Set(sorted)).types == sorted)
+        #expect(NSECData(nextDomainName: .root, types: [.a, .a]).types == [.a])
     }
 }
