@@ -204,11 +204,8 @@ def summary(res: dict) -> list[str]:
         cells = [f"{v[s] / 1024:.1f} MiB (peak {mem[s]['hwm_kib'] / 1024:.1f})" if v[s] else "–" for s in STACKS]
         out.append(f"| (f) resident memory, {n} services published (avahi: the daemon) | " + " | ".join(cells)
                    + f" | {ratio(v['ciao'], [v['avahi'], v['zeroconf']])} | |")
-        growth = {s: v[s] - mem[s]["rss_before_kib"] if v[s] and mem.get(s, {}).get("rss_before_kib") else None
-                  for s in STACKS}
-        out.append(f"| (f) resident memory added by publishing {n} services (the same process before) | "
-                   + " | ".join(fmt_mib(growth[s]) for s in STACKS)
-                   + f" | {ratio(growth['ciao'], [growth['avahi'], growth['zeroconf']])} | |")
+        out.append(growth_line(f"publishing {n} services (the same process before)", v,
+                               {s: mem.get(s, {}).get("rss_before_kib") for s in STACKS}))
     scale = res.get("scale", [])
     if scale:
         n = max(r["count"] for r in scale)
@@ -219,16 +216,17 @@ def summary(res: dict) -> list[str]:
                  for s in STACKS]
         out.append(f"| (f) resident memory, {n} services browsed and resolved (avahi: daemon + avahi-browse) | "
                    + " | ".join(cells) + f" | {ratio(v['ciao'], [v['avahi'], v['zeroconf']])} | |")
-        growth = {s: v[s] - rows[s]["browser_rss_before_kib"] if v[s] and (rows[s] or {}).get("browser_rss_before_kib")
-                  else None for s in STACKS}
-        out.append(f"| (f) resident memory added by browsing and resolving {n} services (avahi: the daemon's "
-                   "growth + avahi-browse) | " + " | ".join(fmt_mib(growth[s]) for s in STACKS)
-                   + f" | {ratio(growth['ciao'], [growth['avahi'], growth['zeroconf']])} | |")
+        out.append(growth_line(f"browsing and resolving {n} services (avahi: the daemon's growth + avahi-browse)", v,
+                               {s: (rows[s] or {}).get("browser_rss_before_kib") for s in STACKS}))
     return out
 
 
-def fmt_mib(kib: int | None) -> str:
-    return f"{kib / 1024:.1f} MiB" if kib is not None else "–"
+def growth_line(what: str, after: dict, before: dict) -> str:
+    """A summary row of what `what` added to resident memory, stack by stack (KiB after less before)."""
+    growth = {s: after[s] - before[s] if after[s] and before[s] else None for s in STACKS}
+    cells = [f"{growth[s] / 1024:.1f} MiB" if growth[s] is not None else "–" for s in STACKS]
+    return (f"| (f) resident memory added by {what} | " + " | ".join(cells)
+            + f" | {ratio(growth['ciao'], [growth['avahi'], growth['zeroconf']])} | |")
 
 
 def rounds_note(r: dict) -> str:

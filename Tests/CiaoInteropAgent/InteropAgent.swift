@@ -61,33 +61,24 @@ actor InteropAgent {
             type: type, name: command["name"]?.string ?? "", port: port, mode: listener ? .listener : .externalPort,
             allowsRenaming: command["rename"]?.bool ?? true, txtRecord: try Self.txtRecord(command["txt"]),
             subtypes: command["subtypes"]?.strings ?? [])
-        if let server = servers[id] {
-            Task { await self.start(server, configuration, id: id) }
-        } else {
-            // One task per server for its whole life: the start, then its events. A task per
-            // publication alive at once is most of the memory a burst of publications takes.
-            let server = CiaoServer()
-            servers[id] = server
-            Task {
-                do {
-                    _ = try await server.start(configuration)
-                } catch {
-                    reportStartFailure(error, id: id)
-                }
-                await self.follow(server, id: id)
+        // A new server gets one task for its whole life: the start, then its events (a task per
+        // publication alive at once is most of the memory a burst of publications takes). A
+        // server started again already has its events followed. The start is called from the
+        // task itself, not through a method: one async frame less held by every waiting start.
+        let isNew = servers[id] == nil
+        let server = servers[id] ?? CiaoServer()
+        servers[id] = server
+        Task {
+            do {
+                _ = try await server.start(configuration)
+            } catch {
+                reportStartFailure(error, id: id)
             }
+            if isNew { await self.follow(server, id: id) }
         }
     }
 
-    /// Starts `server`, reporting a failure; success is reported by ``follow(_:id:)``.
-    private func start(_ server: CiaoServer, _ configuration: PublicationConfiguration, id: String) async {
-        do {
-            _ = try await server.start(configuration)
-        } catch {
-            reportStartFailure(error, id: id)
-        }
-    }
-
+    /// Reports a failed start; success is reported by ``follow(_:id:)``.
     private func reportStartFailure(_ error: any Error, id: String) {
         let code: Int32 = if case .dnsService(let code) = error as? CiaoError { code } else { 0 }
         emit(["event": "publishFailed", "id": .string(id), "code": .int(Int(code)), "message": .string("\(error)")])
