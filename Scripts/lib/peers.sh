@@ -31,7 +31,11 @@ install_peer_packages() {
     printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d && policy=1
   fi
   if [ -d /run/systemd/system ]; then systemctl mask avahi-daemon.service avahi-daemon.socket >&2; fi
-  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >&2 || rc=$?
+  # A fresh machine may have no package lists yet: on failure, fetch them and try once more.
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >&2 || {
+    apt-get update >&2 &&
+      DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >&2
+  } || rc=$?
   [ -n "$policy" ] && rm -f /usr/sbin/policy-rc.d
   [ "$rc" = 0 ] || die "apt-get install failed ($rc)"
 }

@@ -19,6 +19,10 @@ struct ContinuousQuery {
     /// (400–500 ms after a truncated query, §7.2, or to aggregate, §6) answers over IPv6 too, as it
     /// would without the lag.
     static let ipv6FirstQueryLag: Duration = .milliseconds(150)
+    /// A query's first transmission on an interface activated this recently asks for a unicast
+    /// reply (QU, RFC 6762 §5.4): the "initial batch" of a querier whose cache there is empty.
+    /// Responders then answer it at once, without the 20–120 ms delay of shared answers (§6).
+    static let startupUnicastWindow: Duration = .seconds(1)
     /// Another host's query this soon after one counted as ours is that query's copy over the
     /// other family, or the first IPv6 query following its IPv4 one; this soon after our own, the
     /// two went out together.
@@ -73,6 +77,11 @@ struct ContinuousQuery {
         self.name = name
         self.type = type
         self.interfaces = interfaces?.sorted()
+    }
+
+    /// True once the question has been asked on `interface`, by us or by another host standing in.
+    func hasBeenAsked(on interface: InterfaceID) -> Bool {
+        schedules.first { $0.interface == interface }?.lastAsked != nil
     }
 
     func appliesTo(_ interface: InterfaceID) -> Bool {

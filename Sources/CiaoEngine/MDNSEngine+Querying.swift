@@ -40,12 +40,29 @@ extension MDNSEngine {
             // Asked over IPv6 as a first IPv6 query after IPv4's, or otherwise.
             var askedAfterIPv4: Set<Question> = []
             var askedOtherwise: Set<Question> = []
-            func ask(_ question: Question, _ send: ContinuousQuery.Send) {
+            // The families each question goes over for the first time, and again (§5.4: only a
+            // first query, and only just after the interface came up, asks for unicast replies).
+            let startingUp = now - interfaces[interfaceID]!.activatedAt < ContinuousQuery.startupUnicastWindow
+            var askedFirst: [Question: Set<IPFamily>] = [:]
+            var askedAgain: [Question: Set<IPFamily>] = [:]
+            func ask(_ question: Question, _ send: ContinuousQuery.Send, first: Bool = false) {
                 let sendFamilies = send.families(of: interface)
                 guard !sendFamilies.isEmpty else { return }
                 if askedOver[question] == nil { questions.append(question) }
                 askedOver[question, default: []].formUnion(sendFamilies)
                 if send == .ipv6AfterIPv4 { askedAfterIPv4.insert(question) } else { askedOtherwise.insert(question) }
+                if first && startingUp {
+                    askedFirst[question, default: []].formUnion(sendFamilies)
+                } else {
+                    askedAgain[question, default: []].formUnion(sendFamilies)
+                }
+            }
+            /// QU when every query asking it over `family` asks it for the first time.
+            func asked(_ question: Question, over family: IPFamily) -> Question {
+                var asked = question
+                asked.unicastResponse = askedFirst[question]?.contains(family) == true
+                    && askedAgain[question]?.contains(family) != true
+                return asked
             }
             for id in (due[interfaceID] ?? []).sorted() {
                 let query = queries[id]!
@@ -58,7 +75,7 @@ extension MDNSEngine {
                     continue
                 }
                 if let send = queries[id]!.takeDue(on: interfaceID, families: interface.families, at: now) {
-                    ask(query.question, send)
+                    ask(query.question, send, first: send == .ipv6AfterIPv4 || !query.hasBeenAsked(on: interfaceID))
                 }
             }
             // The records these questions ask for are refreshed from now on (§5.2).
@@ -84,9 +101,10 @@ extension MDNSEngine {
                 let familyQuestions = questions.filter { askedOver[$0]!.contains(family) }
                 guard !familyQuestions.isEmpty else { continue }
                 let omitting = family == .v6 ? omittingRecentIPv6 : []
-                if sent?.questions != familyQuestions || sent?.omitting != omitting {
+                let asking = familyQuestions.map { asked($0, over: family) }
+                if sent?.questions != asking || sent?.omitting != omitting {
                     let answers = knownAnswers(for: familyQuestions, on: interface, at: now, omittingRecentIPv6For: omitting)
-                    sent = (familyQuestions, omitting, Message(questions: familyQuestions, answers: answers))
+                    sent = (asking, omitting, Message(questions: asking, answers: answers))
                 }
                 send(sent!.message, on: interfaceID, to: .multicast(family))
             }
@@ -162,7 +180,8 @@ extension MDNSEngine {
         // packet alone, every record listed later would look unanswered and be POOFed.
         guard !message.header.isTruncated, interfaces[interfaceID] != nil else { return }
         let known = Set(message.answers.map(RecordKey.init))
-        for question in message.questions {
+        // A QU question may be answered by unicast, out of our sight (§5.4): it proves nothing.
+        for question in message.questions where !question.unicastResponse {
             interfaces[interfaceID]!.cache.noteUnansweredQuery(
                 name: question.name, type: question.type, knownAnswers: known, at: now)
         }

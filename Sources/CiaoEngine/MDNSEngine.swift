@@ -123,7 +123,8 @@ public struct MDNSEngine {
     public mutating func setInterface(_ interface: NetworkInterface, at now: Instant) {
         guard let existing = interfaces[interface.id] else {
             ownRecordsChanged = true
-            interfaces[interface.id] = InterfaceState(interface: interface, cacheCapacity: configuration.cacheCapacity)
+            interfaces[interface.id] = InterfaceState(
+                interface: interface, cacheCapacity: configuration.cacheCapacity, activatedAt: now)
             restartProbing(at: now)
             for id in queries.keys.sorted() {
                 let first = firstQueryTime(on: interface.id, at: now)
@@ -335,10 +336,14 @@ struct InterfaceState {
     var lastMulticast: [RecordKey: MulticastTimes] = [:]
     var pendingResponses: [ResponseSlot: PendingResponse] = [:]
     var truncatedQueries: [SocketAddress: TruncatedQuery] = [:]
+    /// When the engine started using the interface: its cache was empty then, and the first
+    /// queries that follow ask for unicast replies (RFC 6762 §5.4).
+    let activatedAt: Instant
 
-    init(interface: NetworkInterface, cacheCapacity: Int) {
+    init(interface: NetworkInterface, cacheCapacity: Int, activatedAt: Instant) {
         self.interface = interface
         cache = RecordCache(capacity: cacheCapacity)
+        self.activatedAt = activatedAt
     }
 
     /// True when an aggregated response or a held truncated query is due at `now`.

@@ -45,6 +45,30 @@ import Testing
         if seed == 1 { print("query intervals over 4 h: first after \(first), then \(intervals.map { "\($0.components.seconds)s" })") }
     }
 
+    /// A host just come up asks its first queries QU (§5.4): each family's first query of each
+    /// question, within a second of the interface coming up. Retransmissions, and questions first
+    /// asked later, are QM.
+    @Test(arguments: [UInt64(1), 2, 3])
+    func onlyFirstQueriesJustAfterComingUpAskForUnicast(seed: UInt64) throws {
+        var network = SimulatedNetwork(seed: seed)
+        let link = network.addLink()
+        let host = network.addHost(named: "beta", links: [link])
+        network.withEngine(host) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
+        network.run(for: .seconds(10))
+        network.withEngine(host) { engine, now in _ = engine.startQuery(name: Support.instance("Web"), type: .srv, at: now) }
+        network.run(for: .seconds(10))
+        for family in IPFamily.allCases {
+            let questions = network.messages(from: host, family: family).filter { !$0.message.header.isResponse }
+                .flatMap(\.message.questions)
+            let ptr = questions.filter { $0.type == .ptr }
+            let srv = questions.filter { $0.type == .srv }
+            try #require(ptr.count >= 4 && srv.count >= 3)
+            #expect(ptr[0].unicastResponse, "first PTR query over \(family)")
+            #expect(!ptr.dropFirst().contains { $0.unicastResponse })
+            #expect(!srv.contains { $0.unicastResponse })
+        }
+    }
+
     /// A dual-stack interface is asked over IPv4 first and over IPv6 150 ms later, so that the
     /// IPv6 query can list what IPv4 brought; from the second query on, both go together.
     @Test(arguments: [UInt64(1), 2, 3])

@@ -87,7 +87,10 @@ import Testing
     }
 
     /// Two hosts that established the same name while partitioned meet again: both see the
-    /// conflict, re-probe, and exactly one keeps the name (§9).
+    /// conflict, re-probe, and exactly one keeps the name (§9). What brings them together is a
+    /// browse from a host that has been on the link a while: its query is QM, so both answer by
+    /// multicast and hear each other (a host just come up asks QU first, §5.4, and would be
+    /// answered by unicast).
     @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16])
     func healedPartitionEndsWithOneOwner(seed: UInt64) throws {
         var network = SimulatedNetwork(seed: seed)
@@ -96,12 +99,12 @@ import Testing
         let beta = network.addHost(named: "beta", links: [link])
         let a = network.withEngine(alpha) { engine, now in engine.register(Support.service("Web", port: 1), at: now) }
         let b = network.withEngine(beta) { engine, now in engine.register(Support.service("Web", port: 2), at: now) }
+        let browser = network.addHost(named: "gamma", links: [link])
         network.run(for: .seconds(5))
         let web = Support.instance("Web")
         #expect(network.engine(alpha).name(of: a) == web && network.engine(beta).name(of: b) == web)
 
         network.setConditions(.init(delay: .milliseconds(1)...(.milliseconds(3))), on: link)
-        let browser = network.addHost(named: "gamma", links: [link])
         let query = network.withEngine(browser) { engine, now in engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
         network.run(for: .seconds(10))
 
