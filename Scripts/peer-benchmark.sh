@@ -14,7 +14,8 @@
 #                 latency.svg (latency distributions), work/ (every process's log, the captures)
 #
 # Steps: installs what is missing (Debian packages, tshark without its debconf question, a venv
-# with PyPI zeroconf), builds CiaoInteropAgent in release mode (--scratch-path /tmp/bench-build),
+# with PyPI zeroconf), builds CiaoInteropAgent in release mode with the Swift runtime linked
+# statically (--static-swift-stdlib --scratch-path /tmp/bench-build),
 # then runs Benchmarks/Wire/bench.py, which imports Tests/Interop/lab.py and the interop peers.
 #
 # NETWORK SAFETY: nothing is sent on this machine's interfaces. The benchmark builds its own
@@ -74,11 +75,13 @@ SWIFT_VERSION=$(swift --version 2>/dev/null | head -1 || echo "?")
 AGENT=${CIAO_BENCH_AGENT:-}
 BUILD="given: $AGENT"
 if [ -z "$AGENT" ]; then
-  log "building CiaoInteropAgent (release) in $SCRATCH"
-  BUILD="swift build -c release --product CiaoInteropAgent --scratch-path $SCRATCH"
-  (cd "$ROOT" && swift build -c release --product CiaoInteropAgent --scratch-path "$SCRATCH" >&2) ||
-    die "release build failed"
-  AGENT="$(cd "$ROOT" && swift build -c release --scratch-path "$SCRATCH" --show-bin-path)/CiaoInteropAgent"
+  # Linked as a Swift program is deployed on Linux: the Swift runtime and libraries statically, so
+  # that only what the program uses is mapped (3.3 MiB less resident than linked dynamically).
+  BUILD_FLAGS=(-c release --static-swift-stdlib --scratch-path "$SCRATCH")
+  log "building CiaoInteropAgent (release, static Swift runtime) in $SCRATCH"
+  BUILD="swift build ${BUILD_FLAGS[*]} --product CiaoInteropAgent"
+  (cd "$ROOT" && swift build "${BUILD_FLAGS[@]}" --product CiaoInteropAgent >&2) || die "release build failed"
+  AGENT="$(cd "$ROOT" && swift build "${BUILD_FLAGS[@]}" --show-bin-path)/CiaoInteropAgent"
 fi
 [ -x "$AGENT" ] || die "no agent executable at $AGENT"
 

@@ -3,6 +3,11 @@ import CiaoWire
 /// A question asked continuously on each interface: first after 20–120 ms, then at intervals that
 /// double from one second up to an hour (RFC 6762 §5.2).
 ///
+/// Its first query over each family asks for a unicast reply (QU, §5.4), as mDNSResponder asks
+/// every new question: a querier with nothing cached wants its answers now, and responders may
+/// send them by unicast at once rather than multicast them after the 20–120 ms delay of shared
+/// answers (§6). Every later query is QM, so that answers reach every cache on the link again.
+///
 /// On an interface with both families the first query goes out over IPv4 alone, and over IPv6
 /// `ipv6FirstQueryLag` later. The IPv6 query lists its known answers (§7.1) as any query does, but
 /// for those that have just come over IPv6: a responder that answers each family apart
@@ -19,10 +24,6 @@ struct ContinuousQuery {
     /// (400–500 ms after a truncated query, §7.2, or to aggregate, §6) answers over IPv6 too, as it
     /// would without the lag.
     static let ipv6FirstQueryLag: Duration = .milliseconds(150)
-    /// A query's first transmission on an interface activated this recently asks for a unicast
-    /// reply (QU, RFC 6762 §5.4): the "initial batch" of a querier whose cache there is empty.
-    /// Responders then answer it at once, without the 20–120 ms delay of shared answers (§6).
-    static let startupUnicastWindow: Duration = .seconds(1)
     /// Another host's query this soon after one counted as ours is that query's copy over the
     /// other family, or the first IPv6 query following its IPv4 one; this soon after our own, the
     /// two went out together.

@@ -40,9 +40,8 @@ extension MDNSEngine {
             // Asked over IPv6 as a first IPv6 query after IPv4's, or otherwise.
             var askedAfterIPv4: Set<Question> = []
             var askedOtherwise: Set<Question> = []
-            // The families each question goes over for the first time, and again (§5.4: only a
-            // first query, and only just after the interface came up, asks for unicast replies).
-            let startingUp = now - interfaces[interfaceID]!.activatedAt < ContinuousQuery.startupUnicastWindow
+            // The families each question goes over for the first time, and again: only a first
+            // query asks for unicast replies (§5.4).
             var askedFirst: [Question: Set<IPFamily>] = [:]
             var askedAgain: [Question: Set<IPFamily>] = [:]
             func ask(_ question: Question, _ send: ContinuousQuery.Send, first: Bool = false) {
@@ -51,7 +50,7 @@ extension MDNSEngine {
                 if askedOver[question] == nil { questions.append(question) }
                 askedOver[question, default: []].formUnion(sendFamilies)
                 if send == .ipv6AfterIPv4 { askedAfterIPv4.insert(question) } else { askedOtherwise.insert(question) }
-                if first && startingUp {
+                if first {
                     askedFirst[question, default: []].formUnion(sendFamilies)
                 } else {
                     askedAgain[question, default: []].formUnion(sendFamilies)

@@ -123,8 +123,7 @@ public struct MDNSEngine {
     public mutating func setInterface(_ interface: NetworkInterface, at now: Instant) {
         guard let existing = interfaces[interface.id] else {
             ownRecordsChanged = true
-            interfaces[interface.id] = InterfaceState(
-                interface: interface, cacheCapacity: configuration.cacheCapacity, activatedAt: now)
+            interfaces[interface.id] = InterfaceState(interface: interface, cacheCapacity: configuration.cacheCapacity)
             restartProbing(at: now)
             for id in queries.keys.sorted() {
                 let first = firstQueryTime(on: interface.id, at: now)
@@ -336,14 +335,10 @@ struct InterfaceState {
     var lastMulticast: [RecordKey: MulticastTimes] = [:]
     var pendingResponses: [ResponseSlot: PendingResponse] = [:]
     var truncatedQueries: [SocketAddress: TruncatedQuery] = [:]
-    /// When the engine started using the interface: its cache was empty then, and the first
-    /// queries that follow ask for unicast replies (RFC 6762 §5.4).
-    let activatedAt: Instant
 
-    init(interface: NetworkInterface, cacheCapacity: Int, activatedAt: Instant) {
+    init(interface: NetworkInterface, cacheCapacity: Int) {
         self.interface = interface
         cache = RecordCache(capacity: cacheCapacity)
-        self.activatedAt = activatedAt
     }
 
     /// True when an aggregated response or a held truncated query is due at `now`.

@@ -88,9 +88,8 @@ import Testing
 
     /// Two hosts that established the same name while partitioned meet again: both see the
     /// conflict, re-probe, and exactly one keeps the name (§9). What brings them together is a
-    /// browse from a host that has been on the link a while: its query is QM, so both answer by
-    /// multicast and hear each other (a host just come up asks QU first, §5.4, and would be
-    /// answered by unicast).
+    /// browse that has been asking since before the partition healed: its next query is QM with
+    /// no known answer, so both answer by multicast and hear each other.
     @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16])
     func healedPartitionEndsWithOneOwner(seed: UInt64) throws {
         var network = SimulatedNetwork(seed: seed)
@@ -100,17 +99,49 @@ import Testing
         let a = network.withEngine(alpha) { engine, now in engine.register(Support.service("Web", port: 1), at: now) }
         let b = network.withEngine(beta) { engine, now in engine.register(Support.service("Web", port: 2), at: now) }
         let browser = network.addHost(named: "gamma", links: [link])
+        let query = network.withEngine(browser) { engine, now in engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
         network.run(for: .seconds(5))
         let web = Support.instance("Web")
         #expect(network.engine(alpha).name(of: a) == web && network.engine(beta).name(of: b) == web)
 
         network.setConditions(.init(delay: .milliseconds(1)...(.milliseconds(3))), on: link)
-        let query = network.withEngine(browser) { engine, now in engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
         network.run(for: .seconds(10))
 
         let names = Set([network.engine(alpha).name(of: a), network.engine(beta).name(of: b)].compactMap { $0 })
         #expect(names == [web, Support.instance("Web (2)")])
         #expect(network.browsed(query, by: browser).isSuperset(of: names))
+    }
+
+    /// The same partition met by a browse that starts after it healed: its first queries are QU
+    /// (§5.4), so both owners answer it by unicast and neither hears the other. The conflict then shows
+    /// when the browser refreshes the SRV it resolved, at 80 % of its 120 s TTL (§5.2): the
+    /// refresh lists no known answer, both owners multicast, and each ends with a name of its own
+    /// (§9; both answer the refresh at once, each over both families, so the copy over the second
+    /// family can reach the other while it probes again, and both may rename).
+    @Test(arguments: [UInt64(1), 2, 3, 4])
+    func healedPartitionMetByANewcomerEndsWithOneOwnerByTheSRVRefresh(seed: UInt64) throws {
+        var network = SimulatedNetwork(seed: seed)
+        let link = network.addLink(.init(loss: 1))
+        let alpha = network.addHost(named: "alpha", links: [link])
+        let beta = network.addHost(named: "beta", links: [link])
+        let a = network.withEngine(alpha) { engine, now in engine.register(Support.service("Web", port: 1), at: now) }
+        let b = network.withEngine(beta) { engine, now in engine.register(Support.service("Web", port: 2), at: now) }
+        network.run(for: .seconds(5))
+
+        network.setConditions(.init(delay: .milliseconds(1)...(.milliseconds(3))), on: link)
+        let healedAt = network.now
+        let browser = network.addHost(named: "gamma", links: [link])
+        network.withEngine(browser) { engine, now in
+            _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+            _ = engine.startQuery(name: Support.instance("Web"), type: .srv, at: now)
+        }
+        func owners() -> Set<DomainName> {
+            Set([network.engine(alpha).name(of: a), network.engine(beta).name(of: b)].compactMap { $0 })
+        }
+        network.run(for: .seconds(90))
+        #expect(owners() == [Support.instance("Web")], "unicast answers alone: no owner hears the other")
+        network.run(until: healedAt + .seconds(120))
+        #expect(owners().count == 2, "\(owners())")
     }
 
     /// A host-name conflict at start-up renames the newcomer's host to `alpha-2`; its service's
