@@ -86,11 +86,13 @@ extension MDNSEngine {
                 if !datagram.isMulticast || source.port != mdnsPort {
                     // Direct unicast (§5.5) and legacy (§6.7) queries get unicast replies only.
                     if mayUnicast { unicast.insert(record) }
-                } else if question.unicastResponse && mayUnicast
+                } else if question.unicastResponse && mayUnicast && !interface.owns(source.address)
                     && wasMulticast(record, on: interface.id, family: family, within: .seconds(Int64(record.ttl / 4)), at: now)
                 {
                     // QU (§5.4): unicast, unless we have not multicast the record within a quarter
-                    // of its TTL; then multicast it, so every cache on the link is refreshed.
+                    // of its TTL; then multicast it, so every cache on the link is refreshed. A
+                    // QU from this host (another stack) is multicast too: a unicast reply to the
+                    // port we share may be handed to us rather than to it (§15.1).
                     unicast.insert(record)
                 } else {
                     multicast.insert(record)

@@ -56,10 +56,12 @@ extension MDNSEngine {
                     askedAgain[question, default: []].formUnion(sendFamilies)
                 }
             }
-            /// QU when every query asking it over `family` asks it for the first time.
+            /// QU when every query asking it over `family` asks it for the first time, and unicast
+            /// replies over `family` reach us.
             func asked(_ question: Question, over family: IPFamily) -> Question {
                 var asked = question
-                asked.unicastResponse = askedFirst[question]?.contains(family) == true
+                asked.unicastResponse = configuration.unicastReplyFamilies.contains(family)
+                    && askedFirst[question]?.contains(family) == true
                     && askedAgain[question]?.contains(family) != true
                 return asked
             }

@@ -16,11 +16,19 @@ public struct MDNSEngine {
         /// Largest datagram to send; larger messages are split (RFC 6762 §17). Records that alone
         /// exceed it are sent in packets of up to 9000 bytes.
         public var maximumDatagramSize: Int
+        /// The families over which a question's first query asks for unicast replies (QU, RFC 6762
+        /// §5.4): those on which no other stack on this host shares the mDNS port, since such a
+        /// stack may be handed the replies instead (§15.1).
+        public var unicastReplyFamilies: Set<IPFamily>
 
-        public init(hostName: String, cacheCapacity: Int = 4096, maximumDatagramSize: Int = 1440) {
+        public init(
+            hostName: String, cacheCapacity: Int = 4096, maximumDatagramSize: Int = 1440,
+            unicastReplyFamilies: Set<IPFamily> = Set(IPFamily.allCases)
+        ) {
             self.hostName = hostName
             self.cacheCapacity = cacheCapacity
             self.maximumDatagramSize = maximumDatagramSize
+            self.unicastReplyFamilies = unicastReplyFamilies
         }
     }
 

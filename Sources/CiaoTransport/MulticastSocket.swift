@@ -16,8 +16,8 @@ import CiaoWire
 ///
 /// The socket is bound with SO_REUSEADDR and SO_REUSEPORT so it runs beside avahi-daemon or another
 /// mDNS stack on the same host; multicast is delivered to every such socket, but the kernel hands
-/// each unicast datagram to only one of them. Multicast loopback stays on so those other stacks
-/// hear us; the runtime recognises our own packets.
+/// each unicast datagram to only one of them (``portWasInUse`` tells whether another holds the port).
+/// Multicast loopback stays on so those other stacks hear us; the runtime recognises our own packets.
 ///
 /// IP_MULTICAST_ALL stays on (the Linux default), so the socket also hears the mDNS group on
 /// interfaces that only some other socket on the host joined: the runtime must ignore datagrams
@@ -51,6 +51,9 @@ public final class MulticastSocket {
     public private(set) var truncatedDatagrams: UInt64 = 0
     /// Sends that failed with a transient error (see `TransportError.isTransient`).
     public private(set) var sendFailures: UInt64 = 0
+    /// True when another socket held the port as this one opened: another mDNS stack runs on this
+    /// host, and a unicast reply sent to the port may reach it instead of us (RFC 6762 §15.1).
+    public let portWasInUse: Bool
 
     /// Datagrams one recvmmsg(2) call reads at most.
     public static let receiveSlots = 16
@@ -61,6 +64,7 @@ public final class MulticastSocket {
     public init(family: IPFamily, port: UInt16 = mdnsPort) throws(TransportError) {
         self.family = family
         self.port = port
+        portWasInUse = Self.isInUse(port, family: family)
         fileDescriptor = try Self.open(family: family, port: port)
         // Exactly the limit: a larger datagram comes back cut short, with MSG_TRUNC set.
         slots = ReceiveSlots(count: Self.receiveSlots, packetSize: Self.maximumDatagramSize, controlSize: 256)
@@ -94,6 +98,20 @@ public final class MulticastSocket {
             SystemCall.close(fd)
             throw error
         }
+    }
+
+    /// Whether a socket without SO_REUSEADDR fails to bind the port, as it does while any other
+    /// socket holds it (the test RFC 6762 §15.1 suggests). A socket that cannot even be opened
+    /// tells nothing: the port counts as free.
+    private static func isInUse(_ port: UInt16, family: IPFamily) -> Bool {
+        let fd = socket(family == .v4 ? AF_INET : AF_INET6, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { SystemCall.close(fd) }
+        if family == .v6 {
+            _ = SystemCall.setOption(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, Int32(1))
+        }
+        let result = POSIXSocketAddress.wildcard(family, port: port).withSockaddr { bind(fd, $0, $1) }
+        return result != 0 && errno == EADDRINUSE
     }
 
     private static func configure(_ fd: Int32, family: IPFamily) throws(TransportError) {

@@ -69,6 +69,24 @@ import Testing
         }
     }
 
+    /// Over a family on which another stack on this host shares the mDNS port, a unicast reply
+    /// may be handed to that stack instead (§15.1): there the first query is QM too.
+    @Test func firstQueryIsQMWhereAnotherStackSharesThePort() throws {
+        var network = SimulatedNetwork(seed: 4)
+        let link = network.addLink()
+        let host = network.addHost(named: "beta", links: [link], unicastReplyFamilies: [.v6])
+        network.withEngine(host) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
+        network.run(for: .seconds(5))
+        func firstQuestion(over family: IPFamily) -> Question? {
+            network.messages(from: host, family: family).filter { !$0.message.header.isResponse }
+                .flatMap(\.message.questions).first { $0.type == .ptr }
+        }
+        let ipv4 = try #require(firstQuestion(over: .v4))
+        let ipv6 = try #require(firstQuestion(over: .v6))
+        #expect(!ipv4.unicastResponse)
+        #expect(ipv6.unicastResponse)
+    }
+
     /// A dual-stack interface is asked over IPv4 first and over IPv6 150 ms later, so that the
     /// IPv6 query can list what IPv4 brought; from the second query on, both go together.
     @Test(arguments: [UInt64(1), 2, 3])
@@ -110,7 +128,8 @@ import Testing
         }
         let four = try #require(foundAfter("Four 0"))
         let six = try #require(foundAfter("Six 0"))
-        // The first query after 20–120 ms, a shared answer after 20–120 ms more (§5.2, §6).
+        // The first query after 20–120 ms (§5.2), QU and answered at once by unicast (§5.4); the
+        // bounds leave room for a shared answer 20–120 ms later (§6), as a QM query would get.
         #expect(four <= .milliseconds(250), "IPv4-only found after \(four)")
         #expect(six <= .milliseconds(400), "IPv6-only found after \(six)")
     }

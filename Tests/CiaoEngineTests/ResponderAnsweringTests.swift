@@ -307,6 +307,23 @@ import Testing
         #expect(sent[0].message.answers.allSatisfy { $0.ttl == 4500 })
     }
 
+    /// A QU question from one of the responder's own addresses comes from another stack on this
+    /// host, which may not be handed a unicast reply to the port both share (§15.1): it is
+    /// answered by multicast, after the shared delay.
+    @Test func quQuestionFromThisHostIsMulticast() throws {
+        var (network, link, publisher, observer) = Self.established()
+        let start = network.now
+        let own = network.address(of: publisher, on: link, family: .v4)
+        network.inject(
+            Responder.query([Responder.question(Support.serviceType, .ptr, qu: true)]), from: observer, on: link,
+            sourceAddress: own)
+        network.run(for: .seconds(1))
+        let sent = network.sent(by: publisher, since: start)
+        try #require(sent.count == 1)
+        #expect(sent[0].isMulticast && sent[0].answers(Support.serviceType, .ptr))
+        #expect(sent[0].time - start >= .milliseconds(20))
+    }
+
     /// …but a QU question for a record not multicast within a quarter of its TTL is answered by
     /// multicast, to refresh every cache (§5.4).
     @Test func quQuestionForAStaleRecordIsMulticast() throws {

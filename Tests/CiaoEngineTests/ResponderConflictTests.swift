@@ -113,13 +113,14 @@ import Testing
     }
 
     /// The same partition met by a browse that starts after it healed: its first queries are QU
-    /// (§5.4), so both owners answer it by unicast and neither hears the other. The conflict then shows
+    /// (§5.4), so both owners answer it by unicast and neither hears the other (a limitation that
+    /// asking QU brings, mDNSResponder's querier alike). The conflict then shows
     /// when the browser refreshes the SRV it resolved, at 80 % of its 120 s TTL (§5.2): the
     /// refresh lists no known answer, both owners multicast, and each ends with a name of its own
     /// (§9; both answer the refresh at once, each over both families, so the copy over the second
     /// family can reach the other while it probes again, and both may rename).
     @Test(arguments: [UInt64(1), 2, 3, 4])
-    func healedPartitionMetByANewcomerEndsWithOneOwnerByTheSRVRefresh(seed: UInt64) throws {
+    func healedPartitionMetByANewBrowseIsResolvedByTheSRVRefresh(seed: UInt64) throws {
         var network = SimulatedNetwork(seed: seed)
         let link = network.addLink(.init(loss: 1))
         let alpha = network.addHost(named: "alpha", links: [link])

@@ -109,14 +109,17 @@ public struct SimulatedNetwork {
     /// interface on each link, from 198.18.0.0/15 and fd00:198:18:L::H/64.
     @discardableResult
     public mutating func addHost(named hostName: String?, links hostLinks: [LinkID], seed: UInt64? = nil,
-                                 cacheCapacity: Int = 4096) -> HostID {
+                                 cacheCapacity: Int = 4096,
+                                 unicastReplyFamilies: Set<IPFamily> = Set(IPFamily.allCases)) -> HostID {
         let id = HostID(index: hosts.count)
         var interfaces: [LinkID: NetworkInterface] = [:]
         for link in hostLinks {
             interfaces[link] = Self.interface(for: id, on: link, families: families)
         }
         let engine = hostName.map {
-            MDNSEngine(configuration: .init(hostName: $0, cacheCapacity: cacheCapacity), seed: seed ?? random.next())
+            MDNSEngine(
+                configuration: .init(hostName: $0, cacheCapacity: cacheCapacity, unicastReplyFamilies: unicastReplyFamilies),
+                seed: seed ?? random.next())
         }
         hosts.append(Host(engine: engine, interfaces: interfaces, up: Set(hostLinks)))
         if hosts[id.index].engine != nil {

@@ -80,6 +80,20 @@ extension NamespaceTests {
             #expect(packet.ttl == 255)
         }
 
+        /// A socket opened while another holds its port knows it (RFC 6762 §15.1): unicast sent
+        /// to the port may then go to the other, so the runtime asks no unicast replies there.
+        @Test(arguments: [IPFamily.v4, .v6])
+        func aSocketKnowsWhenAnotherHoldsItsPort(family: IPFamily) throws {
+            let port: UInt16 = family == .v4 ? 15371 : 15372
+            let first = try MulticastSocket(family: family, port: port)
+            #expect(!first.portWasInUse)
+            let second = try MulticastSocket(family: family, port: port)
+            #expect(second.portWasInUse)
+            first.close()
+            second.close()
+            #expect(!(try MulticastSocket(family: family, port: port)).portWasInUse)
+        }
+
         /// A link-local destination needs the interface as its scope (sin6_scope_id).
         @Test func linkLocalUnicastUsesTheInterfaceAsScope() throws {
             let b = try Lab.interface("trb0")

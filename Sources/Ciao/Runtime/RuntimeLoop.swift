@@ -35,7 +35,9 @@ final class RuntimeLoop {
         wakeup = try Wakeup()
         var seed: UInt64 = 0
         withUnsafeMutableBytes(of: &seed) { $0.copyBytes(from: (0..<8).map { _ in UInt8.random(in: .min ... .max) }) }
-        engine = MDNSEngine(configuration: .init(hostName: hostName), seed: seed)
+        // Unicast replies reach us only over a family on which no other stack shares port 5353.
+        let unicastReplyFamilies = Set(sockets.filter { !$0.value.portWasInUse }.keys)
+        engine = MDNSEngine(configuration: .init(hostName: hostName, unicastReplyFamilies: unicastReplyFamilies), seed: seed)
     }
 
     /// The engine's time: monotonic, from the loop's creation.
