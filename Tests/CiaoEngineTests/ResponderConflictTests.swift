@@ -92,22 +92,17 @@ import Testing
     /// no known answer, so both answer by multicast and hear each other.
     @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16])
     func healedPartitionEndsWithOneOwner(seed: UInt64) throws {
-        var network = SimulatedNetwork(seed: seed)
-        let link = network.addLink(.init(loss: 1))
-        let alpha = network.addHost(named: "alpha", links: [link])
-        let beta = network.addHost(named: "beta", links: [link])
-        let a = network.withEngine(alpha) { engine, now in engine.register(Support.service("Web", port: 1), at: now) }
-        let b = network.withEngine(beta) { engine, now in engine.register(Support.service("Web", port: 2), at: now) }
+        var (network, link, owners) = Self.partitionedOwnersOfWeb(seed: seed)
         let browser = network.addHost(named: "gamma", links: [link])
         let query = network.withEngine(browser) { engine, now in engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
         network.run(for: .seconds(5))
         let web = Support.instance("Web")
-        #expect(network.engine(alpha).name(of: a) == web && network.engine(beta).name(of: b) == web)
+        #expect(owners.names(in: network) == [web], "both took the name while apart")
 
         network.setConditions(.init(delay: .milliseconds(1)...(.milliseconds(3))), on: link)
         network.run(for: .seconds(10))
 
-        let names = Set([network.engine(alpha).name(of: a), network.engine(beta).name(of: b)].compactMap { $0 })
+        let names = owners.names(in: network)
         #expect(names == [web, Support.instance("Web (2)")])
         #expect(network.browsed(query, by: browser).isSuperset(of: names))
     }
@@ -121,12 +116,7 @@ import Testing
     /// family can reach the other while it probes again, and both may rename).
     @Test(arguments: [UInt64(1), 2, 3, 4])
     func healedPartitionMetByANewBrowseIsResolvedByTheSRVRefresh(seed: UInt64) throws {
-        var network = SimulatedNetwork(seed: seed)
-        let link = network.addLink(.init(loss: 1))
-        let alpha = network.addHost(named: "alpha", links: [link])
-        let beta = network.addHost(named: "beta", links: [link])
-        let a = network.withEngine(alpha) { engine, now in engine.register(Support.service("Web", port: 1), at: now) }
-        let b = network.withEngine(beta) { engine, now in engine.register(Support.service("Web", port: 2), at: now) }
+        var (network, link, owners) = Self.partitionedOwnersOfWeb(seed: seed)
         network.run(for: .seconds(5))
 
         network.setConditions(.init(delay: .milliseconds(1)...(.milliseconds(3))), on: link)
@@ -136,13 +126,34 @@ import Testing
             _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
             _ = engine.startQuery(name: Support.instance("Web"), type: .srv, at: now)
         }
-        func owners() -> Set<DomainName> {
-            Set([network.engine(alpha).name(of: a), network.engine(beta).name(of: b)].compactMap { $0 })
-        }
         network.run(for: .seconds(90))
-        #expect(owners() == [Support.instance("Web")], "unicast answers alone: no owner hears the other")
+        #expect(owners.names(in: network) == [Support.instance("Web")], "unicast answers alone: no owner hears the other")
         network.run(until: healedAt + .seconds(120))
-        #expect(owners().count == 2, "\(owners())")
+        #expect(owners.names(in: network).count == 2, "\(owners.names(in: network))")
+    }
+
+    /// Two registrations of "Web", on hosts alpha and beta, and the names they hold.
+    struct Owners {
+        var hosts: [(host: SimulatedNetwork.HostID, registration: RegistrationID)]
+
+        func names(in network: SimulatedNetwork) -> Set<DomainName> {
+            Set(hosts.compactMap { network.engine($0.host).name(of: $0.registration) })
+        }
+    }
+
+    /// Alpha and beta each register "Web" on a link that drops every packet: a partition, in
+    /// which each will take the name.
+    static func partitionedOwnersOfWeb(seed: UInt64) -> (SimulatedNetwork, SimulatedNetwork.LinkID, Owners) {
+        var network = SimulatedNetwork(seed: seed)
+        let link = network.addLink(.init(loss: 1))
+        let hosts = ["alpha", "beta"].enumerated().map { index, name in
+            let host = network.addHost(named: name, links: [link])
+            let id = network.withEngine(host) { engine, now in
+                engine.register(Support.service("Web", port: UInt16(index + 1)), at: now)
+            }
+            return (host, id)
+        }
+        return (network, link, Owners(hosts: hosts))
     }
 
     /// A host-name conflict at start-up renames the newcomer's host to `alpha-2`; its service's
