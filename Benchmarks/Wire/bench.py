@@ -234,6 +234,20 @@ class Bench:
             if left > 0:
                 time.sleep(left)
 
+    @staticmethod
+    def wait_quiet(h: Host, quiet: float = 1.5, limit: float = 30.0) -> float:
+        """Wait until host `h` has sent nothing for `quiet` s (its interface's TX counter), at most
+        `limit` s; returns the wait. A publisher still announcing, or still answering the last
+        browser, would hand the next fresh browser its services before that browser asks."""
+        start = last_change = time.monotonic()
+        sent = None
+        while time.monotonic() - last_change < quiet and time.monotonic() - start < limit:
+            now_sent = h.run("cat", f"/sys/class/net/{IFNAME}/statistics/tx_packets").strip()
+            if now_sent != sent:
+                sent, last_change = now_sent, time.monotonic()
+            time.sleep(0.1)
+        return time.monotonic() - start
+
     def save(self) -> None:
         path = os.path.join(self.out, "results.json")
         with open(path + ".tmp", "w") as f:
@@ -572,6 +586,7 @@ def measure_bulk(b: Bench, ps: str, bs: str, count: int, timeout: float, capture
     b.space(ps, 2.0)
     fb = FreshBrowser(b, bs, h, f"{'e' if loss else 'd'}{count}-{ps[0]}{bs[0]}{loss or ''}")
     res: dict = {"publisher": ps, "browser": bs, "count": count}
+    res["publisher_quiet_wait_s"] = round(b.wait_quiet(ph), 2)
     cap = None
     try:
         fb.prepare(ty)

@@ -343,7 +343,9 @@ NOTES = [
     "withdraws them), zeroconf's peer quits (unregister_all_services, as close() does). Goodbyes = responses "
     "from the publisher whose records all have TTL 0, captured on its switch port from the command to 3 s "
     "after the process ended; services said goodbye to = distinct PTR targets of the bulk type among them.",
-    "- (d) a fresh browser (as in (a)); bytes = Ethernet frames captured (dumpcap) on the browser's switch "
+    "- (d) a fresh browser (as in (a)), started once the publisher's host has sent nothing for 1.5 s "
+    "(still announcing, or answering the last browser, it would hand the new one its services unasked); "
+    "bytes = Ethernet frames captured (dumpcap) on the browser's switch "
     "port, sent by the publisher's or the browser's host, from the browse command to the last "
     "resolution; IPv4 and IPv6 both count (every stack uses both).",
     "- (e) nftables drops the given share of packets both ways on the browser's link; the browser is "
