@@ -584,9 +584,10 @@ def measure_bulk(b: Bench, ps: str, bs: str, count: int, timeout: float, capture
     h, ph = hosts[bs], b.pub_hosts[ps]
     ty = BULK[ps]
     b.space(ps, 2.0)
+    # before the browser starts: its stack caches whatever it hears from then on, asked or not
+    quiet_wait = b.wait_quiet(ph)
     fb = FreshBrowser(b, bs, h, f"{'e' if loss else 'd'}{count}-{ps[0]}{bs[0]}{loss or ''}")
-    res: dict = {"publisher": ps, "browser": bs, "count": count}
-    res["publisher_quiet_wait_s"] = round(b.wait_quiet(ph), 2)
+    res: dict = {"publisher": ps, "browser": bs, "count": count, "publisher_quiet_wait_s": round(quiet_wait, 2)}
     cap = None
     try:
         fb.prepare(ty)

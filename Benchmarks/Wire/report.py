@@ -344,7 +344,7 @@ NOTES = [
     "from the publisher whose records all have TTL 0, captured on its switch port from the command to 3 s "
     "after the process ended; services said goodbye to = distinct PTR targets of the bulk type among them.",
     "- (d) a fresh browser (as in (a)), started once the publisher's host has sent nothing for 1.5 s "
-    "(still announcing, or answering the last browser, it would hand the new one its services unasked); "
+    "(still announcing, or answering the last browser, it would fill the new one's cache unasked); "
     "bytes = Ethernet frames captured (dumpcap) on the browser's switch "
     "port, sent by the publisher's or the browser's host, from the browse command to the last "
     "resolution; IPv4 and IPv6 both count (every stack uses both).",
