@@ -54,7 +54,7 @@ while [ $# -gt 0 ]; do
     --no-install) SKIP_INSTALL=1 ;;
     --only) shift; ONLY=${1:-} ;;
     --only=*) ONLY=${1#--only=} ;;
-    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
     -*) die "unknown option $1 (see --help)" ;;
     *) OUT=$1 ;;
   esac
