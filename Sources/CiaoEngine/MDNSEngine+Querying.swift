@@ -40,29 +40,23 @@ extension MDNSEngine {
             // Asked over IPv6 as a first IPv6 query after IPv4's, or otherwise.
             var askedAfterIPv4: Set<Question> = []
             var askedOtherwise: Set<Question> = []
-            // The families each question goes over for the first time, and again: only a first
+            // The families each question goes over again, not for the first time: only a first
             // query asks for unicast replies (§5.4).
-            var askedFirst: [Question: Set<IPFamily>] = [:]
-            var askedAgain: [Question: Set<IPFamily>] = [:]
+            var askedAgainOver: [Question: Set<IPFamily>] = [:]
             func ask(_ question: Question, _ send: ContinuousQuery.Send, first: Bool = false) {
                 let sendFamilies = send.families(of: interface)
                 guard !sendFamilies.isEmpty else { return }
                 if askedOver[question] == nil { questions.append(question) }
                 askedOver[question, default: []].formUnion(sendFamilies)
                 if send == .ipv6AfterIPv4 { askedAfterIPv4.insert(question) } else { askedOtherwise.insert(question) }
-                if first {
-                    askedFirst[question, default: []].formUnion(sendFamilies)
-                } else {
-                    askedAgain[question, default: []].formUnion(sendFamilies)
-                }
+                if !first { askedAgainOver[question, default: []].formUnion(sendFamilies) }
             }
-            /// QU when every query asking it over `family` asks it for the first time, and unicast
-            /// replies over `family` reach us.
+            /// QU when every query asking it over `family` (one at least, as the message is built
+            /// from those asked) asks it for the first time, and unicast replies over `family` reach us.
             func asked(_ question: Question, over family: IPFamily) -> Question {
                 var asked = question
                 asked.unicastResponse = configuration.unicastReplyFamilies.contains(family)
-                    && askedFirst[question]?.contains(family) == true
-                    && askedAgain[question]?.contains(family) != true
+                    && askedAgainOver[question]?.contains(family) != true
                 return asked
             }
             for id in (due[interfaceID] ?? []).sorted() {
