@@ -2,13 +2,23 @@ import CiaoEngine
 import CiaoWire
 
 /// The responder's own cost per query, without sockets or a kernel: one engine publishes
-/// `services` services (at least one) on one interface and answers `queries` QM SRV queries for
-/// them in turn, 2 ms apart in virtual time, or further apart for fewer than 551 services, so that
-/// each name is asked again only after more than a second (as the wire benchmark's load does: a
-/// responder multicasts a record at most once a second). The wire benchmark's figure adds the
-/// system calls and the scheduler.
+/// `services` services (at least one) on one interface and answers `queries` queries. The wire
+/// benchmark's figures add the system calls and the scheduler.
+///
+/// - ``Question/instanceSRV``: QM SRV queries for the instances in turn, 2 ms apart in virtual
+///   time, or further apart for fewer than 551 services, so that each name is asked again only
+///   after more than a second (as the wire benchmark's (f) load does: a responder multicasts a
+///   record at most once a second).
+/// - ``Question/browseQU``: a new browser's first query, a QU PTR query for the service type,
+///   1.1 s apart; every one is answered by unicast with all the services (RFC 6762 §5.4), as a
+///   fresh browser of the wire benchmark's (d) is.
 struct ResponderScenario {
     static let serviceType = try! DomainName(parsing: "_bulk._tcp.local.")
+
+    enum Question: String {
+        case instanceSRV = "srv"
+        case browseQU = "browse"
+    }
 
     struct Result {
         var responses = 0
@@ -17,6 +27,7 @@ struct ResponderScenario {
 
     let services: Int
     let queries: Int
+    var question = Question.instanceSRV
 
     func run() -> Result {
         var engine = MDNSEngine(configuration: .init(hostName: "responder"), seed: 1)
@@ -45,13 +56,22 @@ struct ResponderScenario {
             _ = engine.takeEvents()
         }
         now = settled
-        let datagrams = names.map { name in
+        let questions =
+            switch question {
+            case .instanceSRV: names.map { CiaoWire.Question(name: $0, type: .srv) }
+            case .browseQU: [CiaoWire.Question(name: Self.serviceType, type: .ptr, unicastResponse: true)]
+            }
+        let datagrams = questions.map { question in
             ReceivedDatagram(
-                bytes: try! Message(header: MessageHeader(), questions: [Question(name: name, type: .srv)]).encoded(),
+                bytes: try! Message(header: MessageHeader(), questions: [question]).encoded(),
                 source: SocketAddress(.v4(IPv4Address(198, 18, 0, 2)), port: 5353), interface: interface.id,
                 isMulticast: true)
         }
-        let interval = max(Duration.milliseconds(2), Duration.milliseconds(1100) / services)
+        let interval =
+            switch question {
+            case .instanceSRV: max(Duration.milliseconds(2), Duration.milliseconds(1100) / services)
+            case .browseQU: Duration.milliseconds(1100)
+            }
         var result = Result()
         result.wallTime = ContinuousClock().measure {
             for index in 0..<queries {

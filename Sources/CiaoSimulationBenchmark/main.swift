@@ -1,7 +1,8 @@
 // A large, long virtual run: many hosts publishing on one link, some browsing, with churn.
 // Run: swift run -c release CiaoSimulationBenchmark [HOSTS] [VIRTUAL-MINUTES] [BROWSERS] [SEED]
-// Or the responder's engine cost per query (ResponderScenario):
-//      swift run -c release CiaoSimulationBenchmark responder [SERVICES] [QUERIES]
+// Or the responder's engine cost per query (ResponderScenario): SRV queries for one instance each,
+// or a new browser's QU PTR query for all of them:
+//      swift run -c release CiaoSimulationBenchmark responder [srv|browse] [SERVICES] [QUERIES]
 import CiaoEngine
 import CiaoSimulation
 import CiaoWire
@@ -14,16 +15,21 @@ import Darwin
 #endif
 
 if CommandLine.arguments.dropFirst().first == "responder" {
-    let numbers = CommandLine.arguments.dropFirst(2).map { Int($0) }
+    var arguments = CommandLine.arguments.dropFirst(2)
+    let question = arguments.first.flatMap(ResponderScenario.Question.init(rawValue:)) ?? .instanceSRV
+    if arguments.first.flatMap(ResponderScenario.Question.init(rawValue:)) != nil { arguments = arguments.dropFirst() }
+    let numbers = arguments.map { Int($0) }
+    let defaultQueries = question == .instanceSRV ? 200_000 : 200
     let scenario = ResponderScenario(
-        services: max(1, numbers.first.flatMap { $0 } ?? 1000), queries: numbers.dropFirst().first.flatMap { $0 } ?? 200_000)
+        services: max(1, numbers.first.flatMap { $0 } ?? 1000),
+        queries: numbers.dropFirst().first.flatMap { $0 } ?? defaultQueries, question: question)
     let result = scenario.run()
     let seconds = Double(result.wallTime.components.seconds) + Double(result.wallTime.components.attoseconds) / 1e18
     print("""
-        responder: \(scenario.services) services, \(scenario.queries) SRV queries, \(result.responses) responses
+        responder: \(scenario.services) services, \(scenario.queries) \(question == .instanceSRV ? "SRV" : "QU PTR") queries, \(result.responses) response datagrams
         engine time: \(String(format: "%.3f", seconds)) s, \(String(format: "%.2f", seconds / Double(scenario.queries) * 1e6)) µs per query
         """)
-    exit(result.responses == scenario.queries ? 0 : 1)
+    exit(result.responses >= scenario.queries ? 0 : 1)
 }
 
 let arguments = CommandLine.arguments.dropFirst().map { Int($0) }
