@@ -228,7 +228,8 @@ extension MDNSEngine {
             reply.additionals = [.opt(udpPayloadSize: ourSize, extendedRCode: ResourceRecord.badVersionExtendedRCode)]
         } else {
             reply.answers = answers.map(\.legacy)
-            reply.additionals = additionals(for: reply.answers, hostRecords: hostRecords(on: interface), on: interface)
+            let needs = additionalNeeds(of: reply.answers, on: interface)
+            reply.additionals = additionals(for: reply.answers[...], needs: needs[...], hostRecords: hostRecords(on: interface))
                 .map(\.legacy)
             if offered != nil { reply.additionals.insert(.opt(udpPayloadSize: ourSize), at: 0) }
         }
@@ -254,43 +255,62 @@ extension MDNSEngine {
         _ answers: [ResourceRecord], on interface: NetworkInterface, to destination: OutgoingDatagram.Destination
     ) {
         let hostRecords = hostRecords(on: interface)
+        let needs = additionalNeeds(of: answers, on: interface)
         var hostRecordsSent = false
-        func message(_ chunk: ArraySlice<ResourceRecord>) -> Message {
-            let chunk = Array(chunk)
-            let additionals = additionals(for: chunk, hostRecords: hostRecordsSent ? [] : hostRecords, on: interface)
-            return Message(header: .response(), answers: chunk, additionals: additionals)
+        func message(_ range: Range<Int>) -> Message {
+            Message(
+                header: .response(), answers: Array(answers[range]),
+                additionals: additionals(
+                    for: answers[range], needs: needs[range], hostRecords: hostRecordsSent ? [] : hostRecords))
         }
         func encoded(_ message: Message) -> [UInt8]? {
             try? message.encoded(maximumSize: configuration.maximumDatagramSize)
         }
-        var rest = answers[...]
-        var count = rest.count
-        while !rest.isEmpty {
-            // From the last packet's count: shrink fast until the answers fit, then grow one at a
-            // time while one more still fits, so that each packet is as full as it can be.
-            count = min(count, rest.count)
-            var candidate = message(rest.prefix(count))
-            var packet = encoded(candidate)
-            while packet == nil, count > 1 {
-                count = max(1, count * 3 / 4)
-                candidate = message(rest.prefix(count))
-                packet = encoded(candidate)
+        // No packet holds more records than this, each at its smallest: a root name (1 byte),
+        // type, class, TTL and length (10), no data.
+        let mostRecordsAPacketHolds = (configuration.maximumDatagramSize - MessageHeader.size) / 11
+        /// The most answers from `start` on that fit one packet with their additional records,
+        /// searched from `guess`: up in doubling steps while they fit, down by halves while they
+        /// do not, then by bisection. A packet with one answer that does not fit has no bytes.
+        func fullestPacket(from start: Int, guess: Int) -> (count: Int, message: Message, bytes: [UInt8]?) {
+            let available = min(answers.count - start, mostRecordsAPacketHolds)
+            var fitting: (count: Int, message: Message, bytes: [UInt8])?
+            var tooMany = available + 1
+            var count = min(max(guess, 1), available)
+            var step = 1
+            while true {
+                let candidate = message(start..<start + count)
+                if let bytes = encoded(candidate) { fitting = (count, candidate, bytes) } else { tooMany = count }
+                let fits = fitting?.count ?? 0
+                if tooMany - fits <= 1 { break }
+                if fitting == nil {
+                    count = max(1, count / 2)
+                } else if tooMany > available {
+                    count = min(available, fits + step)
+                    step *= 2
+                } else {
+                    count = (fits + tooMany) / 2
+                }
             }
-            while packet != nil, count < rest.count {
-                let larger = message(rest.prefix(count + 1))
-                guard let bytes = encoded(larger) else { break }
-                count += 1
-                (candidate, packet) = (larger, bytes)
-            }
-            if let packet {
-                outgoing.append(OutgoingDatagram(bytes: packet, interface: interface.id, destination: destination))
-                if !hostRecordsSent { hostRecordsSent = candidate.additionals.contains { $0.name == host.name } }
+            if let fitting { return (fitting.count, fitting.message, fitting.bytes) }
+            return (1, message(start..<start + 1), nil)
+        }
+        var start = 0
+        var count = answers.count
+        while start < answers.count {
+            // From the last packet's count, so that after the first packet a full one mostly
+            // takes two encodings: the count that fitted before, and one more that does not.
+            let packet = fullestPacket(from: start, guess: count)
+            if let bytes = packet.bytes {
+                outgoing.append(OutgoingDatagram(bytes: bytes, interface: interface.id, destination: destination))
+                if !hostRecordsSent { hostRecordsSent = packet.message.additionals.contains { $0.name == host.name } }
             } else {
                 // One answer too large with its additional records: the encoder leaves out those
                 // that do not fit, so the host's go again with the next packet.
-                send(candidate, on: interface.id, to: destination)
+                send(packet.message, on: interface.id, to: destination)
             }
-            rest = rest.dropFirst(count)
+            start += packet.count
+            count = packet.count
         }
     }
 
@@ -352,39 +372,79 @@ extension MDNSEngine {
         isProbing(host) ? [] : host.records(hostName: host.name, interface: interface)
     }
 
-    /// Additional records (RFC 6763 §12): SRV and TXT for PTR answers, and `hostRecords` (our
-    /// addresses, with an NSEC for an address family we do not have, §6.1) for PTR, SRV and
-    /// address answers. The instances' own NSECs are left out: they only say that an instance has
-    /// nothing but its SRV and TXT, which the packet already carries (a MAY of §6.1).
-    private func additionals(
-        for answers: [ResourceRecord], hostRecords: [ResourceRecord], on interface: NetworkInterface
-    ) -> [ResourceRecord] {
-        var names: [DomainName] = []
-        for record in answers {
-            switch record.data {
-            case .ptr(let target): names.append(target)
-            case .srv(let srv): names.append(srv.target)
-            case .a, .aaaa: names.append(record.name)
-            default: break
+    /// What each answer calls for among the additional records (RFC 6763 §12): the SRV and TXT
+    /// of the instance a PTR answer names, and for PTR, SRV and address answers the host's
+    /// records (its addresses, with an NSEC for an address family it does not have, §6.1). The
+    /// instances' own NSECs are left out: they only say that an instance has nothing but its SRV
+    /// and TXT, which the packet already carries (a MAY of §6.1).
+    private func additionalNeeds(of answers: [ResourceRecord], on interface: NetworkInterface) -> [AdditionalNeeds] {
+        var needs: [AdditionalNeeds] = []
+        needs.reserveCapacity(answers.count)
+        var firstAnswerNaming: [DomainName: Int] = [:]
+        for answer in answers {
+            let name: DomainName
+            switch answer.data {
+            case .ptr(let target): name = target
+            case .srv(let srv): name = srv.target
+            case .a, .aaaa: name = answer.name
+            default:
+                needs.append(AdditionalNeeds(sameAsAnswer: needs.count))
+                continue
             }
-        }
-        var gathered = UniqueRecords(answers)
-        let answerCount = gathered.records.count
-        for name in names {
+            var need = AdditionalNeeds(sameAsAnswer: firstAnswerNaming[name, default: needs.count])
+            firstAnswerNaming[name] = need.sameAsAnswer
             for registration in answeringRegistrations(publishing: name)
             where registration.name == name && registration.appliesTo(interface.id) {
                 // A service's records under `name` and the host's, which its SRV points to.
                 if case .service = registration.kind {
-                    for record in registration.records(hostName: host.name, interface: interface)
-                    where record.name == name && record.type != .nsec {
-                        gathered.insert(record)
+                    need.serviceRecords += registration.records(hostName: host.name, interface: interface).filter {
+                        $0.name == name && $0.type != .nsec
                     }
                 }
-                for record in hostRecords { gathered.insert(record) }
+                need.hostRecords = true
+            }
+            needs.append(need)
+        }
+        return needs
+    }
+
+    /// The additional records of a message with `answers`, from what each calls for (`needs`,
+    /// in the same order): each record once, none that is an answer, in the answers' order.
+    private func additionals(
+        for answers: ArraySlice<ResourceRecord>, needs: ArraySlice<AdditionalNeeds>, hostRecords: [ResourceRecord]
+    ) -> [ResourceRecord] {
+        // SRV, TXT and the host's records: a PTR answer is never one of them, so an answer to a
+        // browse, all PTRs, is compared with nothing.
+        var seen = UniqueRecords(answers.lazy.filter { $0.type != .ptr })
+        let answerCount = seen.records.count
+        var additionals: [ResourceRecord] = []
+        func add(_ record: ResourceRecord) {
+            if answerCount == 0 || seen.insert(record) { additionals.append(record) }
+        }
+        var hostRecordsGathered = false
+        for (index, need) in zip(needs.indices, needs) {
+            // An instance named by an earlier answer of this message has its records here already.
+            if need.sameAsAnswer == index || !needs.indices.contains(need.sameAsAnswer) {
+                need.serviceRecords.forEach(add)
+            }
+            if need.hostRecords && !hostRecordsGathered {
+                hostRecords.forEach(add)
+                hostRecordsGathered = true
             }
         }
-        return Array(gathered.records.dropFirst(answerCount))
+        return additionals
     }
+}
+
+/// The additional records one answer calls for (``MDNSEngine/additionalNeeds(of:on:)``).
+private struct AdditionalNeeds {
+    /// The first answer of the response that names the same instance or host (this one's index
+    /// if none before it does).
+    var sameAsAnswer: Int
+    /// The SRV and TXT of the instance a PTR answer names.
+    var serviceRecords: [ResourceRecord] = []
+    /// True when the host's address records go too.
+    var hostRecords = false
 }
 
 extension ResourceRecord {

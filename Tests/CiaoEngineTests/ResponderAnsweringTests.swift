@@ -534,6 +534,42 @@ import Testing
         #expect(response.message.additionals.map(\.type) == [.nsec])
     }
 
+    /// An instance named by two answers of one response (a query for its type and one of its
+    /// subtypes) has its SRV and TXT once among the additional records; an instance whose SRV is
+    /// itself an answer has only its TXT there; the host's records go once (RFC 6762 §6: a
+    /// record is not repeated in a response).
+    @Test func additionalRecordsAreNotRepeatedForAnInstanceAnsweredTwice() throws {
+        var (network, link, publisher, observer) = Responder.publisherAndObserver(seed: 1)
+        var printer = Support.service("Printer")
+        printer.subtypes = ["_color"]
+        network.withEngine(publisher) { engine, now in
+            _ = engine.register(printer, at: now)
+            _ = engine.register(Support.service("Web"), at: now)
+        }
+        network.run(for: .seconds(8))
+        let subtype = try DomainName(labels: ["_color", "_sub"]).appending(Support.serviceType)
+        let printerName = Support.instance("Printer")
+        func response(to questions: [Question]) throws -> Message {
+            let start = network.now
+            network.inject(Responder.query(questions), from: observer, on: link)
+            network.run(for: .seconds(2))
+            let responses = network.sent(by: publisher, since: start).filter(\.isResponse).map(\.message)
+            return try #require(responses.first { $0.answers.contains { $0.type == .ptr } })
+        }
+        // Answers that are all PTRs.
+        let bothPTRs = try response(to: [
+            Responder.question(Support.serviceType, .ptr), Responder.question(subtype, .ptr),
+        ])
+        #expect(bothPTRs.answers.filter { $0.data == .ptr(printerName) }.count == 2, "type and subtype PTR")
+        #expect(bothPTRs.additionals.filter { $0.name == printerName }.map(\.type).sorted() == [.srv, .txt].sorted())
+        #expect(bothPTRs.additionals.filter { $0.name == Self.alpha }.map(\.type).sorted() == [.a, .aaaa, .nsec].sorted())
+        // An SRV among the answers.
+        let withSRV = try response(to: [Responder.question(Support.serviceType, .ptr), Responder.question(Self.web, .srv)])
+        #expect(withSRV.answers.contains { $0.name == Self.web && $0.type == .srv })
+        #expect(withSRV.additionals.filter { $0.name == Self.web }.map(\.type) == [.txt], "the SRV is an answer")
+        #expect(withSRV.additionals.filter { $0.name == Self.alpha }.map(\.type).sorted() == [.a, .aaaa, .nsec].sorted())
+    }
+
     /// A publisher "alpha" with the services `register` adds, past probing and announcing, then a
     /// newcomer with an empty cache (no known answers to suppress anything) browsing their type for
     /// a second from `start`.
