@@ -4,11 +4,12 @@
 # (tshark), loss, responder CPU per query, idle CPU, memory. Needs root.
 #
 # Usage:
-#   bash Scripts/peer-benchmark.sh [--quick] [--no-install] [--only LIST] [RESULTS_DIR]
+#   bash Scripts/peer-benchmark.sh [--quick] [--no-install] [--only LIST] [--bulk-runs N] [RESULTS_DIR]
 #
 #   --quick       few repetitions, 200 services only, for CI smoke runs (< 3 minutes)
-#   (default)     the full run (about 20 minutes on a 2-core machine)
+#   (default)     the full run (about 25 minutes on a 2-core machine)
 #   --only LIST   a subset of a,b,c,d,e,f,idle (comma-separated), e.g. --only a,b,c
+#   --bulk-runs N how many times each (d) and (e) cell is measured (default 3; 1 with --quick)
 #   RESULTS_DIR   where results go (default /tmp/ciao-bench-<date>-<time>): results.json,
 #                 results.md (tables: each stack's figure, Ciao's ratio to the best peer),
 #                 latency.svg (latency distributions), work/ (every process's log, the captures)
@@ -30,7 +31,7 @@
 #   DBUS_PYTHON              python with Debian's python3-dbus (default /usr/bin/python3)
 #   CIAO_BENCH_AGENT         a release CiaoInteropAgent to use instead of building one
 #   CIAO_BENCH_SCRATCH       --scratch-path for swift build (default /tmp/bench-build)
-#   CIAO_BENCH_TIMEOUT       seconds the driver may take (default 420 quick, 1800 full)
+#   CIAO_BENCH_TIMEOUT       seconds the driver may take (default 420 quick, 2700 full)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -42,6 +43,7 @@ SCRATCH=${CIAO_BENCH_SCRATCH:-/tmp/bench-build}
 SKIP_INSTALL=""
 QUICK=""
 ONLY=""
+BULK_RUNS=""
 OUT=""
 COMMAND="bash Scripts/peer-benchmark.sh $*"
 
@@ -54,7 +56,9 @@ while [ $# -gt 0 ]; do
     --no-install) SKIP_INSTALL=1 ;;
     --only) shift; ONLY=${1:-} ;;
     --only=*) ONLY=${1#--only=} ;;
-    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+    --bulk-runs) shift; BULK_RUNS=${1:-} ;;
+    --bulk-runs=*) BULK_RUNS=${1#--bulk-runs=} ;;
+    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
     -*) die "unknown option $1 (see --help)" ;;
     *) OUT=$1 ;;
   esac
@@ -102,7 +106,8 @@ ARGS=(--agent "$AGENT" --zeroconf-python "$ZEROCONF_PYTHON" --dbus-python "$DBUS
       --out "$OUT" --command "$COMMAND" --build "$BUILD" --swift-version "$SWIFT_VERSION")
 [ -n "$QUICK" ] && ARGS+=(--quick)
 [ -n "$ONLY" ] && ARGS+=(--only "$ONLY")
-if [ -n "$QUICK" ]; then LIMIT=${CIAO_BENCH_TIMEOUT:-420}; else LIMIT=${CIAO_BENCH_TIMEOUT:-1800}; fi
+[ -n "$BULK_RUNS" ] && ARGS+=(--bulk-runs "$BULK_RUNS")
+if [ -n "$QUICK" ]; then LIMIT=${CIAO_BENCH_TIMEOUT:-420}; else LIMIT=${CIAO_BENCH_TIMEOUT:-2700}; fi
 log "agent $AGENT; $SWIFT_VERSION; zeroconf $("$ZEROCONF_PYTHON" -c 'import zeroconf; print(zeroconf.__version__)'); $(avahi-daemon --version 2>/dev/null | head -1)"
 rc=0
 # the driver is stdlib only; the peers run with ZEROCONF_PYTHON and DBUS_PYTHON

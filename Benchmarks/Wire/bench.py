@@ -3,7 +3,7 @@
 through Scripts/peer-benchmark.sh, which installs what is missing and builds the agent.
 
     bench.py --agent PATH --zeroconf-python PY [--dbus-python PY] --out DIR [--prefix P] [--quick]
-             [--only a,b,c,d,e,f,idle]
+             [--only a,b,c,d,e,f,idle] [--bulk-runs N]
 
 Everything runs in one lab of network namespaces (Tests/Interop/lab.py, imported, not copied):
 
@@ -24,6 +24,7 @@ process's log and every capture in DIR/work.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import platform
@@ -576,22 +577,25 @@ def analyse_capture(path: str, t_from: float, t_to: float, addresses: set[str]) 
     return out
 
 
-def measure_bulk(b: Bench, ps: str, bs: str, count: int, timeout: float, capture: bool, loss: int = 0) -> dict:
+def measure_bulk(b: Bench, ps: str, bs: str, count: int, timeout: float, capture: bool, loss: int = 0,
+                 run: int = 0) -> dict:
     """One fresh browser of the bulk type of publisher `ps`: time until `count` distinct services
     are resolved, the packets and bytes on the wire meanwhile, the browser's memory at the end;
-    with `loss`, drop that percentage of packets both ways on the browser's link (nftables)."""
+    with `loss`, drop that percentage of packets both ways on the browser's link (nftables).
+    `run` numbers the repetitions of one cell (its browser's name and capture file say it)."""
     hosts = {"ciao": b.lab["bc"], "avahi": b.lab["ba"], "zeroconf": b.lab["bz"]}
     h, ph = hosts[bs], b.pub_hosts[ps]
     ty = BULK[ps]
     b.space(ps, 2.0)
     # before the browser starts: its stack caches whatever it hears from then on, asked or not
     quiet_wait = b.wait_quiet(ph)
-    fb = FreshBrowser(b, bs, h, f"{'e' if loss else 'd'}{count}-{ps[0]}{bs[0]}{loss or ''}")
-    res: dict = {"publisher": ps, "browser": bs, "count": count, "publisher_quiet_wait_s": round(quiet_wait, 2)}
+    fb = FreshBrowser(b, bs, h, f"{'e' if loss else 'd'}{count}-{ps[0]}{bs[0]}{loss or ''}-{run + 1}")
+    res: dict = {"publisher": ps, "browser": bs, "count": count, "run": run,
+                 "publisher_quiet_wait_s": round(quiet_wait, 2)}
     cap = None
     try:
         fb.prepare(ty)
-        pcap = os.path.join(b.work, f"{'loss' + str(loss) if loss else 'scale'}-{count}-{ps}-{bs}.pcapng")
+        pcap = os.path.join(b.work, f"{'loss' + str(loss) if loss else 'scale'}-{count}-{ps}-{bs}-{run + 1}.pcapng")
         if capture:
             cap = b.capture(h, pcap)
         if loss:
@@ -635,8 +639,10 @@ def measure_bulk(b: Bench, ps: str, bs: str, count: int, timeout: float, capture
 
 def phase_bulk(b: Bench, pubs: dict[str, Publisher]) -> None:
     """(d) 200 and 1000 services, (e) 200 services under 10 % and 30 % loss, (f) responder CPU per
-    1000 queries and memory with 1000 services published, publisher stack by publisher stack."""
+    1000 queries and memory with 1000 services published, publisher stack by publisher stack.
+    Each (d) and (e) cell is measured --bulk-runs times, a round of every cell before the next."""
     quick = b.quick
+    runs = b.args.bulk_runs
     counts = [200] if quick else [200, 1000]
     scale_browsers = {"ciao": ["ciao", "avahi", "zeroconf"], "avahi": ["avahi", "ciao", "zeroconf"],
                       "zeroconf": ["zeroconf", "ciao", "avahi"]}
@@ -671,29 +677,28 @@ def phase_bulk(b: Bench, pubs: dict[str, Publisher]) -> None:
                 break
             time.sleep(4)                                  # announcements over
             if "d" in b.args.only:
-                for bs in scale_browsers[ps]:
+                for run, bs in itertools.product(range(runs), scale_browsers[ps]):
                     try:
-                        r = measure_bulk(b, ps, bs, count, timeout=(30 if quick else 90), capture=True)
+                        r = measure_bulk(b, ps, bs, count, timeout=(30 if quick else 90), capture=True, run=run)
                         b.results["scale"].append(r)
                         w = r.get("wire", {})
-                        log(f"  (d) {count} {ps} -> {bs}: "
+                        log(f"  (d) {count} {ps} -> {bs}, run {run + 1}: "
                             f"{'%.2f s' % r['time_s'] if r['time_s'] else 'only %d resolved' % r['resolved']}, "
                             f"{w.get('packets')} packets, {w.get('bytes')} bytes, browser RSS {r['browser_rss_kib']} KiB")
                     except Exception as e:                  # noqa: BLE001
-                        b.record_error(f"(d) {count} {ps} -> {bs}", e)
+                        b.record_error(f"(d) {count} {ps} -> {bs}, run {run + 1}", e)
                     b.save()
             if count == 200 and "e" in b.args.only:
-                for bs in loss_browsers[ps]:
-                    for pct in losses:
-                        try:
-                            r = measure_bulk(b, ps, bs, 200, timeout=loss_timeout, capture=False, loss=pct)
-                            b.results["loss"].append(r)
-                            log(f"  (e) {pct}% {ps} -> {bs}: {r['within10']:.1%} within 10 s, "
-                                f"{r.get('within30', 0):.1%} within 30 s"
-                                + (f", all in {r['time_s']:.1f} s" if r["time_s"] else ""))
-                        except Exception as e:              # noqa: BLE001
-                            b.record_error(f"(e) {pct}% {ps} -> {bs}", e)
-                        b.save()
+                for run, bs, pct in itertools.product(range(runs), loss_browsers[ps], losses):
+                    try:
+                        r = measure_bulk(b, ps, bs, 200, timeout=loss_timeout, capture=False, loss=pct, run=run)
+                        b.results["loss"].append(r)
+                        log(f"  (e) {pct}% {ps} -> {bs}, run {run + 1}: {r['within10']:.1%} within 10 s, "
+                            f"{r.get('within30', 0):.1%} within 30 s"
+                            + (f", all in {r['time_s']:.1f} s" if r["time_s"] else ""))
+                    except Exception as e:                  # noqa: BLE001
+                        b.record_error(f"(e) {pct}% {ps} -> {bs}, run {run + 1}", e)
+                    b.save()
         if published and "f" in b.args.only:
             try:
                 b.results["memory"].append({"stack": ps, "role": "publisher", "services": published,
@@ -860,11 +865,15 @@ def main() -> int:
     a.add_argument("--prefix", default=f"ciaobench{os.getpid()}")
     a.add_argument("--quick", action="store_true")
     a.add_argument("--only", default="a,b,c,d,e,f,idle")
+    a.add_argument("--bulk-runs", type=int, default=None,
+                   help="how many times each (d) and (e) cell is measured (3; 1 with --quick)")
     a.add_argument("--command", default="", help="the command line to record")
     a.add_argument("--build", default="", help="how the agent was built, to record")
     a.add_argument("--swift-version", default="")
     args = a.parse_args()
     args.only = set(args.only.split(","))
+    if args.bulk_runs is None:
+        args.bulk_runs = 1 if args.quick else 3
     # SIGTERM (the script's timeout or trap): unwind, so the lab's namespaces are removed
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     os.makedirs(args.out, exist_ok=True)
@@ -876,7 +885,8 @@ def main() -> int:
     idle = 10.0 if args.quick else 60.0
     b.results["meta"] = {"started": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "quick": args.quick,
                          "command": args.command, "build": args.build, "agent": args.agent,
-                         "repetitions": {"discovery": reps_a, "new_and_removal": reps_bc}, "idle_seconds": idle,
+                         "repetitions": {"discovery": reps_a, "new_and_removal": reps_bc, "bulk": args.bulk_runs},
+                         "idle_seconds": idle,
                          "load_before": os.getloadavg(), "top_before": top_processes(), **machine(args)}
     sampler = LoadSampler()
     sampler.start()

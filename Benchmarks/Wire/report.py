@@ -25,6 +25,8 @@ COLORS = {"ciao": "#d1495b", "avahi": "#00798c", "zeroconf": "#edae49"}
 def fmt_time(s: float | None) -> str:
     if s is None:
         return "–"
+    if math.isinf(s):
+        return "timed out"
     return f"{s * 1e3:.0f} ms" if s < 1 else f"{s:.2f} s"
 
 
@@ -62,6 +64,8 @@ def ratio(ciao: float | None, peers: list[float | None], higher_better: bool = F
     if ciao is None or not peers:
         return "–"
     best = max(peers) if higher_better else min(peers)
+    if math.isinf(ciao) or math.isinf(best):            # a median run that timed out (run_times)
+        return "–" if ciao == best else ("✓" if ciao < best else "✗ (timed out)")
     if best == 0:
         return "✓ (peer 0)" if ciao == 0 or (higher_better and ciao >= 0) else "✗ (best peer 0)"
     r = ciao / best
@@ -102,15 +106,74 @@ def views() -> list[tuple[str, callable]]:
             ("as publisher, Ciao browsing", lambda s: (s, "ciao"))]
 
 
+def runs_by_pair(results: list[dict]) -> dict:
+    """(d)/(e) results by (publisher, browser): every run of that cell, in order."""
+    runs: dict = {}
+    for r in results:
+        runs.setdefault((r["publisher"], r["browser"]), []).append(r)
+    return runs
+
+
 def view_rows(results: list[dict], key: str):
     """For each value of `key` among the (d)/(e) results, in order, and each view with at least two
-    stacks measured: the value, the view's name and its result per stack (None where missing)."""
+    stacks measured: the value, the view's name and the runs per stack (an empty list where none)."""
     for value in sorted({r[key] for r in results}):
-        pm = pair_map([r for r in results if r[key] == value])
+        by_pair = runs_by_pair([r for r in results if r[key] == value])
         for vname, pick in views():
-            rows = {s: pm.get(pick(s)) for s in STACKS}
-            if sum(r is not None for r in rows.values()) >= 2:
-                yield value, vname, rows
+            runs = {s: by_pair.get(pick(s), []) for s in STACKS}
+            if sum(bool(r) for r in runs.values()) >= 2:
+                yield value, vname, runs
+
+
+def run_times(runs: list[dict]) -> list[float]:
+    """Each run's time until all services were resolved; infinity for a run that timed out first,
+    so that a median says whether most runs got there."""
+    return [r["time_s"] if r.get("time_s") else math.inf for r in runs]
+
+
+def median_of(runs: list[dict], value) -> float | None:
+    """The median over `runs` of `value(run)`, leaving out runs without it."""
+    values = [v for v in map(value, runs) if v is not None]
+    return statistics.median(values) if values else None
+
+
+def fmt_spread(values: list[float], fmt) -> str:
+    """One value, or several equal ones, as it is; others as median (min–max)."""
+    if min(values) == max(values):
+        return fmt(values[0])
+    return f"{fmt(statistics.median(values))} ({fmt(min(values))}–{fmt(max(values))})"
+
+
+def fmt_scale_time(runs: list[dict], count: int) -> str:
+    """A (d) cell's time over its runs, and how short of `count` the runs that timed out fell."""
+    if not runs:
+        return "–"
+    cell = fmt_spread(run_times(runs), fmt_time)
+    short = [r for r in runs if not r.get("time_s")]
+    if short:
+        cell += (f"; {len(short)} of {len(runs)} runs timed out, at fewest "
+                 f"{min(r.get('resolved', 0) for r in short)}/{count} in {fmt_time(max(r.get('waited_s', 0) for r in short))}")
+    return cell
+
+
+def fmt_scale_bytes(runs: list[dict]) -> str:
+    """A (d) cell's bytes on the wire over its runs, with the median packet count."""
+    wires = [r["wire"] for r in runs if r.get("wire", {}).get("bytes") is not None]
+    if not wires:
+        return "–"
+    return f"{fmt_spread([w['bytes'] for w in wires], fmt_bytes)}, {statistics.median(w['packets'] for w in wires):g} pkts"
+
+
+def fmt_loss(runs: list[dict]) -> str:
+    """An (e) cell: the shares resolved within 10 s and 30 s over its runs, and when all were."""
+    if not runs:
+        return "–"
+    ran30 = all(r.get("waited_s", 0) > 10.5 or r.get("time_s") for r in runs)
+    cell = fmt_spread([r["within10"] for r in runs], pct_) + " / " + (
+        fmt_spread([r["within30"] for r in runs], pct_) if ran30 else "(not run)")
+    if all(r.get("time_s") for r in runs):
+        cell += f"; all in {fmt_spread(run_times(runs), fmt_time)}"
+    return cell
 
 
 def summary(res: dict) -> list[str]:
@@ -142,40 +205,21 @@ def summary(res: dict) -> list[str]:
         out.append(f"| (c) the publisher leaves with {n} services: goodbye packets (bytes), services said goodbye to, "
                    f"last goodbye after the command | " + " | ".join(cells)
                    + f" | {ratio(by['ciao'], [by['avahi'], by['zeroconf']])} | |")
-    for count, vname, rows in view_rows(res.get("scale", []), "count"):
-        t = {s: (r or {}).get("time_s") for s, r in rows.items()}
-        cells = []
-        for s in STACKS:
-            r = rows[s]
-            if r is None:
-                cells.append("–")
-            elif r.get("time_s") is None:
-                cells.append(f"{r.get('resolved')}/{count} in {fmt_time(r.get('waited_s'))}")
-            else:
-                cells.append(fmt_time(r["time_s"]))
-        out.append(f"| (d) {count} services, browse → all resolved, {vname} | " + " | ".join(cells)
+    for count, vname, runs in view_rows(res.get("scale", []), "count"):
+        t = {s: statistics.median(run_times(runs[s])) if runs[s] else None for s in STACKS}
+        out.append(f"| (d) {count} services, browse → all resolved, {vname} | "
+                   + " | ".join(fmt_scale_time(runs[s], count) for s in STACKS)
                    + f" | {ratio(t['ciao'], [t['avahi'], t['zeroconf']])} | |")
-        by = {s: (r or {}).get("wire", {}).get("bytes") for s, r in rows.items()}
-        cells = [f"{fmt_bytes(by[s])} ({(rows[s] or {}).get('wire', {}).get('packets', '–')} pkts)"
-                 if by[s] is not None else "–" for s in STACKS]
+        by = {s: median_of(runs[s], lambda r: r.get("wire", {}).get("bytes")) for s in STACKS}
         target = "fewer bytes than either peer" if count == 1000 and vname.startswith("each") else ""
-        out.append(f"| (d) {count} services, bytes (packets) on the wire meanwhile, {vname} | "
-                   + " | ".join(cells) + f" | {ratio(by['ciao'], [by['avahi'], by['zeroconf']])} | {target} |")
-    for pct, vname, rows in view_rows(res.get("loss", []), "loss"):
-        f10 = {s: (r or {}).get("within10") for s, r in rows.items()}
-        cells = []
-        for s in STACKS:
-            r = rows[s]
-            if r is None:
-                cells.append("–")
-            else:
-                c = f"{pct_(r['within10'])} / {pct_(r['within30'])}" if r.get("waited_s", 0) > 10.5 or r.get("time_s") \
-                    else f"{pct_(r['within10'])} / (not run)"
-                if r.get("time_s"):
-                    c += f" (all in {fmt_time(r['time_s'])})"
-                cells.append(c)
+        out.append(f"| (d) {count} services, bytes on the wire meanwhile, packets, {vname} | "
+                   + " | ".join(fmt_scale_bytes(runs[s]) for s in STACKS)
+                   + f" | {ratio(by['ciao'], [by['avahi'], by['zeroconf']])} | {target} |")
+    for pct, vname, runs in view_rows(res.get("loss", []), "loss"):
+        f10 = {s: median_of(runs[s], lambda r: r.get("within10")) for s in STACKS}
         out.append(f"| (e) {pct} % loss, 200 services resolved within 10 s / 30 s, {vname} | "
-                   + " | ".join(cells) + f" | {ratio(f10['ciao'], [f10['avahi'], f10['zeroconf']], True)} (10 s) | |")
+                   + " | ".join(fmt_loss(runs[s]) for s in STACKS)
+                   + f" | {ratio(f10['ciao'], [f10['avahi'], f10['zeroconf']], True)} (10 s) | |")
     cpq = {r["stack"]: r for r in res.get("cpu_per_query", [])}
     if cpq:
         v = {s: cpq.get(s, {}).get("per_1000_ms") for s in STACKS}
@@ -204,26 +248,30 @@ def summary(res: dict) -> list[str]:
         cells = [f"{v[s] / 1024:.1f} MiB (peak {mem[s]['hwm_kib'] / 1024:.1f})" if v[s] else "–" for s in STACKS]
         out.append(f"| (f) resident memory, {n} services published (avahi: the daemon) | " + " | ".join(cells)
                    + f" | {ratio(v['ciao'], [v['avahi'], v['zeroconf']])} | |")
-        out.append(growth_line(f"publishing {n} services (the same process before)", v,
-                               {s: mem.get(s, {}).get("rss_before_kib") for s in STACKS}))
+        before = {s: mem.get(s, {}).get("rss_before_kib") for s in STACKS}
+        out.append(growth_line(f"publishing {n} services (the same process before)",
+                               {s: v[s] - before[s] if v[s] and before[s] else None for s in STACKS}))
     scale = res.get("scale", [])
     if scale:
         n = max(r["count"] for r in scale)
-        pm = pair_map([r for r in scale if r["count"] == n])
-        rows = {s: pm.get(("avahi", s)) for s in STACKS}
-        v = {s: (r or {}).get("browser_rss_kib") for s, r in rows.items()}
-        cells = [f"{v[s] / 1024:.1f} MiB (peak {rows[s]['browser_hwm_kib'] / 1024:.1f})" if v[s] else "–"
-                 for s in STACKS]
-        out.append(f"| (f) resident memory, {n} services browsed and resolved (avahi: daemon + avahi-browse) | "
+        by_pair = runs_by_pair([r for r in scale if r["count"] == n])
+        runs = {s: by_pair.get(("avahi", s), []) for s in STACKS}
+        v = {s: median_of(runs[s], lambda r: r.get("browser_rss_kib")) for s in STACKS}
+        hwm = {s: median_of(runs[s], lambda r: r.get("browser_hwm_kib")) for s in STACKS}
+        cells = [f"{v[s] / 1024:.1f} MiB (peak {hwm[s] / 1024:.1f})" if v[s] else "–" for s in STACKS]
+        median_note = "; the median of the (d) runs" if any(len(r) > 1 for r in runs.values()) else ""
+        out.append(f"| (f) resident memory, {n} services browsed and resolved (avahi: daemon + avahi-browse{median_note}) | "
                    + " | ".join(cells) + f" | {ratio(v['ciao'], [v['avahi'], v['zeroconf']])} | |")
-        out.append(growth_line(f"browsing and resolving {n} services (avahi: the daemon's growth + avahi-browse)", v,
-                               {s: (rows[s] or {}).get("browser_rss_before_kib") for s in STACKS}))
+        growth = {s: median_of(runs[s], lambda r: r["browser_rss_kib"] - r["browser_rss_before_kib"]
+                               if r.get("browser_rss_kib") and r.get("browser_rss_before_kib") else None)
+                  for s in STACKS}
+        out.append(growth_line(f"browsing and resolving {n} services (avahi: the daemon's growth + avahi-browse)",
+                               growth))
     return out
 
 
-def growth_line(what: str, after: dict, before: dict) -> str:
-    """A summary row of what `what` added to resident memory, stack by stack (KiB after less before)."""
-    growth = {s: after[s] - before[s] if after[s] and before[s] else None for s in STACKS}
+def growth_line(what: str, growth: dict) -> str:
+    """A summary row of what `what` added to resident memory, stack by stack (KiB, None if unknown)."""
     cells = [f"{growth[s] / 1024:.1f} MiB" if growth[s] is not None else "–" for s in STACKS]
     return (f"| (f) resident memory added by {what} | " + " | ".join(cells)
             + f" | {ratio(growth['ciao'], [growth['avahi'], growth['zeroconf']])} | |")
@@ -235,6 +283,11 @@ def rounds_note(r: dict) -> str:
     if len(rounds) < 2:
         return ""
     return f"; median of {len(rounds)} rounds: " + ", ".join(f"{x:.0f}" for x in rounds) + " ms"
+
+
+def cell_order(r: dict) -> tuple[int, int, int]:
+    """Where a (d)/(e) run goes in a details table: by publisher, browser, then run."""
+    return STACKS.index(r["publisher"]), STACKS.index(r["browser"]), r.get("run", 0)
 
 
 def idle_threads(p: dict) -> str:
@@ -263,23 +316,23 @@ def matrices(res: dict) -> list[str]:
                                                       for s in STACKS) + " |")
     if res.get("scale"):
         out += ["", "### (d) many services on one host: fresh browser → all resolved", "",
-                "| services | publisher | browser | time | queries (bytes) | responses (bytes) | total bytes | IPv4 / IPv6 packets | browser RSS (peak) |",
-                "|---:|---|---|---:|---:|---:|---:|---:|---:|"]
-        for r in res["scale"]:
+                "| services | publisher | browser | run | time | queries (bytes) | responses (bytes) | total bytes | IPv4 / IPv6 packets | browser RSS (peak) |",
+                "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+        for r in sorted(res["scale"], key=lambda r: (r["count"], *cell_order(r))):
             w = r.get("wire", {})
             t = fmt_time(r["time_s"]) if r.get("time_s") else f"{r['resolved']}/{r['count']} in {fmt_time(r.get('waited_s'))}"
-            out.append(f"| {r['count']} | {NAMES[r['publisher']]} | {NAMES[r['browser']]} | {t} | "
+            out.append(f"| {r['count']} | {NAMES[r['publisher']]} | {NAMES[r['browser']]} | {r.get('run', 0) + 1} | {t} | "
                        f"{w.get('queries', '–')} ({fmt_bytes(w.get('query_bytes'))}) | "
                        f"{w.get('responses', '–')} ({fmt_bytes(w.get('response_bytes'))}) | {fmt_bytes(w.get('bytes'))} | "
                        f"{w.get('ipv4_packets', '–')} / {w.get('ipv6_packets', '–')} | "
                        f"{r.get('browser_rss_kib', 0) / 1024:.1f} MiB ({r.get('browser_hwm_kib', 0) / 1024:.1f}) |")
     if res.get("loss"):
         out += ["", "### (e) 200 services, loss on the browser's link (both ways)", "",
-                "| loss | publisher | browser | within 10 s | within 30 s | all resolved after | packets dropped |",
-                "|---:|---|---|---:|---:|---:|---:|"]
-        for r in res["loss"]:
+                "| loss | publisher | browser | run | within 10 s | within 30 s | all resolved after | packets dropped |",
+                "|---:|---|---|---:|---:|---:|---:|---:|"]
+        for r in sorted(res["loss"], key=lambda r: (r["loss"], *cell_order(r))):
             w30 = pct_(r['within30']) if (r.get("waited_s", 0) > 10.5 or r.get("time_s")) else "(not run)"
-            out.append(f"| {r['loss']} % | {NAMES[r['publisher']]} | {NAMES[r['browser']]} | {pct_(r['within10'])} | "
+            out.append(f"| {r['loss']} % | {NAMES[r['publisher']]} | {NAMES[r['browser']]} | {r.get('run', 0) + 1} | {pct_(r['within10'])} | "
                        f"{w30} | {fmt_time(r.get('time_s'))} | {r.get('dropped', '–')} |")
     if res.get("cpu_per_query"):
         out += ["", "### (f) responder CPU under query load", "",
@@ -350,6 +403,9 @@ NOTES = [
     "resolution; IPv4 and IPv6 both count (every stack uses both).",
     "- (e) nftables drops the given share of packets both ways on the browser's link; the browser is "
     "fresh; the run stops when all 200 are resolved or at 30 s.",
+    "- (d) and (e): each cell is measured three times (once with --quick; --bulk-runs), a round of every cell "
+    "of a publisher before the next; the summary gives median (min–max) over the runs, a run that timed "
+    "out before all were resolved counting as the slowest.",
     "- (f) CPU per query: host q sends QM SRV queries for distinct instances from port 5353 at a fixed rate, "
     "each name asked again only after > 1 s; CPU of the responder process (avahi: the daemon) over the "
     "load; the median of three rounds of 6000 queries. Idle: the three publishers (one service each) and the three browsers (all three types) on "
@@ -360,7 +416,8 @@ NOTES = [
     "so that Swift concurrency and Dispatch run but Ciao's runtime never starts. Memory: VmRSS (VmHWM) of the responder after the largest (d) run and "
     "of the fresh browser right after it resolved the last service. Memory added: the same VmRSS less that of the "
     "same process(es) before, the responder's before its first (d) publication (with the few services of (a)–(c)), "
-    "the browser's right before the browse command; a process started for the browse (avahi-browse) counts whole.",
+    "the browser's right before the browse command; a process started for the browse (avahi-browse) counts whole. "
+    "The browser's figures are the median of the (d) runs.",
 ]
 
 
