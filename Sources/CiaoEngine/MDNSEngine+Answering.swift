@@ -267,8 +267,9 @@ extension MDNSEngine {
             try? message.encoded(maximumSize: configuration.maximumDatagramSize)
         }
         // No packet holds more records than this, each at its smallest: a root name (1 byte),
-        // type, class, TTL and length (10), no data.
-        let mostRecordsAPacketHolds = (configuration.maximumDatagramSize - MessageHeader.size) / 11
+        // type, class, TTL and length (10), no data. At least one, so that an answer too large
+        // for any packet still goes, as the encoder can send it.
+        let mostRecordsAPacketHolds = max(1, (configuration.maximumDatagramSize - MessageHeader.size) / 11)
         /// The most answers from `start` on that fit one packet with their additional records,
         /// searched from `guess`: up in doubling steps while they fit, down by halves while they
         /// do not, then by bisection. A packet with one answer that does not fit has no bytes.
@@ -380,7 +381,7 @@ extension MDNSEngine {
     private func additionalNeeds(of answers: [ResourceRecord], on interface: NetworkInterface) -> [AdditionalNeeds] {
         var needs: [AdditionalNeeds] = []
         needs.reserveCapacity(answers.count)
-        var firstAnswerNaming: [DomainName: Int] = [:]
+        var lastAnswerNaming: [DomainName: Int] = [:]
         for answer in answers {
             let name: DomainName
             switch answer.data {
@@ -388,21 +389,25 @@ extension MDNSEngine {
             case .srv(let srv): name = srv.target
             case .a, .aaaa: name = answer.name
             default:
-                needs.append(AdditionalNeeds(sameAsAnswer: needs.count))
+                needs.append(AdditionalNeeds())
                 continue
             }
-            var need = AdditionalNeeds(sameAsAnswer: firstAnswerNaming[name, default: needs.count])
-            firstAnswerNaming[name] = need.sameAsAnswer
+            var need = AdditionalNeeds(previousAnswerNaming: lastAnswerNaming[name])
+            lastAnswerNaming[name] = needs.count
+            var services = 0
             for registration in answeringRegistrations(publishing: name)
             where registration.name == name && registration.appliesTo(interface.id) {
                 // A service's records under `name` and the host's, which its SRV points to.
                 if case .service = registration.kind {
                     need.serviceRecords += registration.records(hostName: host.name, interface: interface).filter {
-                        $0.name == name && $0.type != .nsec
+                        $0.name == name && ($0.type == .srv || $0.type == .txt)
                     }
+                    services += 1
                 }
-                need.hostRecords = true
+                need.needsHostRecords = true
             }
+            // Two services of one name only while a conflict is being settled; the same records twice then.
+            if services > 1 { need.serviceRecords = UniqueRecords(need.serviceRecords).records }
             needs.append(need)
         }
         return needs
@@ -410,6 +415,8 @@ extension MDNSEngine {
 
     /// The additional records of a message with `answers`, from what each calls for (`needs`,
     /// in the same order): each record once, none that is an answer, in the answers' order.
+    /// Service records are SRV and TXT of one instance per answer, so they repeat only where an
+    /// earlier answer of the message names the same instance, or as an answer that is no PTR.
     private func additionals(
         for answers: ArraySlice<ResourceRecord>, needs: ArraySlice<AdditionalNeeds>, hostRecords: [ResourceRecord]
     ) -> [ResourceRecord] {
@@ -422,12 +429,11 @@ extension MDNSEngine {
             if answerCount == 0 || seen.insert(record) { additionals.append(record) }
         }
         var hostRecordsGathered = false
-        for (index, need) in zip(needs.indices, needs) {
+        for need in needs {
             // An instance named by an earlier answer of this message has its records here already.
-            if need.sameAsAnswer == index || !needs.indices.contains(need.sameAsAnswer) {
-                need.serviceRecords.forEach(add)
-            }
-            if need.hostRecords && !hostRecordsGathered {
+            let namedEarlierHere = need.previousAnswerNaming.map { needs.indices.contains($0) } ?? false
+            if !namedEarlierHere { need.serviceRecords.forEach(add) }
+            if need.needsHostRecords && !hostRecordsGathered {
                 hostRecords.forEach(add)
                 hostRecordsGathered = true
             }
@@ -438,13 +444,13 @@ extension MDNSEngine {
 
 /// The additional records one answer calls for (``MDNSEngine/additionalNeeds(of:on:)``).
 private struct AdditionalNeeds {
-    /// The first answer of the response that names the same instance or host (this one's index
-    /// if none before it does).
-    var sameAsAnswer: Int
+    /// The last answer before this one, in the whole response, that names the same instance or
+    /// host; nil if none does.
+    var previousAnswerNaming: Int?
     /// The SRV and TXT of the instance a PTR answer names.
     var serviceRecords: [ResourceRecord] = []
-    /// True when the host's address records go too.
-    var hostRecords = false
+    /// True when the host's records go too: its addresses and the NSEC for a family it lacks.
+    var needsHostRecords = false
 }
 
 extension ResourceRecord {

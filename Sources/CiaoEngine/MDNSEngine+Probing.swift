@@ -14,7 +14,8 @@ extension MDNSEngine {
     /// When a new probe sequence starts: 0–250 ms from now, shared with any registration that has
     /// not sent its first probe yet, so registrations made together probe together (§8.1).
     mutating func firstProbeTime(at now: Instant) -> Instant {
-        for state in CollectionOfOne(host.state).lazy + registrations.values.lazy.map(\.state) {
+        if case .probing(0, let next) = host.state, next >= now { return next }
+        for state in registrations.values.lazy.map(\.state) {
             if case .probing(0, let next) = state, next >= now { return next }
         }
         return now + random.duration(in: Self.firstProbeDelay)

@@ -570,6 +570,40 @@ import Testing
         #expect(withSRV.additionals.filter { $0.name == Self.alpha }.map(\.type).sorted() == [.a, .aaaa, .nsec].sorted())
     }
 
+    /// An instance named by several answers of a response split into packets (its type and two
+    /// subtypes), once in the first packet and twice in the second, which two large instances
+    /// force apart: each packet carries the SRV and TXT of every instance it names, once.
+    @Test func anInstanceNamedTwiceInALaterPacketHasItsRecordsThereOnce() throws {
+        var (network, link, publisher, observer) = Responder.publisherAndObserver(seed: 1)
+        let large = (0..<3).map { "\($0)=" + String(repeating: "x", count: 230) }
+        network.withEngine(publisher) { engine, now in
+            var tiny = Support.service("Tiny")
+            tiny.subtypes = ["_a", "_b"]
+            _ = engine.register(tiny, at: now)
+            _ = engine.register(Support.service("Large 1", txt: large), at: now)
+            _ = engine.register(Support.service("Large 2", txt: large), at: now)
+        }
+        network.run(for: .seconds(8))
+        let start = network.now
+        let questions = try [Support.serviceType, DomainName(labels: ["_a", "_sub"]).appending(Support.serviceType),
+                             DomainName(labels: ["_b", "_sub"]).appending(Support.serviceType)]
+            .map { Responder.question($0, .ptr) }
+        network.inject(Responder.query(questions), from: observer, on: link)
+        network.run(for: .seconds(2))
+        let packets = network.sent(by: publisher, since: start).filter(\.isResponse).map(\.message)
+            .filter { $0.answers.contains { $0.type == .ptr } }
+        let tiny = Support.instance("Tiny")
+        let tinyNamings = packets.map { $0.answers.filter { $0.data == .ptr(tiny) }.count }
+        try #require(tinyNamings.count == 2 && tinyNamings[0] == 1 && tinyNamings[1] == 2, "layout: \(tinyNamings)")
+        for packet in packets {
+            #expect(Set(packet.additionals).count == packet.additionals.count, "a record twice")
+            for case .ptr(let instance) in packet.answers.map(\.data) {
+                let types = packet.additionals.filter { $0.name == instance }.map(\.type).sorted()
+                #expect(types == [.srv, .txt].sorted(), "\(instance): \(types)")
+            }
+        }
+    }
+
     /// A publisher "alpha" with the services `register` adds, past probing and announcing, then a
     /// newcomer with an empty cache (no known answers to suppress anything) browsing their type for
     /// a second from `start`.
