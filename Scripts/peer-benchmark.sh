@@ -7,7 +7,7 @@
 #   bash Scripts/peer-benchmark.sh [--quick] [--no-install] [--only LIST] [--bulk-runs N] [RESULTS_DIR]
 #
 #   --quick       few repetitions, 200 services only, for CI smoke runs (< 3 minutes)
-#   (default)     the full run (about 25 minutes on a 2-core machine)
+#   (default)     the full run (about 21 minutes on a 2-core machine)
 #   --only LIST   a subset of a,b,c,d,e,f,idle (comma-separated), e.g. --only a,b,c
 #   --bulk-runs N how many times each (d) and (e) cell is measured (default 3; 1 with --quick)
 #   RESULTS_DIR   where results go (default /tmp/ciao-bench-<date>-<time>): results.json,
@@ -31,7 +31,8 @@
 #   DBUS_PYTHON              python with Debian's python3-dbus (default /usr/bin/python3)
 #   CIAO_BENCH_AGENT         a release CiaoInteropAgent to use instead of building one
 #   CIAO_BENCH_SCRATCH       --scratch-path for swift build (default /tmp/bench-build)
-#   CIAO_BENCH_TIMEOUT       seconds the driver may take (default 420 quick, 2700 full)
+#   CIAO_BENCH_TIMEOUT       seconds the driver may take (default 420 quick, 2700 full; 150 and 450
+#                            more per (d)/(e) run beyond the default 1 and 3)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -58,7 +59,7 @@ while [ $# -gt 0 ]; do
     --only=*) ONLY=${1#--only=} ;;
     --bulk-runs) shift; BULK_RUNS=${1:-} ;;
     --bulk-runs=*) BULK_RUNS=${1#--bulk-runs=} ;;
-    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
     -*) die "unknown option $1 (see --help)" ;;
     *) OUT=$1 ;;
   esac
@@ -107,7 +108,9 @@ ARGS=(--agent "$AGENT" --zeroconf-python "$ZEROCONF_PYTHON" --dbus-python "$DBUS
 [ -n "$QUICK" ] && ARGS+=(--quick)
 [ -n "$ONLY" ] && ARGS+=(--only "$ONLY")
 [ -n "$BULK_RUNS" ] && ARGS+=(--bulk-runs "$BULK_RUNS")
-if [ -n "$QUICK" ]; then LIMIT=${CIAO_BENCH_TIMEOUT:-420}; else LIMIT=${CIAO_BENCH_TIMEOUT:-2700}; fi
+if [ -n "$QUICK" ]; then BASE_LIMIT=420 PER_RUN=150 DEFAULT_RUNS=1; else BASE_LIMIT=2700 PER_RUN=450 DEFAULT_RUNS=3; fi
+EXTRA_RUNS=$(( ${BULK_RUNS:-$DEFAULT_RUNS} > DEFAULT_RUNS ? ${BULK_RUNS:-$DEFAULT_RUNS} - DEFAULT_RUNS : 0 ))
+LIMIT=${CIAO_BENCH_TIMEOUT:-$(( BASE_LIMIT + PER_RUN * EXTRA_RUNS ))}
 log "agent $AGENT; $SWIFT_VERSION; zeroconf $("$ZEROCONF_PYTHON" -c 'import zeroconf; print(zeroconf.__version__)'); $(avahi-daemon --version 2>/dev/null | head -1)"
 rc=0
 # the driver is stdlib only; the peers run with ZEROCONF_PYTHON and DBUS_PYTHON

@@ -874,6 +874,8 @@ def main() -> int:
     args.only = set(args.only.split(","))
     if args.bulk_runs is None:
         args.bulk_runs = 1 if args.quick else 3
+    if args.bulk_runs < 1:
+        a.error("--bulk-runs must be at least 1")
     # SIGTERM (the script's timeout or trap): unwind, so the lab's namespaces are removed
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     os.makedirs(args.out, exist_ok=True)

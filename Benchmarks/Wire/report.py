@@ -65,7 +65,7 @@ def ratio(ciao: float | None, peers: list[float | None], higher_better: bool = F
         return "–"
     best = max(peers) if higher_better else min(peers)
     if math.isinf(ciao) or math.isinf(best):            # a median run that timed out (run_times)
-        return "–" if ciao == best else ("✓" if ciao < best else "✗ (timed out)")
+        return "– (all timed out)" if ciao == best else ("✓" if ciao < best else "✗ (timed out)")
     if best == 0:
         return "✓ (peer 0)" if ciao == 0 or (higher_better and ciao >= 0) else "✗ (best peer 0)"
     r = ciao / best
@@ -151,8 +151,9 @@ def fmt_scale_time(runs: list[dict], count: int) -> str:
     cell = fmt_spread(run_times(runs), fmt_time)
     short = [r for r in runs if not r.get("time_s")]
     if short:
-        cell += (f"; {len(short)} of {len(runs)} runs timed out, at fewest "
-                 f"{min(r.get('resolved', 0) for r in short)}/{count} in {fmt_time(max(r.get('waited_s', 0) for r in short))}")
+        fewest = min(short, key=lambda r: r.get("resolved", 0))
+        cell += (f"; {len(short)} of {len(runs)} runs timed out, the worst with "
+                 f"{fewest.get('resolved', 0)}/{count} in {fmt_time(fewest.get('waited_s'))}")
     return cell
 
 
@@ -403,9 +404,9 @@ NOTES = [
     "resolution; IPv4 and IPv6 both count (every stack uses both).",
     "- (e) nftables drops the given share of packets both ways on the browser's link; the browser is "
     "fresh; the run stops when all 200 are resolved or at 30 s.",
-    "- (d) and (e): each cell is measured three times (once with --quick; --bulk-runs), a round of every cell "
-    "of a publisher before the next; the summary gives median (min–max) over the runs, a run that timed "
-    "out before all were resolved counting as the slowest.",
+    "- (d) and (e): each cell is measured {bulk_runs} (--bulk-runs), a round of every cell of a publisher "
+    "before the next; the summary gives median (min–max) over the runs, a run that timed out before all "
+    "were resolved counting as the slowest.",
     "- (f) CPU per query: host q sends QM SRV queries for distinct instances from port 5353 at a fixed rate, "
     "each name asked again only after > 1 s; CPU of the responder process (avahi: the daemon) over the "
     "load; the median of three rounds of 6000 queries. Idle: the three publishers (one service each) and the three browsers (all three types) on "
@@ -429,7 +430,8 @@ def write(out_dir: str) -> None:
              "least as good as the best peer. Latencies: median (min–max) over the repetitions.", "",
              "## Summary", ""]
     lines += summary(res)
-    lines += ["", "## How", ""] + NOTES
+    runs = res.get("meta", {}).get("repetitions", {}).get("bulk", 1)
+    lines += ["", "## How", ""] + [n.replace("{bulk_runs}", "once" if runs == 1 else f"{runs} times") for n in NOTES]
     lines += ["", "## Details"] + matrices(res) + [""] + meta_lines(res)
     if res.get("errors"):
         lines += ["", "## Errors during the run", ""] + [f"- `{e.splitlines()[0][:300]}`" for e in res["errors"]]

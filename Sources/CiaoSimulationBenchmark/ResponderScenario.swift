@@ -10,8 +10,9 @@ import CiaoWire
 ///   after more than a second (as the wire benchmark's (f) load does: a responder multicasts a
 ///   record at most once a second).
 /// - ``Question/browseQU``: a new browser's first query, a QU PTR query for the service type,
-///   1.1 s apart; every one is answered by unicast with all the services (RFC 6762 §5.4), as a
-///   fresh browser of the wire benchmark's (d) is.
+///   1.1 s apart; each is answered by unicast with all the services (RFC 6762 §5.4), as a fresh
+///   browser of the wire benchmark's (d) is, while the announcements are less than a quarter of
+///   the PTR's TTL old (1125 s: up to about 960 queries); later ones are multicast.
 struct ResponderScenario {
     static let serviceType = try! DomainName(parsing: "_bulk._tcp.local.")
 

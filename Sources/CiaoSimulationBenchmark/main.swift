@@ -16,8 +16,9 @@ import Darwin
 
 if CommandLine.arguments.dropFirst().first == "responder" {
     var arguments = CommandLine.arguments.dropFirst(2)
-    let question = arguments.first.flatMap(ResponderScenario.Question.init(rawValue:)) ?? .instanceSRV
-    if arguments.first.flatMap(ResponderScenario.Question.init(rawValue:)) != nil { arguments = arguments.dropFirst() }
+    let named = arguments.first.flatMap(ResponderScenario.Question.init(rawValue:))
+    if named != nil { arguments = arguments.dropFirst() }
+    let question = named ?? .instanceSRV
     let numbers = arguments.map { Int($0) }
     let defaultQueries = question == .instanceSRV ? 200_000 : 200
     let scenario = ResponderScenario(
@@ -29,7 +30,9 @@ if CommandLine.arguments.dropFirst().first == "responder" {
         responder: \(scenario.services) services, \(scenario.queries) \(question == .instanceSRV ? "SRV" : "QU PTR") queries, \(result.responses) response datagrams
         engine time: \(String(format: "%.3f", seconds)) s, \(String(format: "%.2f", seconds / Double(scenario.queries) * 1e6)) µs per query
         """)
-    exit(result.responses >= scenario.queries ? 0 : 1)
+    // One datagram per SRV query; a browse's answer takes several.
+    let answeredAll = question == .instanceSRV ? result.responses == scenario.queries : result.responses >= scenario.queries
+    exit(answeredAll ? 0 : 1)
 }
 
 let arguments = CommandLine.arguments.dropFirst().map { Int($0) }
