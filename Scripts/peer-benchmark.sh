@@ -109,7 +109,8 @@ ARGS=(--agent "$AGENT" --zeroconf-python "$ZEROCONF_PYTHON" --dbus-python "$DBUS
 [ -n "$ONLY" ] && ARGS+=(--only "$ONLY")
 [ -n "$BULK_RUNS" ] && ARGS+=(--bulk-runs "$BULK_RUNS")
 if [ -n "$QUICK" ]; then BASE_LIMIT=420 PER_RUN=150 DEFAULT_RUNS=1; else BASE_LIMIT=2700 PER_RUN=450 DEFAULT_RUNS=3; fi
-EXTRA_RUNS=$(( ${BULK_RUNS:-$DEFAULT_RUNS} > DEFAULT_RUNS ? ${BULK_RUNS:-$DEFAULT_RUNS} - DEFAULT_RUNS : 0 ))
+RUNS=${BULK_RUNS:-$DEFAULT_RUNS}
+EXTRA_RUNS=$(( RUNS > DEFAULT_RUNS ? RUNS - DEFAULT_RUNS : 0 ))
 LIMIT=${CIAO_BENCH_TIMEOUT:-$(( BASE_LIMIT + PER_RUN * EXTRA_RUNS ))}
 log "agent $AGENT; $SWIFT_VERSION; zeroconf $("$ZEROCONF_PYTHON" -c 'import zeroconf; print(zeroconf.__version__)'); $(avahi-daemon --version 2>/dev/null | head -1)"
 rc=0

@@ -165,13 +165,18 @@ def fmt_scale_bytes(runs: list[dict]) -> str:
     return f"{fmt_spread([w['bytes'] for w in wires], fmt_bytes)}, {statistics.median(w['packets'] for w in wires):g} pkts"
 
 
+def ran_30s(r: dict) -> bool:
+    """True when an (e) run went on past 10 s or resolved all, so its 30-s share means something
+    (--quick stops at 10 s)."""
+    return r.get("waited_s", 0) > 10.5 or bool(r.get("time_s"))
+
+
 def fmt_loss(runs: list[dict]) -> str:
     """An (e) cell: the shares resolved within 10 s and 30 s over its runs, and when all were."""
     if not runs:
         return "–"
-    ran30 = all(r.get("waited_s", 0) > 10.5 or r.get("time_s") for r in runs)
     cell = fmt_spread([r["within10"] for r in runs], pct_) + " / " + (
-        fmt_spread([r["within30"] for r in runs], pct_) if ran30 else "(not run)")
+        fmt_spread([r["within30"] for r in runs], pct_) if all(map(ran_30s, runs)) else "(not run)")
     if all(r.get("time_s") for r in runs):
         cell += f"; all in {fmt_spread(run_times(runs), fmt_time)}"
     return cell
@@ -332,7 +337,7 @@ def matrices(res: dict) -> list[str]:
                 "| loss | publisher | browser | run | within 10 s | within 30 s | all resolved after | packets dropped |",
                 "|---:|---|---|---:|---:|---:|---:|---:|"]
         for r in sorted(res["loss"], key=lambda r: (r["loss"], *cell_order(r))):
-            w30 = pct_(r['within30']) if (r.get("waited_s", 0) > 10.5 or r.get("time_s")) else "(not run)"
+            w30 = pct_(r['within30']) if ran_30s(r) else "(not run)"
             out.append(f"| {r['loss']} % | {NAMES[r['publisher']]} | {NAMES[r['browser']]} | {r.get('run', 0) + 1} | {pct_(r['within10'])} | "
                        f"{w30} | {fmt_time(r.get('time_s'))} | {r.get('dropped', '–')} |")
     if res.get("cpu_per_query"):

@@ -19,6 +19,18 @@ struct ResponderScenario {
     enum Question: String {
         case instanceSRV = "srv"
         case browseQU = "browse"
+
+        /// What the command line reports the queries as.
+        var label: String { self == .instanceSRV ? "SRV" : "QU PTR" }
+
+        /// How many queries a run answers unless told.
+        var defaultQueries: Int { self == .instanceSRV ? 200_000 : 200 }
+
+        /// True when `responses` datagrams answered every one of `queries`: one datagram per SRV
+        /// query, several for a browse's answer.
+        func answeredEvery(_ queries: Int, with responses: Int) -> Bool {
+            self == .instanceSRV ? responses == queries : responses >= queries
+        }
     }
 
     struct Result {

@@ -20,19 +20,16 @@ if CommandLine.arguments.dropFirst().first == "responder" {
     if named != nil { arguments = arguments.dropFirst() }
     let question = named ?? .instanceSRV
     let numbers = arguments.map { Int($0) }
-    let defaultQueries = question == .instanceSRV ? 200_000 : 200
     let scenario = ResponderScenario(
         services: max(1, numbers.first.flatMap { $0 } ?? 1000),
-        queries: numbers.dropFirst().first.flatMap { $0 } ?? defaultQueries, question: question)
+        queries: numbers.dropFirst().first.flatMap { $0 } ?? question.defaultQueries, question: question)
     let result = scenario.run()
     let seconds = Double(result.wallTime.components.seconds) + Double(result.wallTime.components.attoseconds) / 1e18
     print("""
-        responder: \(scenario.services) services, \(scenario.queries) \(question == .instanceSRV ? "SRV" : "QU PTR") queries, \(result.responses) response datagrams
+        responder: \(scenario.services) services, \(scenario.queries) \(question.label) queries, \(result.responses) response datagrams
         engine time: \(String(format: "%.3f", seconds)) s, \(String(format: "%.2f", seconds / Double(scenario.queries) * 1e6)) µs per query
         """)
-    // One datagram per SRV query; a browse's answer takes several.
-    let answeredAll = question == .instanceSRV ? result.responses == scenario.queries : result.responses >= scenario.queries
-    exit(answeredAll ? 0 : 1)
+    exit(question.answeredEvery(scenario.queries, with: result.responses) ? 0 : 1)
 }
 
 let arguments = CommandLine.arguments.dropFirst().map { Int($0) }
