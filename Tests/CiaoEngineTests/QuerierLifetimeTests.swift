@@ -17,11 +17,11 @@ import Testing
         let (publisher, browserHost, registration) = (web.publisher, web.browser, web.registration)
         var browsers = [ResolvingBrowser(host: browserHost)]
         browsers[0].start(&network)
-        Querier.run(&network, until: network.now + .seconds(5), browsers: &browsers)
+        network.run(until: network.now + .seconds(5), browsers: &browsers)
         #expect(Set(browsers[0].resolved.keys) == [Support.instance("Web")])
         let byeAt = network.now
         network.withEngine(publisher) { engine, now in engine.deregister(registration, at: now) }
-        Querier.run(&network, until: network.now + .seconds(5), step: .milliseconds(1), browsers: &browsers)
+        network.run(until: network.now + .seconds(5), step: .milliseconds(1), browsers: &browsers)
         let removals = browsers[0].removals
         // PTR (browse), SRV and TXT (resolver queries) each reported removed once.
         let removedTypes = removals.compactMap { entry -> RecordType? in
@@ -49,7 +49,7 @@ import Testing
             instance: Self.instance, host: Self.hostName, address: Self.address, ttl: 120, ptrTTL: 300)
         Querier.inject(Querier.response(records), from: ghost, on: link, into: &network)
         let announcedAt = network.now + .milliseconds(1)
-        Querier.run(&network, until: network.now + .seconds(400), step: .milliseconds(20), browsers: &browsers)
+        network.run(until: network.now + .seconds(400), step: .milliseconds(20), browsers: &browsers)
         #expect(Set(browsers[0].resolved.keys) == [Self.instance])
         var removedAt: [RecordType: Duration] = [:]
         for removal in browsers[0].removals {
@@ -84,7 +84,7 @@ import Testing
         let asker = network.addHost(named: "gamma", links: [link])
         let askStart = network.now
         network.withEngine(asker) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
-        Querier.run(&network, until: network.now + .seconds(60), step: .milliseconds(1), browsers: &browsers)
+        network.run(until: network.now + .seconds(60), step: .milliseconds(1), browsers: &browsers)
         let queries = network.messages(from: asker, after: askStart).filter { entry in
             entry.message.questions.contains { $0.name == Support.serviceType && $0.type == .ptr }
         }
@@ -111,9 +111,9 @@ import Testing
         truncated.header.isTruncated = true
         for _ in 0..<3 {
             Querier.inject(try! truncated.encoded(), from: ghost, on: link, into: &network)
-            Querier.run(&network, until: network.now + .seconds(3), browsers: &browsers)
+            network.run(until: network.now + .seconds(3), browsers: &browsers)
         }
-        Querier.run(&network, until: network.now + .seconds(20), browsers: &browsers)
+        network.run(until: network.now + .seconds(20), browsers: &browsers)
         #expect(browsers[0].removals.isEmpty)
     }
 
@@ -123,16 +123,16 @@ import Testing
         let question = Question(name: Support.serviceType, type: .ptr)
         // One query, then an answer, then one more query: never two unanswered in a row.
         Querier.inject(Querier.query([question]), from: ghost, on: link, into: &network)
-        Querier.run(&network, until: network.now + .seconds(5), browsers: &browsers)
+        network.run(until: network.now + .seconds(5), browsers: &browsers)
         Querier.inject(Querier.response([records[0]]), from: ghost, on: link, into: &network)
-        Querier.run(&network, until: network.now + .seconds(1), browsers: &browsers)
+        network.run(until: network.now + .seconds(1), browsers: &browsers)
         Querier.inject(Querier.query([question]), from: ghost, on: link, into: &network)
-        Querier.run(&network, until: network.now + .seconds(30), browsers: &browsers)
+        network.run(until: network.now + .seconds(30), browsers: &browsers)
         // Queries that list the record as a known answer do not count either.
         Querier.inject(Querier.query([question], knownAnswers: [records[0]]), from: ghost, on: link, into: &network)
-        Querier.run(&network, until: network.now + .seconds(2), browsers: &browsers)
+        network.run(until: network.now + .seconds(2), browsers: &browsers)
         Querier.inject(Querier.query([question], knownAnswers: [records[0]]), from: ghost, on: link, into: &network)
-        Querier.run(&network, until: network.now + .seconds(30), browsers: &browsers)
+        network.run(until: network.now + .seconds(30), browsers: &browsers)
         #expect(browsers[0].removals.isEmpty)
         #expect(network.engine(browsers[0].host).cachedRecords(on: InterfaceID(1)).contains(records[0]))
     }
@@ -149,7 +149,7 @@ import Testing
         browsers[0].start(&network)
         let records = Querier.serviceRecords(instance: Self.instance, host: Self.hostName, address: Self.address)
         Querier.inject(Querier.response(records), from: ghost, on: link, into: &network)
-        Querier.run(&network, until: network.now + settle, browsers: &browsers)
+        network.run(until: network.now + settle, browsers: &browsers)
         return (network, link, ghost, browsers, records)
     }
 }

@@ -32,7 +32,7 @@ import Testing
         var browsers = [browser]
         browsers[0].start(&network)
         let start = network.now
-        Querier.run(&network, until: start + .seconds(Int64(limit) + 30), browsers: &browsers) {
+        network.run(until: start + .seconds(Int64(limit) + 30), browsers: &browsers) {
             $0[0].resolved.count == expected.count
         }
         browser = browsers[0]
@@ -54,7 +54,7 @@ import Testing
         var browsers = [browser]
         browsers[0].start(&network)
         let start = network.now
-        Querier.run(&network, until: start + .seconds(600), step: .milliseconds(50), browsers: &browsers)
+        network.run(until: start + .seconds(600), step: .milliseconds(50), browsers: &browsers)
         browser = browsers[0]
         #expect(Set(browser.resolved.keys) == expected)
         #expect(browser.removals.isEmpty, "\(browser.removals.count) removals, first: \(browser.removals.first.map { "\($0)" } ?? "-")")

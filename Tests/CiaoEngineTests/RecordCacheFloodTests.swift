@@ -80,7 +80,7 @@ import Testing
         network.recordsTransmissions = false
         var browsers = [ResolvingBrowser(host: browserHost)]
         browsers[0].start(&network)
-        Querier.run(&network, until: network.now + .seconds(3), browsers: &browsers)
+        network.run(until: network.now + .seconds(3), browsers: &browsers)
         #expect(browsers[0].resolved.keys.contains(Support.instance("Web")))
         // What the browse and resolver queries ask for: the PTR, SRV, TXT, A and AAAA (not the NSECs).
         let protected = Set(network.engine(browserHost).cachedRecords(on: InterfaceID(1)).filter {
@@ -102,7 +102,7 @@ import Testing
         var largest = 0
         for (index, packet) in packets.enumerated() {
             Querier.inject(packet, from: observer, on: link, into: &network)
-            Querier.run(&network, until: network.now + .milliseconds(2), step: .milliseconds(2), browsers: &browsers)
+            network.run(until: network.now + .milliseconds(2), step: .milliseconds(2), browsers: &browsers)
             if index == packets.count / 2 {
                 // Mid-flood, a new browse for another type.
                 browsers.append(ResolvingBrowser(host: browserHost, serviceType: Querier.otherServiceType))
@@ -119,7 +119,7 @@ import Testing
         // After the flood, a browse for a third type.
         browsers.append(ResolvingBrowser(host: browserHost, serviceType: Querier.name("_third._tcp.local.")))
         browsers[2].start(&network)
-        Querier.run(&network, until: network.now + .seconds(5), browsers: &browsers)
+        network.run(until: network.now + .seconds(5), browsers: &browsers)
 
         let cached = network.engine(browserHost).cachedRecords(on: InterfaceID(1))
         largest = max(largest, cached.count)

@@ -95,11 +95,11 @@ import Testing
         let (publisher, browserHost, registration) = (web.publisher, web.browser, web.registration)
         var browsers = [ResolvingBrowser(host: browserHost)]
         browsers[0].start(&network)
-        Querier.run(&network, until: network.now + .seconds(3), browsers: &browsers)
+        network.run(until: network.now + .seconds(3), browsers: &browsers)
         #expect(browsers[0].resolved.keys.contains(Support.instance("Web")))
         let newTXT = try! TXTData(strings: [Array("v=2".utf8)])
         network.withEngine(publisher) { engine, now in engine.updateTXT(registration, to: newTXT, at: now) }
-        Querier.run(&network, until: network.now + .seconds(10), browsers: &browsers)
+        network.run(until: network.now + .seconds(10), browsers: &browsers)
         let updates = browsers[0].updates.compactMap { entry -> ResourceRecord? in
             if case .updated(_, let record, _) = entry.event { return record }
             return nil
