@@ -4,7 +4,7 @@
 // or a new browser's QU PTR query for all of them:
 //      swift run -c release CiaoSimulationBenchmark responder [srv|browse] [SERVICES] [QUERIES]
 // Or a new browser of SERVICES services over a link losing PERCENT % of datagrams, one run per
-// seed 1…SEEDS (LossScenario):
+// seed 1…SEEDS (LossScenario); fails if a seed does not resolve all within 30 s:
 //      swift run -c release CiaoSimulationBenchmark loss [PERCENT] [SERVICES] [SEEDS]
 import CiaoEngine
 import CiaoSimulation
@@ -42,32 +42,43 @@ func runResponder(_ arguments: ArraySlice<String>) -> Bool {
     return question.answeredEvery(scenario.queries, with: result.responses)
 }
 
-/// Runs the loss scenario once per seed and prints each run and the spread over them.
-func runLoss(_ arguments: ArraySlice<String>) {
+/// The value at `percentile` of `sorted` by nearest rank: the smallest value at least that
+/// share of them do not exceed.
+func nearestRank<Value>(_ percentile: Int, of sorted: [Value]) -> Value {
+    sorted[max(0, (percentile * sorted.count + 99) / 100 - 1)]
+}
+
+/// Runs the loss scenario once per seed and prints each run and the spread over them; true when
+/// every seed resolved every service within the limit. Nil for arguments out of range.
+func runLoss(_ arguments: ArraySlice<String>) -> Bool? {
     let numbers = arguments.map { Int($0) }
-    let percentLost = min(max(numbers.first.flatMap { $0 } ?? 30, 0), 99)
-    let scenario = LossScenario(services: max(1, numbers.dropFirst().first.flatMap { $0 } ?? 200),
-                                loss: Double(percentLost) / 100)
-    let seedCount = max(1, numbers.dropFirst(2).first.flatMap { $0 } ?? 30)
-    print("loss: \(scenario.services) services, \(percentLost) % of datagrams lost, seeds 1–\(seedCount), \(scenario.limit) of virtual time each")
+    guard numbers.allSatisfy({ $0 != nil }) else { return nil }
+    let percentLost = numbers.first.flatMap { $0 } ?? 30
+    let services = numbers.dropFirst().first.flatMap { $0 } ?? 200
+    let seedCount = numbers.dropFirst(2).first.flatMap { $0 } ?? 30
+    guard (0...100).contains(percentLost), services >= 1, seedCount >= 1 else { return nil }
+    let scenario = LossScenario(services: services, loss: Double(percentLost) / 100)
+    let limit = LossScenario.limit
+    print("loss: \(services) services, \(percentLost) % of datagrams lost, seeds 1–\(seedCount), each watched until all are resolved or \(limit) of virtual time")
     var runs: [LossScenario.Run] = []
     for seed in 1...UInt64(seedCount) {
         let run = scenario.run(seed: seed)
         runs.append(run)
-        let all = run.resolvedAfter.count == scenario.services ? run.resolvedAfter.last.map { String(format: "%.2f s", seconds($0)) } : nil
-        print("seed \(seed): \(percent(run.share(of: scenario.services, within: .seconds(10)))) within 10 s, "
-              + "\(percent(run.share(of: scenario.services, within: .seconds(30)))) within 30 s, "
-              + "all resolved \(all.map { "after \($0)" } ?? "not within \(scenario.limit)"), \(run.datagrams) datagrams")
+        let all = run.resolvedAfter.count == services ? run.resolvedAfter.last.map { String(format: "%.2f s", seconds($0)) } : nil
+        print("seed \(seed): \(percent(run.share(of: services, within: .seconds(10)))) within 10 s, "
+              + "\(percent(run.share(of: services, within: limit))) within \(limit), "
+              + "all resolved \(all.map { "after \($0)" } ?? "not within \(limit)"), \(run.datagrams) datagrams")
     }
-    for limit in [Duration.seconds(10), .seconds(30)] {
-        let shares = runs.map { $0.share(of: scenario.services, within: limit) }.sorted()
-        print("within \(limit): median \(percent(shares[shares.count / 2])), lowest \(percent(shares[0])); "
+    for window in [Duration.seconds(10), limit] {
+        let shares = runs.map { $0.share(of: services, within: window) }.sorted()
+        print("within \(window): median \(percent(nearestRank(50, of: shares))), lowest \(percent(shares[0])); "
               + "\(shares.filter { $0 == 1 }.count) of \(seedCount) seeds resolved all")
     }
-    let allAfter = runs.map { $0.resolvedAfter.count == scenario.services ? seconds($0.resolvedAfter.last!) : .infinity }.sorted()
-    func format(_ value: Double) -> String { value.isFinite ? String(format: "%.2f s", value) : "not within \(scenario.limit)" }
-    print("all resolved: median \(format(allAfter[allAfter.count / 2])), "
-          + "90th percentile \(format(allAfter[min(allAfter.count - 1, allAfter.count * 9 / 10)])), slowest \(format(allAfter.last!))")
+    let allAfter = runs.map { $0.resolvedAfter.count == services ? seconds($0.resolvedAfter.last!) : .infinity }.sorted()
+    func format(_ value: Double) -> String { value.isFinite ? String(format: "%.2f s", value) : "not within \(limit)" }
+    print("all resolved (nearest rank): median \(format(nearestRank(50, of: allAfter))), "
+          + "90th percentile \(format(nearestRank(90, of: allAfter))), slowest \(format(allAfter.last!))")
+    return allAfter.last!.isFinite
 }
 
 /// Runs the churn scenario; true when every browser ends with the published set.
@@ -100,6 +111,11 @@ func runChurn(_ arguments: ArraySlice<String>) -> Bool {
 let arguments = CommandLine.arguments.dropFirst()
 switch arguments.first {
 case "responder": exit(runResponder(arguments.dropFirst()) ? 0 : 1)
-case "loss": runLoss(arguments.dropFirst())
+case "loss":
+    guard let allResolved = runLoss(arguments.dropFirst()) else {
+        FileHandle.standardError.write(Data("usage: CiaoSimulationBenchmark loss [PERCENT 0–100] [SERVICES ≥ 1] [SEEDS ≥ 1]\n".utf8))
+        exit(2)
+    }
+    exit(allResolved ? 0 : 1)
 default: exit(runChurn(arguments) ? 0 : 1)
 }

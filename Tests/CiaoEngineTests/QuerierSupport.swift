@@ -2,8 +2,8 @@ import CiaoEngine
 import CiaoSimulation
 import CiaoWire
 
-/// Test helpers for the querier and cache: a browser that resolves what it finds the way a DNS-SD
-/// resolver does, and raw injection of responses and queries from observer hosts.
+/// Test helpers for the querier and cache: raw injection of responses and queries from observer
+/// hosts, the records a publisher would send, and network setup.
 enum Querier {
     static let otherServiceType = try! DomainName(parsing: "_other._udp.local.")
 

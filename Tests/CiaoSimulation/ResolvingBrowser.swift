@@ -28,8 +28,10 @@ public struct ResolvingBrowser {
         self.resolves = resolves
     }
 
-    /// Starts browsing now.
+    /// Starts browsing now. The browser follows the network's ``SimulatedNetwork/events``, so the
+    /// network must record them.
     public mutating func start(_ network: inout SimulatedNetwork) {
+        precondition(network.recordsEvents, "a ResolvingBrowser reads the network's recorded events")
         let type = serviceType
         browse = network.withEngine(host) { engine, now in engine.startQuery(name: type, type: .ptr, at: now) }
         queryKinds[browse!] = .ptr
@@ -49,7 +51,7 @@ public struct ResolvingBrowser {
         return result
     }
 
-    /// Handles the events since the last call, starting resolver queries at the current time.
+    /// Handles the events recorded since the last call, starting resolver queries at the current time.
     public mutating func pump(_ network: inout SimulatedNetwork) {
         while eventIndex < network.events.count {
             let timed = network.events[eventIndex]
