@@ -23,9 +23,13 @@ struct MessageEncoder {
     private var counts = SIMD4<UInt16>()
 
     /// An encoder for messages of at most `maximumSize` bytes holding about `entryCount` entries.
+    /// Its compression table is sized for one message: about three name suffixes an entry, and no
+    /// more than the budget has room for (a label takes at least two bytes), however many packets
+    /// a long message is split into.
     init(maximumSize: Int, entryCount: Int) {
         self.maximumSize = maximumSize
-        table = CompressionTable(capacity: entryCount * 3 + 8)
+        let suffixesThatFit = max(0, maximumSize - MessageHeader.size) / 2 + 1
+        table = CompressionTable(capacity: min(entryCount * 3 + 8, suffixesThatFit))
         bytes.reserveCapacity(min(maximumSize, 12 + entryCount * 48))
     }
 

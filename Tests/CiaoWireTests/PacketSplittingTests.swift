@@ -138,4 +138,26 @@ import Testing
             #expect(decoded.skippedRecords.isEmpty)
         }
     }
+
+    /// The compression table is sized for one packet, not for the whole message: every packet of
+    /// a 3000-record response comes out as its own records encoded alone would, fully compressed.
+    /// Names of many labels hold more suffixes than a short message's hint (three an entry), so the
+    /// table grows within one packet, and later names still point at earlier ones.
+    @Test func eachPacketOfALongMessageIsCompressedAsIfEncodedAlone() throws {
+        let response = Message(header: .response(), answers: pointers(3000))
+        let packets = try response.encodedPackets(maximumSize: 1460)
+        #expect(packets.count > 30)
+        for packet in packets {
+            let alone = Message(header: .response(), answers: try Message(decoding: packet).answers)
+            #expect(packet == (try alone.encoded(maximumSize: 1460)))
+        }
+        let names = (0..<40).map { F.name("a.b.c.d.e.f.g.h.i.host-\($0).local.") }
+        let deep = Message(header: .response(), answers: names.map {
+            ResourceRecord(name: $0, ttl: 120, data: .ptr(F.name("a.b.c.d.e.f.g.h.i.host-0.local.")))
+        })
+        let packet = try deep.encoded()
+        #expect(try Message(decoding: packet).answers == deep.answers)
+        // Each PTR's target is the first name: a 2-byte pointer, not 38 bytes of labels.
+        #expect(packet.count < 12 + names.count * (38 + 10 + 2) + 40)
+    }
 }
