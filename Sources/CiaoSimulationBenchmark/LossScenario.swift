@@ -16,16 +16,21 @@ struct LossScenario {
 
     /// One seed's run.
     struct Run {
+        /// The services published.
+        var services: Int
         /// Each resolved service's time from the browser's start to its last record, in order.
         var resolvedAfter: [Duration]
         /// Datagrams sent on the link, by both hosts over both families, from the moment loss
         /// began until all were resolved or the limit passed.
         var datagrams: Int
 
-        /// The share of `services` resolved within `window`.
-        func share(of services: Int, within window: Duration) -> Double {
+        /// The share of the services resolved within `window`.
+        func share(within window: Duration) -> Double {
             Double(resolvedAfter.filter { $0 <= window }.count) / Double(services)
         }
+
+        /// When the last service was resolved; nil if some were not within the limit.
+        var allResolvedAfter: Duration? { resolvedAfter.count == services ? resolvedAfter.last : nil }
     }
 
     let services: Int
@@ -55,7 +60,7 @@ struct LossScenario {
         browsers[0].start(&network)
         network.run(until: start + Self.limit, browsers: &browsers) { $0[0].resolved.count == services }
         return Run(
-            resolvedAfter: browsers[0].resolved.values.map { $0 - start }.sorted(),
+            services: services, resolvedAfter: browsers[0].resolved.values.map { $0 - start }.sorted(),
             datagrams: network.transmissionCount - before)
     }
 }

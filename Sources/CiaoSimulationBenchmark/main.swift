@@ -23,6 +23,11 @@ func seconds(_ duration: Duration) -> Double {
 
 func percent(_ share: Double) -> String { String(format: "%.1f %%", share * 100) }
 
+/// The number at `index` among the command's numeric arguments, or `value` if it has none there.
+func number(_ numbers: [Int?], at index: Int, default value: Int) -> Int {
+    numbers.dropFirst(index).first.flatMap { $0 } ?? value
+}
+
 /// Runs the responder scenario; true when every query was answered.
 func runResponder(_ arguments: ArraySlice<String>) -> Bool {
     var arguments = arguments
@@ -31,8 +36,8 @@ func runResponder(_ arguments: ArraySlice<String>) -> Bool {
     let question = named ?? .instanceSRV
     let numbers = arguments.map { Int($0) }
     let scenario = ResponderScenario(
-        services: max(1, numbers.first.flatMap { $0 } ?? 1000),
-        queries: numbers.dropFirst().first.flatMap { $0 } ?? question.defaultQueries, question: question)
+        services: max(1, number(numbers, at: 0, default: 1000)),
+        queries: number(numbers, at: 1, default: question.defaultQueries), question: question)
     let result = scenario.run()
     let wall = seconds(result.wallTime)
     print("""
@@ -53,29 +58,29 @@ func nearestRank<Value>(_ percentile: Int, of sorted: [Value]) -> Value {
 func runLoss(_ arguments: ArraySlice<String>) -> Bool? {
     let numbers = arguments.map { Int($0) }
     guard numbers.allSatisfy({ $0 != nil }) else { return nil }
-    let percentLost = numbers.first.flatMap { $0 } ?? 30
-    let services = numbers.dropFirst().first.flatMap { $0 } ?? 200
-    let seedCount = numbers.dropFirst(2).first.flatMap { $0 } ?? 30
+    let percentLost = number(numbers, at: 0, default: 30)
+    let services = number(numbers, at: 1, default: 200)
+    let seedCount = number(numbers, at: 2, default: 30)
     guard (0...100).contains(percentLost), services >= 1, seedCount >= 1 else { return nil }
     let scenario = LossScenario(services: services, loss: Double(percentLost) / 100)
     let limit = LossScenario.limit
+    /// A time in seconds, or infinity for services not all resolved.
+    func format(_ value: Double) -> String { value.isFinite ? String(format: "%.2f s", value) : "not within \(limit)" }
     print("loss: \(services) services, \(percentLost) % of datagrams lost, seeds 1–\(seedCount), each watched until all are resolved or \(limit) of virtual time")
     var runs: [LossScenario.Run] = []
     for seed in 1...UInt64(seedCount) {
         let run = scenario.run(seed: seed)
         runs.append(run)
-        let all = run.resolvedAfter.count == services ? run.resolvedAfter.last.map { String(format: "%.2f s", seconds($0)) } : nil
-        print("seed \(seed): \(percent(run.share(of: services, within: .seconds(10)))) within 10 s, "
-              + "\(percent(run.share(of: services, within: limit))) within \(limit), "
-              + "all resolved \(all.map { "after \($0)" } ?? "not within \(limit)"), \(run.datagrams) datagrams")
+        print("seed \(seed): \(percent(run.share(within: .seconds(10)))) within 10 s, "
+              + "\(percent(run.share(within: limit))) within \(limit), "
+              + "all resolved: \(format(run.allResolvedAfter.map(seconds) ?? .infinity)), \(run.datagrams) datagrams")
     }
     for window in [Duration.seconds(10), limit] {
-        let shares = runs.map { $0.share(of: services, within: window) }.sorted()
+        let shares = runs.map { $0.share(within: window) }.sorted()
         print("within \(window): median \(percent(nearestRank(50, of: shares))), lowest \(percent(shares[0])); "
               + "\(shares.filter { $0 == 1 }.count) of \(seedCount) seeds resolved all")
     }
-    let allAfter = runs.map { $0.resolvedAfter.count == services ? seconds($0.resolvedAfter.last!) : .infinity }.sorted()
-    func format(_ value: Double) -> String { value.isFinite ? String(format: "%.2f s", value) : "not within \(limit)" }
+    let allAfter = runs.map { $0.allResolvedAfter.map(seconds) ?? .infinity }.sorted()
     print("all resolved (nearest rank): median \(format(nearestRank(50, of: allAfter))), "
           + "90th percentile \(format(nearestRank(90, of: allAfter))), slowest \(format(allAfter.last!))")
     return allAfter.last!.isFinite
@@ -84,10 +89,10 @@ func runLoss(_ arguments: ArraySlice<String>) -> Bool? {
 /// Runs the churn scenario; true when every browser ends with the published set.
 func runChurn(_ arguments: ArraySlice<String>) -> Bool {
     let numbers = arguments.map { Int($0) }
-    let hostCount = numbers.first.flatMap { $0 } ?? 1000
-    let minutes = numbers.dropFirst().first.flatMap { $0 } ?? 60
-    let browserCount = numbers.dropFirst(2).first.flatMap { $0 } ?? 10
-    let seed = UInt64(numbers.dropFirst(3).first.flatMap { $0 } ?? 1)
+    let hostCount = number(numbers, at: 0, default: 1000)
+    let minutes = number(numbers, at: 1, default: 60)
+    let browserCount = number(numbers, at: 2, default: 10)
+    let seed = UInt64(number(numbers, at: 3, default: 1))
 
     let scenario = ChurnScenario(hosts: hostCount, browsers: browserCount, seed: seed)
     var result = ChurnScenario.Result()
