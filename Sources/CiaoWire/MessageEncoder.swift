@@ -30,7 +30,7 @@ struct MessageEncoder {
         self.maximumSize = maximumSize
         let suffixesThatFit = max(0, maximumSize - MessageHeader.size) / 2 + 1
         table = CompressionTable(capacity: min(entryCount * 3 + 8, suffixesThatFit))
-        bytes.reserveCapacity(min(maximumSize, 12 + entryCount * 48))
+        bytes.reserveCapacity(min(maximumSize, MessageHeader.size + entryCount * 48))
     }
 
     /// True when no entry has been placed in the current message.
