@@ -368,9 +368,10 @@ extension MDNSEngine {
     }
 
     /// Our address records on `interface`, with the NSEC for a family we do not have (§6.1); none
-    /// while the host name is still being probed.
+    /// while the host name is still being probed or is not ours.
     private func hostRecords(on interface: NetworkInterface) -> [ResourceRecord] {
-        isProbing(host) ? [] : host.records(hostName: host.name, interface: interface)
+        guard ownsHostName, !isProbing(host) else { return [] }
+        return host.addressRecords(of: interface.publishedAddresses.map(\.address))
     }
 
     /// What each answer calls for among the additional records (RFC 6763 §12): the SRV and TXT

@@ -14,16 +14,19 @@ extension MDNSEngine {
     /// When a new probe sequence starts: 0–250 ms from now, shared with any registration that has
     /// not sent its first probe yet, so registrations made together probe together (§8.1).
     mutating func firstProbeTime(at now: Instant) -> Instant {
-        if case .probing(0, let next) = host.state, next >= now { return next }
+        if ownsHostName, case .probing(0, let next) = host.state, next >= now { return next }
         for state in registrations.values.lazy.map(\.state) {
             if case .probing(0, let next) = state, next >= now { return next }
         }
         return now + random.duration(in: Self.firstProbeDelay)
     }
 
+    /// True until the name is ours: probing, or waiting for an interface to probe on.
     func isProbing(_ registration: Registration) -> Bool {
-        if case .probing = registration.state { return true }
-        return false
+        switch registration.state {
+        case .probing, .waitingForInterface: true
+        case .announcing, .established: false
+        }
     }
 
     func isAnnouncing(_ registration: Registration) -> Bool {
@@ -34,17 +37,18 @@ extension MDNSEngine {
     /// Probes every name again, as on a new interface (§8.1).
     mutating func restartProbing(at now: Instant) {
         let start = firstProbeTime(at: now)
-        host.state = .probing(sent: 0, next: start)
+        if ownsHostName { host.state = .probing(sent: 0, next: start) }
         for id in registrations.keys { registrations[id]!.state = .probing(sent: 0, next: start) }
     }
 
     /// The earliest probe or announcement due among the host and the services, if any.
     func computeEarliestRegistrationDeadline() -> Instant? {
         var earliest: Instant?
-        for state in CollectionOfOne(host.state).lazy + registrations.values.lazy.map(\.state) {
+        let hostStates = ownsHostName ? [host.state] : []
+        for state in hostStates.lazy + registrations.values.lazy.map(\.state) {
             switch state {
             case .probing(_, let next), .announcing(_, let next): earliest = min(earliest ?? next, next)
-            case .established: break
+            case .established, .waitingForInterface: break
             }
         }
         return earliest
@@ -67,15 +71,18 @@ extension MDNSEngine {
         // Only names with a probe or announcement due: established ones (most of them, with many
         // services) are neither copied nor written back.
         let due = registrations.compactMap { id, registration in Self.isDue(registration, at: now) ? id : nil }.sorted()
-        let ids: [RegistrationID?] = (Self.isDue(host, at: now) ? [nil] : []) + due
+        let ids: [RegistrationID?] = (ownsHostName && Self.isDue(host, at: now) ? [nil] : []) + due
         for id in ids {
             guard var registration = registration(id) else { continue }
             switch registration.state {
             case .probing(let sent, let next) where next <= now:
-                if sent < Self.probeCount {
+                if !interfaces.keys.contains(where: registration.appliesTo) {
+                    // Nowhere to probe: the name is not ours until probes have gone out (§8.1).
+                    registration.state = .waitingForInterface
+                } else if sent < Self.probeCount {
                     probing.append(registration)
                     registration.state = .probing(sent: sent + 1, next: now + Self.probeInterval)
-                } else if id != nil, isProbing(host) {
+                } else if id != nil, !hostNameIsSettled {
                     // A service's SRV record names the host: announce it only once the host name
                     // is ours too, so that no one resolves it to a name we may still lose.
                     registration.state = .probing(sent: sent, next: now + Self.probeInterval)
@@ -92,6 +99,7 @@ extension MDNSEngine {
                 break
             }
             if case .announcing(let sent, let next) = registration.state, next <= now {
+                registration.hasAnnounced = true
                 announcing.append(registration)
                 registration.state =
                     sent + 1 >= Registration.announcementCount
@@ -110,10 +118,13 @@ extension MDNSEngine {
             let interface = interfaces[id]!.interface
             let probes = probing.filter { $0.appliesTo(interface.id) }
             if !probes.isEmpty {
-                // The first probe asks for a unicast reply (§8.1); all carry the proposal in Authority.
+                // The first probe asks for a unicast reply (§8.1); all carry the proposal in
+                // Authority, and ask about each name proposed (the host's reverse names too).
+                let proposed = probes.flatMap { $0.probeRecords(hostName: host.name, interface: interface) }
+                var asked: Set<DomainName> = []
+                let names = proposed.map(\.name).filter { asked.insert($0).inserted }
                 var message = Message(
-                    questions: probes.map { Question(name: $0.name, type: .any, unicastResponse: true) },
-                    authorities: probes.flatMap { $0.probeRecords(hostName: host.name, interface: interface) })
+                    questions: names.map { Question(name: $0, type: .any, unicastResponse: true) }, authorities: proposed)
                 message.header.id = 0
                 multicast(message, on: interface)
             }
@@ -130,7 +141,7 @@ extension MDNSEngine {
     private static func isDue(_ registration: Registration, at now: Instant) -> Bool {
         switch registration.state {
         case .probing(_, let next), .announcing(_, let next): next <= now
-        case .established: false
+        case .established, .waitingForInterface: false
         }
     }
 
@@ -172,6 +183,7 @@ extension MDNSEngine {
 
     /// Checks a response for records that conflict with names we own or are probing (§8.1, §9).
     mutating func detectConflicts(in message: Message, on interface: NetworkInterface, at now: Instant) {
+        yieldContestedReverseNames(in: message.answers + message.additionals)
         let names = Set((message.answers + message.additionals).map(\.name))
         for id in registrationIDs(publishingAnyOf: names) {
             guard let registration = registration(id), names.contains(registration.name)
@@ -180,6 +192,9 @@ extension MDNSEngine {
             let ourTypes = Set(ours.map(\.data.type))
             let conflicting = (message.answers + message.additionals).contains { record in
                 guard record.name == registration.name, record.ttl > 0, !ours.contains(RecordKey(record)) else { return false }
+                // The host name conflicts only over addresses, and never with another responder
+                // on this host publishing this host's own (§15).
+                if id == nil { return (record.type == .a || record.type == .aaaa) && !isOwnAddressRecord(record) }
                 // While probing any record with our name is a conflict; afterwards, only a
                 // different answer for one of our unique types (§9).
                 return isProbing(registration) || (ourTypes.contains(record.type) && record.type != .ptr && record.type != .nsec)
@@ -197,14 +212,19 @@ extension MDNSEngine {
     /// Simultaneous probe tie-breaking (§8.2) and defence of established names against probes.
     mutating func handleProbe(_ message: Message, from source: SocketAddress, on interface: NetworkInterface, at now: Instant) {
         let family = source.address.family
+        yieldContestedReverseNames(in: message.authorities)
         let names = Set(message.authorities.map(\.name))
         for id in registrationIDs(publishingAnyOf: names) {
             guard let registration = registration(id) else { continue }
-            let theirs = message.authorities.filter { $0.name == registration.name }
+            // Another responder on this host proposing this host's own addresses for the host
+            // name is no rival: both may publish them (§15).
+            let theirs = message.authorities.filter {
+                $0.name == registration.name && (id != nil || (($0.type == .a || $0.type == .aaaa) && !isOwnAddressRecord($0)))
+            }
             guard !theirs.isEmpty else { continue }
-            let ours = registration.probeRecords(hostName: host.name, interface: interface)
+            let ours = registration.probeRecords(hostName: host.name, interface: interface).filter { $0.name == registration.name }
             switch registration.state {
-            case .probing:
+            case .probing, .waitingForInterface:
                 // The lexicographically later set wins; on a loss, wait a second and probe again.
                 if Self.compareProbeRecords(ours, theirs) < 0 {
                     setState(of: id, to: .probing(sent: 0, next: now + .seconds(1)))
@@ -241,8 +261,10 @@ extension MDNSEngine {
             registrations[id] = nil
             reportedRegistrations.remove(id)
             events.append(.nameConflict(id, name: oldName))
+            releaseHostNameIfUnneeded()
             return
         }
+        registration.hasAnnounced = false
         registration.conflictTimes = registration.conflictTimes.filter { now - $0 < Self.conflictWindow } + [now]
         // §8.1: after 15 conflicts in 10 s, wait 5 s before *each* further attempt — for as long
         // as conflicts keep coming (a 10-second window alone would allow a burst every 10 s).
@@ -265,6 +287,8 @@ extension MDNSEngine {
         } else {
             host = registration
             ownRecordsChanged = true
+            // Another responder on this host may hold the new name already.
+            askWhoHoldsHostName()
             events.append(.hostRenamed(from: oldName, to: registration.name))
             // Services carry the host name in SRV: announce them again (§8.4).
             for other in registrations.keys where registrations[other]!.state == .established {

@@ -16,10 +16,11 @@ extension MDNSEngine {
         registrationIndexIsStale = false
     }
 
-    /// The host (as `nil`) and the services that publish records under `name`, in registration
-    /// order. Correct even while the index is stale (it then scans), fast once it is fresh.
+    /// The host (as `nil`, while the name is ours) and the services that publish records under
+    /// `name`, in registration order. Correct even while the index is stale (it then scans), fast
+    /// once it is fresh.
     func registrationIDs(publishing name: DomainName) -> [RegistrationID?] {
-        let hostMatches: [RegistrationID?] = host.publishes(name) ? [nil] : []
+        let hostMatches: [RegistrationID?] = ownsHostName && host.publishes(name) ? [nil] : []
         guard registrationIndexIsStale else {
             return hostMatches + (registrationsByName[name] ?? []).map { Optional($0) }
         }

@@ -42,6 +42,10 @@ public struct MDNSEngine {
     var host: Registration {
         didSet { registrationDeadlineIsStale = true }
     }
+    /// Whether the host name is ours to publish, and who else holds it.
+    var hostClaim: HostClaim = .unneeded {
+        didSet { registrationDeadlineIsStale = true }
+    }
     var registrations: [RegistrationID: Registration] = [:] {
         didSet {
             registrationIndexIsStale = true
@@ -88,11 +92,14 @@ public struct MDNSEngine {
     public init(configuration: Configuration, seed: UInt64) {
         self.configuration = configuration
         random = SplitMix64(seed: seed)
-        host = Registration(kind: .host, label: configuration.hostName, state: .established)
+        host = Registration(kind: .host, label: configuration.hostName, state: .waitingForInterface)
     }
 
-    /// The host's current name, e.g. `ciao.local.`.
+    /// The host name the services' SRV records name, e.g. `ciao.local.`.
     public var hostName: DomainName { host.name }
+
+    /// Whether the engine publishes the host name now, or another responder on this host does.
+    public var hostNameClaim: HostClaim { hostClaim }
 
     /// The current name of a registration, or nil once it is gone.
     public func name(of id: RegistrationID) -> DomainName? { registrations[id]?.name }
@@ -132,6 +139,7 @@ public struct MDNSEngine {
         guard let existing = interfaces[interface.id] else {
             ownRecordsChanged = true
             interfaces[interface.id] = InterfaceState(interface: interface, cacheCapacity: configuration.cacheCapacity)
+            refreshReverseNames()
             restartProbing(at: now)
             for id in queries.keys.sorted() {
                 let first = firstQueryTime(on: interface.id, at: now)
@@ -144,17 +152,17 @@ public struct MDNSEngine {
             || Set(existing.interface.addresses) != Set(interface.addresses)
         else { return }
         ownRecordsChanged = true
-        let removed = existing.interface.addresses.filter { !interface.addresses.contains($0) }
-        if !removed.isEmpty {
-            let goodbyes = removed.map {
-                ResourceRecord(name: host.name, cacheFlush: true, ttl: 0, data: $0.address.recordData)
-            }
+        if owesHostGoodbyes {
+            let current = Set(host.records(hostName: host.name, interface: interface))
+            let goodbyes = host.records(hostName: host.name, interface: existing.interface)
+                .filter { $0.type != .nsec && !current.contains($0) }.map(\.goodbye)
             multicast(Message(header: .response(), answers: goodbyes), on: existing.interface)
             withdrawPendingAnswers(Set(goodbyes.map(RecordKey.init)), on: interface.id)
         }
         interfaces[interface.id]?.interface = interface
+        refreshReverseNames()
         // A host name still being probed is announced, with its new addresses, once it is ours (§8.1).
-        if !isProbing(host) { host.state = .announcing(sent: 0, next: now) }
+        if ownsHostName && !isProbing(host) { host.state = .announcing(sent: 0, next: now) }
     }
 
     /// Removes an interface: goodbyes for our records there, and its cache reported removed.
@@ -163,21 +171,25 @@ public struct MDNSEngine {
         ownRecordsChanged = true
         // Each record once: services of one type share their PTR from the enumeration name.
         var seen: Set<RecordKey> = []
-        // A name still being probed was never announced: nobody holds it to say goodbye to.
-        let goodbyes = ([host] + registrations.values.filter { $0.appliesTo(id) && !isProbing($0) }).flatMap {
+        // A name never announced has nobody holding it to say goodbye to.
+        let announced = (owesHostGoodbyes ? [host] : []) + registrations.values.filter { $0.appliesTo(id) && $0.hasAnnounced }
+        let goodbyes = announced.flatMap {
             $0.records(hostName: host.name, interface: state.interface)
         }.filter { seen.insert(RecordKey($0)).inserted }
         multicast(Message(header: .response(), answers: goodbyes.map(\.goodbye)), on: state.interface)
         for record in state.cache.removeAll() { report(.removed, record, on: id) }
         interfaces[id] = nil
         sharedFirstQueryTimes[id] = nil
+        refreshReverseNames()
     }
 
     // MARK: Registrations
 
-    /// Starts probing for a service (RFC 6762 §8.1); ``EngineEvent/registered(_:name:)`` follows
-    /// once the name is ours.
+    /// Starts probing for a service (RFC 6762 §8.1), and for the host name its SRV record names if
+    /// no other responder on this host holds it (§15); ``EngineEvent/registered(_:name:)`` follows
+    /// once the name is ours. Without an interface it applies to, probing waits for one.
     public mutating func register(_ service: ServiceRegistration, at now: Instant) -> RegistrationID {
+        if hostClaim == .unneeded { claimHostName(at: now) }
         let id = RegistrationID(rawValue: nextRegistrationNumber)
         nextRegistrationNumber += 1
         registrations[id] = Registration(
@@ -203,17 +215,20 @@ public struct MDNSEngine {
     }
 
     /// Withdraws services together: their goodbyes share packets, as many records to a packet as
-    /// fit (RFC 6762 §10.1), so that a thousand services leave in a few dozen packets.
+    /// fit (RFC 6762 §10.1), so that a thousand services leave in a few dozen packets. The last
+    /// service takes the host name's records with it.
     public mutating func deregister(_ ids: some Sequence<RegistrationID>, at now: Instant) {
         var withdrawn: [Registration] = []
         for id in ids {
             guard let registration = registrations.removeValue(forKey: id) else { continue }
             noteOwnRecordsChanged(of: registration)
             reportedRegistrations.remove(id)
-            // A name still being probed was never announced: nobody holds it to say goodbye to.
-            if !isProbing(registration) { withdrawn.append(registration) }
+            // A name never announced has nobody holding it to say goodbye to.
+            if registration.hasAnnounced { withdrawn.append(registration) }
         }
+        if registrations.isEmpty && owesHostGoodbyes { withdrawn.append(host) }
         sendGoodbyes(for: withdrawn)
+        releaseHostNameIfUnneeded(sendingGoodbyes: false)
     }
 
     // MARK: Queries
@@ -265,6 +280,7 @@ public struct MDNSEngine {
         for query in queries.values {
             for schedule in query.schedules { consider(schedule.nextDue) }
         }
+        consider(hostClaimDeadline)
         return earliest
     }
 
@@ -272,6 +288,7 @@ public struct MDNSEngine {
     /// afterwards. Records expire before queries go out: a query waiting for its cached answer
     /// to expire asks in the same pass.
     public mutating func advance(to now: Instant) {
+        advanceHostClaim(at: now)
         advanceRegistrations(at: now)
         refreshRegistrationIndex()
         sendDueResponses(at: now)
@@ -295,6 +312,7 @@ public struct MDNSEngine {
         if message.header.isResponse {
             // §18.11 and §6: responses with an error code or from a port other than 5353 are ignored.
             guard message.header.rcode == 0, datagram.source.port == mdnsPort else { return }
+            noteHostNameHolder(in: message, at: now)
             handleResponse(message, from: datagram, at: now)
         } else {
             handleQuery(message, from: datagram, at: now)

@@ -35,6 +35,14 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// True for `169.254.0.0/16` (RFC 3927) and `fe80::/10` (RFC 4291 §2.5.6): usable on one link only.
+    public var isLinkLocal: Bool {
+        switch self {
+        case .v4(let address): address.bytes.0 == 169 && address.bytes.1 == 254
+        case .v6(let address): address.isLinkLocal
+        }
+    }
+
     /// The address as an A or AAAA record's data.
     public var recordData: RecordData {
         switch self {
@@ -95,6 +103,16 @@ public struct NetworkInterface: Hashable, Sendable {
     public func isOnLink(_ address: IPAddress) -> Bool {
         if case .v6(let v6) = address, v6.isLinkLocal { return true }
         return addresses.contains { $0.contains(address) }
+    }
+
+    /// The addresses the host name's records carry on this interface: per family, those that are
+    /// not link-local, or the link-local ones where the family has no other. avahi-daemon chooses
+    /// the same, so that two responders on one host publish one record set (RFC 6762 §15).
+    public var publishedAddresses: [InterfaceAddress] {
+        addresses.filter { candidate in
+            !candidate.address.isLinkLocal
+                || !addresses.contains { $0.address.family == candidate.address.family && !$0.address.isLinkLocal }
+        }
     }
 
     /// The families this interface has addresses of.

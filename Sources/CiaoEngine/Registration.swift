@@ -1,7 +1,8 @@
 import CiaoWire
 
 /// A set of unique records under one name that the engine owns, probes and defends: a service
-/// instance (SRV, TXT) or the host name (A, AAAA). RFC 6762 §8, §9.
+/// instance (SRV, TXT) or the host name (A, AAAA, and the reverse-mapping PTRs of its addresses,
+/// RFC 6762 §4). RFC 6762 §8, §9.
 struct Registration {
     enum Kind: Equatable {
         case service(ServiceRegistration)
@@ -15,6 +16,8 @@ struct Registration {
         /// Sending announcement `sent + 1` at `next` (§8.3).
         case announcing(sent: Int, next: Instant)
         case established
+        /// No interface it applies to is up: probing starts when one comes (§8.1).
+        case waitingForInterface
     }
 
     /// TTL of records that carry a host name (RFC 6762 §10).
@@ -42,6 +45,14 @@ struct Registration {
     /// registration's records for every question it answers.
     private var hostIndependentRecords: [ResourceRecord]
     var state: State
+    /// True once an announcement of the current name went out: only then are goodbyes owed (§10.1).
+    var hasAnnounced = false
+    /// The host's reverse-mapping names (``IPAddress/reverseMappingName``) of the addresses it
+    /// publishes on any interface, kept by the engine as interfaces change.
+    var reverseNames: Set<DomainName> = []
+    /// Reverse-mapping names that another responder maps to another name: ours is left out rather
+    /// than defended, since a reverse mapping is worth no conflict (RFC 6762 §4).
+    var yieldedReverseNames: Set<DomainName> = []
     /// Times of recent conflicts, for the 15-in-10-seconds rule (RFC 6762 §8.1).
     var conflictTimes: [Instant] = []
     /// Probing slowly after a conflict storm, until the storm ends (RFC 6762 §8.1).
@@ -91,7 +102,9 @@ struct Registration {
     /// True when this registration publishes records under `name` (one of ``publishedNames``);
     /// the host publishes under its own name alone, which compares without hashing.
     func publishes(_ name: DomainName) -> Bool {
-        if case .host = kind { return name == self.name }
+        if case .host = kind {
+            return name == self.name || (reverseNames.contains(name) && !yieldedReverseNames.contains(name))
+        }
         return publishedNames.contains(name)
     }
 
@@ -100,21 +113,35 @@ struct Registration {
     }
 
     /// The records this registration publishes on `interface`, given the host's name. Unique
-    /// records carry the cache-flush bit. Host records list every address of the interface, IPv4
-    /// and IPv6, whichever family carries them, and an NSEC naming the families present (§6.1).
+    /// records carry the cache-flush bit. The host's records are its address records (the
+    /// interface's ``NetworkInterface/publishedAddresses``, IPv4 and IPv6, whichever family
+    /// carries them), an NSEC naming the families present (§6.1), then a reverse-mapping PTR per
+    /// address (§4).
     func records(hostName: DomainName, interface: NetworkInterface) -> [ResourceRecord] {
         switch kind {
         case .host:
-            var records = interface.addresses.map {
-                ResourceRecord(name: name, cacheFlush: true, ttl: Self.hostRecordTTL, data: $0.address.recordData)
+            let addresses = interface.publishedAddresses.map(\.address)
+            var records = addressRecords(of: addresses)
+            for address in addresses {
+                let reverseName = address.reverseMappingName
+                guard !yieldedReverseNames.contains(reverseName) else { continue }
+                records.append(ResourceRecord(name: reverseName, cacheFlush: true, ttl: Self.hostRecordTTL, data: .ptr(name)))
             }
-            records.append(Self.nsec(name: name, types: records.map(\.type)))
             return records
         case .service(let service):
             let srv = ResourceRecord(
                 name: name, cacheFlush: true, ttl: Self.hostRecordTTL, data: .srv(SRVData(port: service.port, target: hostName)))
             return [srv] + hostIndependentRecords
         }
+    }
+
+    /// The host's A and AAAA records for `addresses`, with the NSEC naming the types present (§6.1).
+    func addressRecords(of addresses: [IPAddress]) -> [ResourceRecord] {
+        var records = addresses.map {
+            ResourceRecord(name: name, cacheFlush: true, ttl: Self.hostRecordTTL, data: $0.recordData)
+        }
+        records.append(Self.nsec(name: name, types: records.map(\.type)))
+        return records
     }
 
     /// The records proposed in probes: the unique records except NSEC (RFC 6762 §8.2).

@@ -23,12 +23,13 @@ import Testing
         network.withEngine(publisher) { engine, now in engine.deregister(registration, at: now) }
         network.run(until: network.now + .seconds(5), step: .milliseconds(1), browsers: &browsers)
         let removals = browsers[0].removals
-        // PTR (browse), SRV and TXT (resolver queries) each reported removed once.
+        // PTR (browse), SRV and TXT (resolver queries) each reported removed once, and the host's
+        // addresses, which leave with its last service.
         let removedTypes = removals.compactMap { entry -> RecordType? in
             if case .removed(_, let record, _) = entry.event { return record.type }
             return nil
         }
-        #expect(removedTypes.sorted { $0.rawValue < $1.rawValue } == [.ptr, .txt, .srv].sorted { $0.rawValue < $1.rawValue })
+        #expect(removedTypes.sorted { $0.rawValue < $1.rawValue } == [.ptr, .txt, .srv, .a, .aaaa].sorted { $0.rawValue < $1.rawValue })
         for removal in removals {
             let delay = removal.time - byeAt
             // Goodbye crosses the link in 1 ms, then the record lives one more second.

@@ -378,6 +378,7 @@ import Testing
         let observer = network.addHost(named: nil, links: [link])
         let v4 = SimulatedNetwork.interface(for: publisher, on: link).addresses.filter { $0.address.family == .v4 }
         network.setAddresses(v4, of: publisher, on: link)
+        Responder.register(Support.service("Web"), on: publisher, in: &network)
         network.run(for: .seconds(8))
         let start = network.now
         network.inject(Responder.query([Responder.question(Self.alpha, .aaaa)]), from: observer, on: link)

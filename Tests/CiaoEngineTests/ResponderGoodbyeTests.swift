@@ -45,8 +45,8 @@ import Testing
         #expect(records.contains { $0.name == Responder.servicesName && $0.data == .ptr(Support.serviceType) })
         #expect(records.contains { $0.data == .ptr(Support.instance("Printer")) })
         #expect(network.browsed(query, by: browser).isEmpty)
-        // The host's own records are not withdrawn.
-        #expect(!records.contains { $0.name == Responder.name("alpha.local.") })
+        // The host's records leave with the last service: no service names them any more.
+        #expect(Set(records.filter { $0.name == Responder.name("alpha.local.") }.map(\.type)) == [.a, .aaaa, .nsec])
     }
 
     /// Many services withdrawn together leave in packets full of goodbyes, not one packet each:

@@ -90,8 +90,10 @@ import Testing
             let answers = announcement.message.answers
             #expect(Set(answers.map(\.type)).isSuperset(of: [.srv, .txt, .ptr]))
             for record in answers {
-                let unique = record.type != .ptr
-                #expect(record.cacheFlush == unique, "\(record)")
+                // Shared: the PTRs of the service type and the type enumeration; the host's
+                // reverse-mapping PTRs are unique (RFC 6762 §4).
+                let shared = record.type == .ptr && record.name.description.hasSuffix(".local.")
+                #expect(record.cacheFlush == !shared, "\(record)")
             }
         }
         // Nothing for the instance is announced before the probes are done.
@@ -99,8 +101,8 @@ import Testing
         #expect(network.timedEvents(of: publisher).contains { $0.event == .registered(id, name: instance) && $0.time == announcements[0].time })
     }
 
-    /// Registrations made together probe together in one packet, and the host name probes at
-    /// start-up on the same schedule (§8.1).
+    /// Registrations made together probe together in one packet, and the host name probes with
+    /// them on the same schedule (§8.1), its addresses and their reverse mapping (§4).
     @Test func hostAndServicesProbeTogetherAtStartUp() throws {
         var network = SimulatedNetwork(seed: 11)
         let link = network.addLink()
@@ -112,13 +114,16 @@ import Testing
         network.run(for: .seconds(5))
         let probes = network.sent(by: publisher).filter(\.isProbe)
         try #require(probes.count == 3)
+        let reverseNames = SimulatedNetwork.interface(for: publisher, on: link).addresses.map(\.address.reverseMappingName)
         for probe in probes {
-            #expect(Set(probe.message.questions.map(\.name)) == [
+            #expect(Set(probe.message.questions.map(\.name)) == Set([
                 Responder.name("alpha.local."), Support.instance("One"), Support.instance("Two"),
-            ])
+            ] + reverseNames))
         }
         let hostProposal = probes[0].message.authorities.filter { $0.name == Responder.name("alpha.local.") }
         #expect(Set(hostProposal.map(\.type)) == [.a, .aaaa])
+        let reverseProposal = probes[0].message.authorities.filter { reverseNames.contains($0.name) }
+        #expect(reverseProposal.count == 2 && reverseProposal.allSatisfy { $0.data == .ptr(Responder.name("alpha.local.")) })
     }
 
     /// An instance name over 63 bytes is cut at a character boundary rather than giving an invalid

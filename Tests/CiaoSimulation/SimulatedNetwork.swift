@@ -108,13 +108,18 @@ public struct SimulatedNetwork {
     /// Adds a host with an engine named `hostName` (or an observer without one when nil), with one
     /// interface on each link, from 198.18.0.0/15 and fd00:198:18:L::H/64.
     @discardableResult
+    /// With `sharingAddressesOf`, the new engine runs on that host beside its engine, as a second
+    /// responder on one machine (RFC 6762 §15): same interfaces and addresses, each hearing the
+    /// other's multicast, a unicast datagram to them going to one of the two.
     public mutating func addHost(named hostName: String?, links hostLinks: [LinkID], seed: UInt64? = nil,
                                  cacheCapacity: Int = 4096,
-                                 unicastReplyFamilies: Set<IPFamily> = Set(IPFamily.allCases)) -> HostID {
+                                 unicastReplyFamilies: Set<IPFamily> = Set(IPFamily.allCases),
+                                 sharingAddressesOf sibling: HostID? = nil) -> HostID {
         let id = HostID(index: hosts.count)
         var interfaces: [LinkID: NetworkInterface] = [:]
         for link in hostLinks {
-            interfaces[link] = Self.interface(for: id, on: link, families: families)
+            interfaces[link] = sibling.flatMap { hosts[$0.index].interfaces[link] }
+                ?? Self.interface(for: id, on: link, families: families)
         }
         let engine = hostName.map {
             MDNSEngine(
@@ -183,6 +188,12 @@ public struct SimulatedNetwork {
             withEngine(host) { engine, now in engine.removeInterface(interface.id, at: now) }
             hosts[host.index].up.remove(link)
         }
+    }
+
+    /// Stops a host dead, as a crash would: it sends nothing more, no goodbyes included, and
+    /// receives nothing.
+    public mutating func crash(_ host: HostID) {
+        hosts[host.index].up = []
     }
 
     /// Replaces a host's addresses on a link.
@@ -260,6 +271,7 @@ public struct SimulatedNetwork {
         if recordsTransmissions {
             transmissions.append(Transmission(time: now, sender: sender, link: link, datagram: datagram))
         }
+        var unicastDelivered = false
         for index in hosts.indices where index != sender.index {
             guard let receiverInterface = hosts[index].interfaces[link], hosts[index].up.contains(link) else { continue }
             let isMulticast: Bool
@@ -267,7 +279,10 @@ public struct SimulatedNetwork {
             case .multicast:
                 isMulticast = true
             case .unicast(let target):
-                guard receiverInterface.owns(target.address) else { continue }
+                // Engines sharing an address share its port too: the kernel hands a unicast
+                // datagram to one of them (§15.1).
+                guard receiverInterface.owns(target.address), !unicastDelivered else { continue }
+                unicastDelivered = true
                 isMulticast = false
             }
             let received = ReceivedDatagram(

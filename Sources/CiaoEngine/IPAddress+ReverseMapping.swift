@@ -1,0 +1,19 @@
+import CiaoWire
+
+extension IPAddress {
+    /// The name whose PTR record maps this address to a host name: `4.3.2.1.in-addr.arpa.`
+    /// (RFC 1035 §3.5) or 32 reversed hex nibbles under `ip6.arpa.` (RFC 3596 §2.5).
+    public var reverseMappingName: DomainName {
+        let labels: [String]
+        switch self {
+        case .v4(let address):
+            labels = [address.bytes.3, address.bytes.2, address.bytes.1, address.bytes.0].map(String.init)
+                + ["in-addr", "arpa"]
+        case .v6(let address):
+            let nibbles = address.bytes.reversed().flatMap { [$0 & 0x0F, $0 >> 4] }
+            labels = nibbles.map { String($0, radix: 16) } + ["ip6", "arpa"]
+        }
+        // At most 34 labels of one to three bytes: always a valid name.
+        return (try? DomainName(labels: labels)) ?? .root
+    }
+}

@@ -1,0 +1,145 @@
+import CiaoWire
+
+/// The host name is claimed only to publish, and never taken from another responder on this host
+/// (RFC 6762 §15); the reverse mapping of its addresses is published but never fought over (§4).
+extension MDNSEngine {
+    /// A name another responder holds is asked about again at this share of its records' TTL, as
+    /// a cache refresh would (§5.2).
+    static let heldHostNameConfirmation = 0.8
+    /// The TTLs that time the confirmation of a held name, whatever the holder sent.
+    static let heldHostNameTTLs: ClosedRange<UInt32> = 10...Registration.otherRecordTTL
+
+    /// True when a service may announce: the host name is ours and probed, or another responder on
+    /// this host answers for it.
+    var hostNameIsSettled: Bool {
+        switch hostClaim {
+        case .unneeded: false
+        case .owned: !isProbing(host)
+        case .heldByAnother: true
+        }
+    }
+
+    /// True when the host's records are ours to publish (probing or not).
+    var ownsHostName: Bool { hostClaim == .owned }
+
+    /// When ``advanceHostClaim(at:)`` has something to do.
+    var hostClaimDeadline: Instant? {
+        guard case .heldByAnother(let confirmAt, let expiresAt) = hostClaim else { return nil }
+        return min(confirmAt, expiresAt)
+    }
+
+    /// Starts claiming the host name (§8.1): probing, and a query asking whether a responder on
+    /// this host already answers for it, whose answer comes well before probing ends.
+    mutating func claimHostName(at now: Instant) {
+        hostClaim = .owned
+        ownRecordsChanged = true
+        host.hasAnnounced = false
+        host.state = .waitingForInterface
+        if !interfaces.isEmpty { host.state = .probing(sent: 0, next: firstProbeTime(at: now)) }
+        askWhoHoldsHostName()
+    }
+
+    /// Gives the host name up once no service needs it, with goodbyes for its records if they were
+    /// announced and `sendingGoodbyes` (a caller may send them with its own).
+    mutating func releaseHostNameIfUnneeded(sendingGoodbyes: Bool = true) {
+        guard registrations.isEmpty, hostClaim != .unneeded else { return }
+        if sendingGoodbyes && ownsHostName && host.hasAnnounced { sendGoodbyes(for: [host]) }
+        hostClaim = .unneeded
+        ownRecordsChanged = true
+    }
+
+    /// True when the host's goodbyes are owed along with those of the last services withdrawn.
+    var owesHostGoodbyes: Bool { ownsHostName && host.hasAnnounced }
+
+    /// Asks every link, by multicast so that a responder sharing our port hears it too, for the
+    /// host name's addresses.
+    mutating func askWhoHoldsHostName() {
+        let questions = [RecordType.a, .aaaa].map { Question(name: host.name, type: $0) }
+        for id in interfaces.keys.sorted() {
+            multicast(Message(questions: questions), on: interfaces[id]!.interface)
+        }
+    }
+
+    /// Confirms a name another responder holds, and claims it once its records would have expired
+    /// unconfirmed.
+    mutating func advanceHostClaim(at now: Instant) {
+        guard case .heldByAnother(let confirmAt, let expiresAt) = hostClaim else { return }
+        if now >= expiresAt {
+            claimHostName(at: now)
+        } else if now >= confirmAt {
+            askWhoHoldsHostName()
+            hostClaim = .heldByAnother(confirmAt: expiresAt, expiresAt: expiresAt)
+        }
+    }
+
+    /// Learns from a response who answers for the host name. Address records of this host from
+    /// another responder here make it the holder while our claim is still being probed, and renew
+    /// its hold; its goodbyes, or the name answered with another host's address, make us claim the
+    /// name ourselves, and probing settles any conflict (§8.1, §9).
+    mutating func noteHostNameHolder(in message: Message, at now: Instant) {
+        guard hostClaim != .unneeded else { return }
+        var local: [ResourceRecord] = []
+        var foreign = false
+        for record in message.answers + message.additionals where record.name == host.name {
+            guard record.type == .a || record.type == .aaaa else { continue }
+            if isOwnAddressRecord(record) { local.append(record) } else if record.ttl > 0 { foreign = true }
+        }
+        guard foreign || !local.isEmpty else { return }
+        if foreign {
+            if case .heldByAnother = hostClaim { claimHostName(at: now) }
+            return
+        }
+        guard let ttl = local.map(\.ttl).max(), ttl > 0 else {
+            // The holder said goodbye: the name is free for us.
+            if case .heldByAnother = hostClaim { claimHostName(at: now) }
+            return
+        }
+        switch hostClaim {
+        case .owned where !isProbing(host), .unneeded:
+            // Both of us publish the same records (§15): nothing to settle.
+            return
+        case .owned, .heldByAnother:
+            let lifetime = Duration.seconds(Int64(ttl.clamped(to: Self.heldHostNameTTLs)))
+            if hostClaim == .owned { ownRecordsChanged = true }
+            hostClaim = .heldByAnother(
+                confirmAt: now + lifetime.scaled(by: Self.heldHostNameConfirmation), expiresAt: now + lifetime)
+        }
+    }
+
+    /// True for an A or AAAA record carrying one of this host's addresses.
+    func isOwnAddressRecord(_ record: ResourceRecord) -> Bool {
+        let address: IPAddress
+        switch record.data {
+        case .a(let v4): address = .v4(v4)
+        case .aaaa(let v6): address = .v6(v6)
+        default: return false
+        }
+        return interfaces.values.contains { $0.interface.owns(address) }
+    }
+
+    /// Leaves out our reverse-mapping PTR for every name that `records` map to another host name:
+    /// yielded rather than defended, since a reverse mapping is worth no rename (§4).
+    mutating func yieldContestedReverseNames(in records: [ResourceRecord]) {
+        guard ownsHostName, !host.reverseNames.isEmpty else { return }
+        let ours = RecordData.ptr(host.name)
+        for record in records where record.type == .ptr && record.ttl > 0 && record.data != ours {
+            guard host.reverseNames.contains(record.name), !host.yieldedReverseNames.contains(record.name) else { continue }
+            host.yieldedReverseNames.insert(record.name)
+            ownRecordsChanged = true
+        }
+    }
+
+    /// Brings the host's reverse-mapping names in line with the addresses published now.
+    mutating func refreshReverseNames() {
+        let names = Set(interfaces.values.flatMap { $0.interface.publishedAddresses.map(\.address.reverseMappingName) })
+        guard names != host.reverseNames else { return }
+        host.reverseNames = names
+        host.yieldedReverseNames.formIntersection(names)
+    }
+}
+
+extension UInt32 {
+    fileprivate func clamped(to range: ClosedRange<UInt32>) -> UInt32 {
+        Swift.min(Swift.max(self, range.lowerBound), range.upperBound)
+    }
+}
