@@ -17,6 +17,9 @@ install_peer_packages() {
   [ -x /usr/bin/python3 ] || missing+=(python3)
   /usr/bin/python3 -c 'import dbus' 2>/dev/null || missing+=(python3-dbus)
   /usr/bin/python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
+  # nss-mdns answers getent for .local names and reverse lookups through avahi-daemon; the suites
+  # use it only inside mount namespaces with an nsswitch.conf of their own.
+  ls /usr/lib/*/libnss_mdns.so.2 >/dev/null 2>&1 || missing+=(libnss-mdns)
   [ ${#missing[@]} -gt 0 ] || return 0
   mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
   [ -n "$SKIP_INSTALL" ] && die "missing packages: ${missing[*]} (installs are switched off)"
@@ -26,7 +29,9 @@ install_peer_packages() {
   # The packages must not start their daemons in the root namespace (avahi-daemon would announce
   # on the real interfaces): deny service starts while installing, unless a policy exists already;
   # where systemd runs, mask the units too, so no later socket or D-Bus activation either.
-  local policy="" rc=0
+  local policy="" rc=0 nsswitch
+  # libnss-mdns's install adds mdns to the machine's nsswitch.conf: it is put back afterwards.
+  nsswitch=$(mktemp) && cp -p /etc/nsswitch.conf "$nsswitch"
   if [ ! -e /usr/sbin/policy-rc.d ]; then
     printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d && policy=1
   fi
@@ -37,6 +42,8 @@ install_peer_packages() {
       DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >&2
   } || rc=$?
   [ -n "$policy" ] && rm -f /usr/sbin/policy-rc.d
+  cmp -s "$nsswitch" /etc/nsswitch.conf || { cp -p "$nsswitch" /etc/nsswitch.conf && log "restored /etc/nsswitch.conf"; }
+  rm -f "$nsswitch"
   [ "$rc" = 0 ] || die "apt-get install failed ($rc)"
 }
 

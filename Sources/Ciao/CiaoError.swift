@@ -104,6 +104,12 @@ public enum CiaoError: Error, Equatable, Hashable, Sendable, CustomStringConvert
         }
     }
 
+    /// What an operation that timed out reports when no interface could carry it: the network
+    /// itself is missing, not the peer.
+    public static let noUsableInterface = CiaoError.network(
+        "no usable network interface was found: none is up, connected and able to multicast (loopback does not count);"
+            + " connect one, or choose another with NetworkScope")
+
     public var description: String {
         switch self {
         case .invalidServiceType(let message):

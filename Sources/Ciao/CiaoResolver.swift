@@ -4,8 +4,9 @@ import Synchronization
 /// connecting to it.
 public enum CiaoResolver {
     /// Returns the service's host, port, addresses and TXT as soon as all are known. Throws
-    /// `invalidConfiguration` for a non-positive timeout (before any network work), `timedOut`,
-    /// or `CancellationError`.
+    /// `invalidConfiguration` for a non-positive timeout (before any network work), `timedOut`
+    /// (``CiaoError/noUsableInterface`` when no interface could carry the queries), or
+    /// `CancellationError`.
     public static func resolve(_ service: Service, timeout: Duration = .seconds(10)) async throws -> ResolvedService {
         try await resolve(service, timeout: timeout, backend: MDNSRuntime.shared)
     }
@@ -35,7 +36,7 @@ public enum CiaoResolver {
             }
             guard let first = try await group.next(), let resolved = first else {
                 try Task.checkCancellation()
-                throw CiaoError.timedOut
+                throw backend.timeoutError
             }
             return resolved
         }

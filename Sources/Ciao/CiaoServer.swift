@@ -54,9 +54,11 @@ public actor CiaoServer {
     }
 
     /// Publishes `configuration` and returns once the name is ours (probing takes about 0.75 s,
-    /// RFC 6762 §8.1). Throws `invalidConfiguration` before any network work for a bad
-    /// configuration or a non-positive timeout; `dnsService(-65548)` on a conflict with renaming
-    /// off; `timedOut`; `stopped` if ``stop()`` or another start came first; `CancellationError`.
+    /// RFC 6762 §8.1; without a usable interface it waits for one). Throws `invalidConfiguration`
+    /// before any network work for a bad configuration or a non-positive timeout;
+    /// `dnsService(-65548)` on a conflict with renaming off; `timedOut`, or
+    /// ``CiaoError/noUsableInterface`` if no interface came; `stopped` if ``stop()`` or another
+    /// start came first; `CancellationError`.
     public func start(_ configuration: PublicationConfiguration, timeout: Duration = .seconds(10)) async throws
         -> PublishedService
     {
@@ -64,8 +66,9 @@ public actor CiaoServer {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 current?.pendingStart = continuation
-                current?.timeout = DeadlineScheduler.shared.schedule(after: timeout) { [weak self] in
-                    Task { await self?.failStart(generation: generation, with: CiaoError.timedOut) }
+                current?.timeout = DeadlineScheduler.shared.schedule(after: timeout) { [weak self, backend] in
+                    let error = backend.timeoutError
+                    Task { await self?.failStart(generation: generation, with: error) }
                 }
                 if Task.isCancelled { failStart(generation: generation, with: CancellationError()) }
             }

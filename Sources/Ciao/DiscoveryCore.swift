@@ -175,7 +175,7 @@ final class DiscoveryCore: Sendable {
                 resolution.number == number, !resolution.hasResolved
             else { return nil }
             state.resolutions[service] = nil
-            sink.yield(.resolutionFailed(service, .timedOut))
+            sink.yield(.resolutionFailed(service, backend.timeoutError))
             return resolution.token
         }
         if let token { backend.cancel(token) }

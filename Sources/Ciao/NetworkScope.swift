@@ -21,7 +21,8 @@ public struct NetworkScope: Hashable, Sendable {
     public static let all = NetworkScope()
 
     /// Makes `scope` the runtime's. Throws `invalidConfiguration` for an empty interface list or
-    /// family set, or once the runtime has started with a different scope.
+    /// family set, for an interface name this host does not have (the message lists those it
+    /// has), or once the runtime has started with a different scope.
     public static func use(_ scope: NetworkScope) throws(CiaoError) {
         guard scope.interfaces?.isEmpty != true else {
             throw .invalidConfiguration("the interface list is empty; leave it nil for every interface")
@@ -29,7 +30,17 @@ public struct NetworkScope: Hashable, Sendable {
         guard !scope.families.isEmpty else {
             throw .invalidConfiguration("choose at least one address family")
         }
+        try scope.checkInterfacesExist(among: InterfaceScanner.systemInterfaceNames())
         try MDNSRuntime.shared.use(scope)
+    }
+
+    /// Throws `invalidConfiguration` naming each chosen interface missing from `existing`.
+    func checkInterfacesExist(among existing: [String]) throws(CiaoError) {
+        let missing = (interfaces ?? []).filter { !existing.contains($0) }.sorted()
+        guard !missing.isEmpty else { return }
+        let names = missing.map { "\"\($0)\"" }.joined(separator: ", ")
+        throw .invalidConfiguration(
+            "no network interface named \(names) on this host; it has \(existing.joined(separator: ", "))")
     }
 
     /// The transport's form of this scope.

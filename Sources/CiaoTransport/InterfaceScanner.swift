@@ -40,6 +40,19 @@ public enum InterfaceScanner {
         return interfaces(from: entries, selection: selection)
     }
 
+    /// The names of every interface the system has, usable or not (if_nameindex(3)), sorted.
+    public static func systemInterfaceNames() -> [String] {
+        guard let list = if_nameindex() else { return [] }
+        defer { if_freenameindex(list) }
+        var names: [String] = []
+        var entry = list
+        while entry.pointee.if_index != 0, let name = entry.pointee.if_name {
+            names.append(String(cString: name))
+            entry += 1
+        }
+        return names.sorted()
+    }
+
     /// One getifaddrs entry, reduced to what the selection needs.
     struct Entry: Hashable {
         var name: String

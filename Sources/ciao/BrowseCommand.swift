@@ -16,13 +16,16 @@ enum BrowseCommand {
 
     static func run(_ arguments: [String]) async -> Int32 {
         let options: BrowseOptions
+        let scope: NetworkScope
         do {
             options = try BrowseOptions(try spec.parse(arguments))
+            scope = try CommonOptions.applyNetworkScope(options.arguments)
         } catch {
             return CommandLineTool.usageError("\(error)", usage: spec.usage)
         }
+        await CommonOptions.waitForInterface(scope, untilPresent: true)
         do {
-            var browse = try BrowseRun(options: options, scope: try CommonOptions.applyNetworkScope(options.arguments))
+            var browse = try BrowseRun(options: options, scope: scope)
             return await browse.run()
         } catch {
             CommandLineTool.printError("\(error)")

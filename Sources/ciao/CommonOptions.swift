@@ -1,4 +1,5 @@
 import Ciao
+import CiaoTransport
 
 /// Options several subcommands share: where to look (interfaces, families, domain) and how to
 /// print (for people, `avahi-browse -p` lines, JSON lines).
@@ -24,16 +25,40 @@ enum CommonOptions {
         does (\\DDD); with --json one object per event per line, with an ISO 8601 "time".
         """
 
-    /// Restricts the process's mDNS runtime to the interfaces and families asked for.
-    static func applyNetworkScope(_ arguments: ParsedArguments) throws -> NetworkScope {
+    /// Restricts the process's mDNS runtime to the interfaces and families asked for; an
+    /// interface this host lacks is a bad argument.
+    static func applyNetworkScope(_ arguments: ParsedArguments) throws(ArgumentError) -> NetworkScope {
         let interfaces = arguments.all("--interface")
         var families: Set<NetworkScope.AddressFamily> = []
         if arguments.has("-4") { families.insert(.ipv4) }
         if arguments.has("-6") { families.insert(.ipv6) }
         let scope = NetworkScope(
             interfaces: interfaces.isEmpty ? nil : Set(interfaces), families: families.isEmpty ? [.ipv4, .ipv6] : families)
-        try NetworkScope.use(scope)
+        do {
+            try NetworkScope.use(scope)
+        } catch {
+            throw ArgumentError("\(error)")
+        }
         return scope
+    }
+
+    /// While `scope` has no usable interface, says "waiting for a network interface…" on
+    /// standard error, as avahi's tools wait for their daemon; with `untilPresent`, returns only
+    /// once one has come.
+    static func waitForInterface(_ scope: NetworkScope, untilPresent: Bool) async {
+        func present() -> Bool {
+            do {
+                return try !InterfaceScanner.current(selection: scope.interfaceSelection).isEmpty
+            } catch {
+                // The runtime meets the same failure and reports it.
+                CommandLineTool.printError("\(error)")
+                return true
+            }
+        }
+        guard !present() else { return }
+        CommandLineTool.printError("waiting for a network interface…")
+        guard untilPresent else { return }
+        while !present() { try? await Task.sleep(for: .milliseconds(250)) }
     }
 
     static func outputFormat(_ arguments: ParsedArguments) throws(ArgumentError) -> OutputFormat {

@@ -24,37 +24,61 @@ enum PublishCommand {
     static func run(_ arguments: [String]) async -> Int32 {
         let configuration: PublicationConfiguration
         let format: OutputFormat
-        let parsed: ParsedArguments
+        let scope: NetworkScope
         do {
-            parsed = try spec.parse(arguments)
+            let parsed = try spec.parse(arguments)
             configuration = try publication(parsed)
             format = try CommonOptions.outputFormat(parsed)
+            scope = try CommonOptions.applyNetworkScope(parsed)
         } catch {
             return CommandLineTool.usageError("\(error)", usage: spec.usage)
         }
         let printer = OutputPrinter(format: format)
         let server = CiaoServer()
-        do {
-            _ = try CommonOptions.applyNetworkScope(parsed)
-            let interruptions = SignalMonitor.interruptions()
-            let follower = Task {
-                for await event in server.events {
-                    switch event {
-                    case .started(let published): printer.print(.published(published))
-                    case .failed(let error): CommandLineTool.printError("\(error)")
-                    case .stopped: return
-                    }
+        let (outcomes, outcome) = AsyncStream<Outcome>.makeStream()
+        let interruptions = SignalMonitor.interruptions()
+        let follower = Task {
+            for await event in server.events {
+                switch event {
+                case .started(let published): printer.print(.published(published))
+                case .failed: return  // the start's error, printed below
+                case .stopped: return
                 }
             }
-            _ = try await server.start(configuration)
-            for await _ in interruptions { break }
-            await server.stop()
-            follower.cancel()
-            return 0
-        } catch {
-            CommandLineTool.printError("\(error)")
-            return 1
         }
+        let tasks = [
+            Task {
+                for await _ in interruptions { break }
+                outcome.yield(.interrupted)
+            },
+            Task {
+                // As avahi-publish does, wait for a network rather than fail without one.
+                await CommonOptions.waitForInterface(scope, untilPresent: true)
+                do {
+                    _ = try await server.start(configuration)
+                } catch {
+                    outcome.yield(.failed(error))
+                }
+            },
+        ]
+        defer { (tasks + [follower]).forEach { $0.cancel() } }
+        for await next in outcomes {
+            switch next {
+            case .interrupted:
+                await server.stop()
+                return 0
+            case .failed(let error):
+                CommandLineTool.printError("\(error)")
+                return 1
+            }
+        }
+        return 0
+    }
+
+    /// How a publication ends: a signal, or a start that failed.
+    private enum Outcome {
+        case interrupted
+        case failed(any Error)
     }
 
     /// The configuration the arguments describe: PORT comes first among the trailing arguments

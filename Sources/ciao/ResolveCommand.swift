@@ -19,6 +19,7 @@ enum ResolveCommand {
         let timeout: Duration
         let format: OutputFormat
         let parsed: ParsedArguments
+        let scope: NetworkScope
         do {
             parsed = try spec.parse(arguments)
             try CommonOptions.checkLocal(parsed.positional("DOMAIN") ?? "local.")
@@ -26,11 +27,14 @@ enum ResolveCommand {
             service = Service(name: parsed.positional("NAME") ?? "", type: type)
             timeout = try BrowseOptions.seconds(parsed.value("--timeout") ?? "10", option: "--timeout")
             format = try CommonOptions.outputFormat(parsed)
+            scope = try CommonOptions.applyNetworkScope(parsed)
         } catch {
             return CommandLineTool.usageError("\(error)", usage: spec.usage)
         }
+        // The resolution itself waits, up to its timeout, for an interface to come.
+        await CommonOptions.waitForInterface(scope, untilPresent: false)
         do {
-            var interfaces = InterfaceDirectory(scope: try CommonOptions.applyNetworkScope(parsed))
+            var interfaces = InterfaceDirectory(scope: scope)
             let resolved = try await CiaoResolver.resolve(service, timeout: timeout)
             OutputPrinter(format: format).print(.resolved(resolved, interfaces.info(for: resolved.service.interfaceIndex)))
             return 0

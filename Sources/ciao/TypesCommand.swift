@@ -20,18 +20,15 @@ enum TypesCommand {
     static func run(_ arguments: [String]) async -> Int32 {
         let parsed: ParsedArguments
         let format: OutputFormat
+        let scope: NetworkScope
         do {
             parsed = try spec.parse(arguments)
             format = try CommonOptions.outputFormat(parsed)
+            scope = try CommonOptions.applyNetworkScope(parsed)
         } catch {
             return CommandLineTool.usageError("\(error)", usage: spec.usage)
         }
-        do {
-            _ = try CommonOptions.applyNetworkScope(parsed)
-        } catch {
-            CommandLineTool.printError("\(error)")
-            return 1
-        }
+        await CommonOptions.waitForInterface(scope, untilPresent: true)
         let printer = OutputPrinter(format: format)
         let session = ServiceTypeSession()
         defer { session.stop() }

@@ -29,6 +29,15 @@ struct CiaoResolverTests {
         #expect(fake.cancelCount(token) == 1)
     }
 
+    @Test func timesOutWithoutAnInterfaceSayingNoneWasFound() async throws {
+        let fake = self.fake
+        let service = self.service
+        fake.state.update { $0.interfacesPresent = false }
+        await #expect(throws: CiaoError.noUsableInterface) {
+            try await CiaoResolver.resolve(service, timeout: .milliseconds(50), backend: fake)
+        }
+    }
+
     @Test func timesOutAndCancelsTheResolution() async throws {
         let fake = self.fake
         let service = self.service

@@ -108,6 +108,19 @@ struct CiaoServerTests {
         #expect(fake.calls.isEmpty)
     }
 
+    /// With no interface to publish on, the start waits and fails with a network error saying so.
+    @Test func timeoutWithoutAnInterfaceSaysNoneWasFound() async throws {
+        fake.state.update { $0.interfacesPresent = false }
+        let server = CiaoServer(backend: fake)
+        let events = StreamRecorder(server.events)
+        let starting = Task { try await server.start(externalConfiguration(), timeout: .milliseconds(50)) }
+        let (token, _) = try await fake.publication()
+        await #expect(throws: CiaoError.noUsableInterface) { try await result(of: starting) }
+        #expect(try await events.next() == .failed(.noUsableInterface))
+        #expect(fake.isCancelled(token))
+        #expect("\(CiaoError.noUsableInterface)".contains("no usable network interface was found"))
+    }
+
     @Test func timeoutThrowsTimedOutReportsFailedAndWithdraws() async throws {
         let server = CiaoServer(backend: fake)
         let events = StreamRecorder(server.events)

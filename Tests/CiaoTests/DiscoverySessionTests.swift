@@ -188,6 +188,17 @@ struct DiscoverySessionTests {
         #expect(fake.isCancelled(resolution))
     }
 
+    /// A resolution that times out with no interface to ask on says so.
+    @Test func aResolutionWithoutAnInterfaceFailsSayingNoneWasFound() async throws {
+        fake.state.update { $0.interfacesPresent = false }
+        let (session, token, events) = try await startSession(resolutionTimeout: .milliseconds(50))
+        let a = service("A")
+        fake.emitBrowse(token, [.found(a)])
+        #expect(try await events.next() == .found(a))
+        #expect(try await events.next() == .resolutionFailed(a, .noUsableInterface))
+        await session.stop()
+    }
+
     /// One timer serves every resolution of a session: one that succeeded before its deadline is
     /// skipped, the others fail in turn, none before its own deadline, and a service found again
     /// gets a deadline of its own. (Timeouts of seconds: the suite runs beside heavy tests.)

@@ -224,6 +224,8 @@ final class FakeBackend: DiscoveryBackend, Sendable {
         var failures: [Operation: CiaoError] = [:]
         /// Run inside the next ``updateTXT(_:of:)``, synchronously on the caller's thread.
         var updateTXTHook: (@Sendable () -> Void)?
+        /// What ``hasUsableInterface`` says.
+        var interfacesPresent = true
 
         mutating func makeToken() -> BackendToken {
             lastToken += 1
@@ -312,6 +314,8 @@ final class FakeBackend: DiscoveryBackend, Sendable {
     func flush() async {
         state.update { $0.flushes += 1 }
     }
+
+    var hasUsableInterface: Bool { state.read { $0.interfacesPresent } }
 
     // MARK: Inspection
 

@@ -20,6 +20,7 @@ import json
 import os
 import re
 import signal
+import socket
 import sys
 import time
 import traceback
@@ -434,6 +435,173 @@ def same_host_scenario(s: Suite) -> list[str]:
                 raise Failure(f"avahi-browse on the same host never resolved Same Host Ciao correctly: {seen}")
         return [f"zeroconf resolved Ciao's {r1['t'] - t0:.2f} s and avahi's {r2['t'] - t0:.2f} s",
                 f"agent resolved avahi's {r3['t'] - t0:.2f} s", f"avahi-browse resolved Ciao's {time.monotonic() - t1:.2f} s"]
+
+
+# ---------------------------------------------------------------------------- the machine's host name
+
+# Every lab namespace shares the machine's host name, as processes on one real host do.
+MACHINE = socket.gethostname().split(".")[0]
+MACHINE_LOCAL = f"{MACHINE}.local"
+
+
+def sniffer(s: Suite, host: Host) -> JsonProc:
+    p = host.spawn("sniff", s.zc_python, os.path.join(PEERS, "sniff.py"), "--interface", "civ0")
+    p.wait_for({"event": "ready"}, 10)
+    return p
+
+
+def host_name_traffic(sn: JsonProc, sender: Host, name: str = MACHINE_LOCAL) -> list[str]:
+    """What `sender` sent, as the sniffer saw it, that probes, announces or says goodbye for a
+    host name (`name` and its `-N` renames) or for anything: every response, every probe."""
+    sources = {plain(a) for a in host_addresses(sender) if a}
+    base = name.rstrip(".").lower().split(".")[0]
+    found = []
+    for e in sn.select({"event": "packet"}):
+        if plain(e["from"]) not in sources:
+            continue
+        m = dnsmsg.parse(bytes.fromhex(e["message"]))
+        names = [dnsmsg.show_name(q[0]) for q in m["questions"]]
+        names += [dnsmsg.show_name(r["name"]) for sec in ("answers", "authority", "additional") for r in m[sec]]
+        is_response = bool(m["flags"] & 0x8000)
+        if is_response or m["authority"]:
+            found.append(f"{'response' if is_response else 'probe'} naming {sorted(set(names))}")
+        elif any(n.lower().split(".")[0].rsplit("-", 1)[0] == base and n.lower().endswith(".local.") for n in names):
+            found.append(f"query for {sorted(set(names))}")
+    return found
+
+
+def avahi_conflicts(daemon: JsonProc) -> list[str]:
+    return [e["line"] for e in daemon.select(lambda e: "conflict" in e.get("line", "").lower())]
+
+
+def ciao_published(p: JsonProc, name: str, timeout: float = 20) -> dict:
+    return p.wait_for(lambda e: e.get("event") == "published" and e.get("name") == name, timeout,
+                      what=f"published event for {name!r}")
+
+
+@scenario("host-name-beside-avahi", "Ciao beside an avahi-daemon that owns the machine's host name")
+def host_name_beside_avahi(s: Suite) -> list[str]:
+    """avahi-daemon in host sh uses the machine's own host name, as on every desktop. `ciao
+    browse`, `types`, `resolve` and one then two `ciao publish` processes in sh leave it
+    unchanged (no conflict in its log); from host peer `avahi-resolve -n` still answers and the
+    services resolve to that name with sh's addresses, also after the publishers exit."""
+    with s.lab("host-name-beside-avahi", ["sh", "peer"]) as lab:
+        sh_, peer = lab["sh"], lab["peer"]
+        daemon = lab.start_avahi(sh_, host_name=MACHINE)
+        lab.start_avahi(peer)
+        figures = []
+        for args in (("browse", "-t", "_http._tcp"), ("types", "-t"), ("resolve", "Nope", "_http._tcp", "--timeout", "1")):
+            s.ciao_once(sh_, f"ciao-{args[0]}", *args)
+        one = s.ciao(sh_, "ciao-publish-one", "publish", "--json", "Host One", TYPE, "8081", "k=v")
+        two = s.ciao(sh_, "ciao-publish-two", "publish", "--json", "Host Two", TYPE, "8082", "k=v")
+        s.agents += [one, two]
+        t0 = time.monotonic()
+        hosts = [ciao_published(p, n)["host"] for p, n in ((one, "Host One"), (two, "Host Two"))]
+        figures.append(f"both published in {time.monotonic() - t0:.2f} s")
+        if any(not same_host(h, MACHINE_LOCAL) for h in hosts):
+            raise Failure(f"the publishers use host names {hosts}, not avahi's {MACHINE_LOCAL}")
+        time.sleep(2)
+        want = {plain(sh_.v4), plain(sh_.v6)}
+        out = peer.run("timeout", "10", "avahi-resolve", "-n", MACHINE_LOCAL, check=False).split()
+        if len(out) < 2 or plain(out[1]) not in want:
+            raise Failure(f"avahi-resolve -n {MACHINE_LOCAL} on peer: {out} (expected one of {sorted(want)})")
+        deadline = time.monotonic() + 10
+        while True:
+            seen = [e for e in avahi_browse_once(peer, "-r", TYPE) if e["event"] == "resolved"]
+            good = {e["name"] for e in seen if same_host(e["host"], MACHINE_LOCAL) and plain(e["address"]) in want}
+            if {"Host One", "Host Two"} <= good:
+                break
+            if time.monotonic() > deadline:
+                raise Failure(f"avahi-browse -r on peer: {seen}")
+            time.sleep(0.5)
+        figures.append(f"avahi-resolve -n and avahi-browse -r on peer see {MACHINE_LOCAL} at {sh_.v4}")
+        for p in (one, two):
+            p.proc.send_signal(signal.SIGINT)
+            if p.wait_exit(5) != 0:
+                raise Failure(f"{p.name} exited with {p.proc.returncode} after SIGINT\n{p.tail()}")
+        time.sleep(3)
+        out = peer.run("timeout", "10", "avahi-resolve", "-n", MACHINE_LOCAL, check=False).split()
+        if len(out) < 2 or plain(out[1]) not in want:
+            raise Failure(f"after the publishers exited, avahi-resolve -n {MACHINE_LOCAL}: {out}")
+        if avahi_conflicts(daemon):
+            raise Failure("avahi-daemon on sh logged: " + " | ".join(avahi_conflicts(daemon)))
+        figures.append(f"avahi's host name unchanged ({MACHINE_LOCAL}), no conflict in its log, still resolved after exit")
+        return figures
+
+
+@scenario("host-name-owned", "Ciao owns the machine's host name: shared by two processes, mapped back, never taken by a browser")
+def host_name_owned(s: Suite) -> list[str]:
+    """No avahi in host c. A browse-only `ciao` (browse, types, resolve) sends no probe,
+    announcement or goodbye (a capture on host obs). Two `ciao publish` processes at once share
+    the machine's host name; from host q `avahi-resolve -a` and nss-mdns's `getent hosts` map each
+    of c's addresses back to it. `-i eth9` is a bad argument naming the interfaces that exist; in a
+    namespace with only loopback `resolve` fails saying no interface was found, and `publish` waits
+    for one and publishes once it comes."""
+    with s.lab("host-name-owned", ["c", "q", "obs", "lonely"]) as lab:
+        c, q, obs, lonely = lab["c"], lab["q"], lab["obs"], lab["lonely"]
+        lab.disconnect(lonely)
+        lab.start_avahi(q)
+        sn = sniffer(s, obs)
+        figures = []
+        for args in (("browse", "-t", "_http._tcp"), ("types", "-t"), ("resolve", "Nope", "_http._tcp", "--timeout", "1")):
+            s.ciao_once(c, f"ciao-{args[0]}", *args)
+        time.sleep(1)
+        queries = [e for e in sn.select({"event": "packet"}) if plain(e["from"]) in {plain(c.v4), plain(c.v6)}]
+        sent = host_name_traffic(sn, c)
+        if not queries or sent:
+            raise Failure(f"browse-only ciao: {len(queries)} packets captured; host-name traffic: {sent}")
+        figures.append(f"browse-only: {len(queries)} queries captured, no probe, announcement or goodbye")
+
+        one = s.ciao(c, "ciao-publish-one", "publish", "--json", "Owned One", TYPE, "8081")
+        two = s.ciao(c, "ciao-publish-two", "publish", "--json", "Owned Two", TYPE, "8082")
+        s.agents += [one, two]
+        hosts = [ciao_published(p, n)["host"] for p, n in ((one, "Owned One"), (two, "Owned Two"))]
+        if any(not same_host(h, MACHINE_LOCAL) for h in hosts):
+            raise Failure(f"two publishers on one host use {hosts}, not both {MACHINE_LOCAL}")
+        figures.append(f"two publishers share {MACHINE_LOCAL}")
+        time.sleep(1)
+        for address in (c.v4, c.v6):
+            out = q.run("timeout", "10", "avahi-resolve", "-a", address, check=False).split()
+            if len(out) < 2 or not same_host(out[1], MACHINE_LOCAL):
+                raise Failure(f"avahi-resolve -a {address} on q: {out}")
+            r = lab.nss_run(q, "getent", "hosts", address, timeout=20)
+            if r.returncode != 0 or MACHINE_LOCAL not in r.stdout.split():
+                raise Failure(f"getent hosts {address} (nss-mdns) on q: exit {r.returncode}, {r.stdout!r} {r.stderr!r}")
+        figures.append("avahi-resolve -a and getent hosts map both addresses back")
+        seen = [e for e in avahi_browse_once(q, "-r", TYPE) if e["event"] == "resolved"]
+        good = {e["name"] for e in seen if same_host(e["host"], MACHINE_LOCAL) and plain(e["address"]) in {plain(c.v4), plain(c.v6)}}
+        if not {"Owned One", "Owned Two"} <= good:
+            raise Failure(f"avahi-browse -r on q: {seen}")
+
+        p, rc, _ = s.ciao_once(c, "ciao-eth9", "publish", "-i", "eth9", "X", TYPE, "80")
+        text = "\n".join(p.lines)
+        if rc != 2 or "eth9" not in text or "civ0" not in text:
+            raise Failure(f"ciao publish -i eth9: exit {rc} (expected 2, naming eth9 and civ0)\n{p.tail()}")
+        p, rc, _ = s.ciao_once(c, "ciao-eth9-browse", "browse", "-t", "-i", "eth9", TYPE)
+        if rc != 2:
+            raise Failure(f"ciao browse -t -i eth9: exit {rc} (expected 2)\n{p.tail()}")
+        figures.append("-i eth9: exit 2 naming the interfaces that exist")
+
+        p, rc, took = s.ciao_once(lonely, "ciao-resolve-lonely", "resolve", "X", TYPE, "--timeout", "2")
+        text = "\n".join(p.lines)
+        if rc != 1 or "waiting for a network interface" not in text or "no usable network interface" not in text:
+            raise Failure(f"ciao resolve with only loopback: exit {rc}\n{p.tail()}")
+        late = s.ciao(lonely, "ciao-publish-late", "publish", "--json", "Late Comer", TYPE, "8090")
+        s.agents.append(late)
+        deadline = time.monotonic() + 5
+        while not any("waiting for a network interface" in l for l in late.lines):
+            if time.monotonic() > deadline:
+                raise Failure(f"ciao publish with only loopback did not say it waits\n{late.tail()}")
+            time.sleep(0.1)
+        time.sleep(2)
+        if late.select({"event": "published"}):
+            raise Failure(f"ciao publish reported success with no interface\n{late.tail()}")
+        t0 = time.monotonic()
+        lab.connect(lonely)
+        ciao_published(late, "Late Comer", 15)
+        figures.append(f"only loopback: resolve exit 1 in {took:.1f} s saying no interface; publish waited, "
+                       f"published {time.monotonic() - t0:.2f} s after the link came")
+        return figures
 
 
 @scenario("scale", "200 avahi services resolved within 10 s, without and with 10 % loss")

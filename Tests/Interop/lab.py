@@ -346,6 +346,12 @@ class Lab:
            "net.ipv6.conf.all.accept_dad=0", "net.ipv6.conf.default.accept_dad=0",
            "net.ipv6.conf.all.keep_addr_on_down=1", "net.ipv6.conf.default.keep_addr_on_down=1")
         sh("ip", "-n", h.ns, "link", "set", "lo", "up")
+        self.connect(h)
+        return h
+
+    def connect(self, h: Host) -> None:
+        """Give `h` its link into the bridge (again, after `disconnect`)."""
+        num = h.num
         # the veth is created inside the host and its peer moved straight into the switch:
         # no interface ever exists in the root namespace
         sh("ip", "-n", h.ns, "link", "add", IFNAME, "address", f"02:00:c6:12:00:{num:02x}",
@@ -356,7 +362,10 @@ class Lab:
         sh("ip", "-n", h.ns, "addr", "add", f"{h.v4}/24", "dev", IFNAME)
         sh("ip", "-n", h.ns, "-6", "addr", "add", f"{h.v6}/64", "dev", IFNAME, "nodad")
         sh("ip", "-n", h.ns, "route", "add", "224.0.0.0/4", "dev", IFNAME)
-        return h
+
+    def disconnect(self, h: Host) -> None:
+        """Delete `h`'s link (both ends of the veth): it keeps only loopback."""
+        sh("ip", "-n", h.ns, "link", "del", IFNAME)
 
     def _settle(self) -> None:
         """Wait (bounded) until every host has a non-tentative link-local address."""
@@ -369,11 +378,13 @@ class Lab:
         raise RuntimeError("lab: IPv6 link-local addresses did not come up")
 
     # -- avahi-daemon with a private D-Bus --
-    def start_avahi(self, host: Host) -> None:
+    def start_avahi(self, host: Host, host_name: str | None = None) -> JsonProc:
         """Start a private system bus and avahi-daemon in `host`; wait until it is running.
 
-        avahi runs in a private mount namespace with /run/avahi-daemon and /etc/avahi/services
-        bind-mounted from the host's work directory, so the machine's own are never touched.
+        avahi uses `host_name` (by default `<host>-avahi`; the machine's own name, as on a
+        desktop, when asked). It runs in a private mount namespace with /run/avahi-daemon and
+        /etc/avahi/services bind-mounted from the host's work directory, so the machine's own are
+        never touched. Returns the daemon, whose log lines are its events.
         """
         d = host.dir
         for sub in ("dbus", "avahi-run", "services"):
@@ -383,7 +394,7 @@ class Lab:
         with open(os.path.join(d, "dbus.conf"), "w") as f:
             f.write(DBUS_CONF.format(sock=sock))
         with open(os.path.join(d, "avahi-daemon.conf"), "w") as f:
-            f.write(AVAHI_CONF.format(host=f"{host.name}-avahi", ifname=IFNAME))
+            f.write(AVAHI_CONF.format(host=host_name or f"{host.name}-avahi", ifname=IFNAME))
         dbus = host.spawn("dbus", "dbus-daemon", f"--config-file={d}/dbus.conf", "--nofork", "--nopidfile",
                           stdin=False)
         deadline = time.monotonic() + 5
@@ -400,6 +411,19 @@ class Lab:
                            stdin=False, parse=lambda l: {"event": "log", "line": l})
         avahi.wait_for(lambda e: "Server startup complete" in e.get("line", ""), 15,
                        what="'Server startup complete' from avahi-daemon")
+        return avahi
+
+    def nss_run(self, host: Host, *cmd: str, timeout: float = 30) -> subprocess.CompletedProcess:
+        """Run `cmd` in `host` with nss-mdns: in a private mount namespace, an nsswitch.conf of the
+        lab's own ("hosts: files mdns") and the host's avahi-daemon socket are bind-mounted over
+        the machine's, which stay untouched."""
+        conf = os.path.join(host.dir, "nsswitch.conf")
+        with open(conf, "w") as f:
+            f.write("passwd: files\ngroup: files\nhosts: files mdns\n")
+        script = ('mount --bind "$1/nsswitch.conf" /etc/nsswitch.conf && '
+                  'mount --bind "$1/avahi-run" /run/avahi-daemon && shift && exec "$@"')
+        return subprocess.run(host.argv("unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh",
+                                        host.dir, *cmd), capture_output=True, text=True, timeout=timeout)
 
     def close(self) -> None:
         """Stop every process started in the lab (reverse order), then delete the namespaces."""

@@ -20,6 +20,15 @@ protocol DiscoveryBackend: Sendable {
     func cancel(_ token: BackendToken)
     /// Returns once everything asked before has been carried out, goodbyes sent included.
     func flush() async
+    /// False while the backend knows of no interface it can use: nothing can be published or
+    /// found until one comes. True until it has looked.
+    var hasUsableInterface: Bool { get }
+}
+
+extension DiscoveryBackend {
+    /// The error for an operation that timed out: `timedOut`, or ``CiaoError/noUsableInterface``
+    /// when there was no interface to carry it.
+    var timeoutError: CiaoError { hasUsableInterface ? .timedOut : .noUsableInterface }
 }
 
 /// Names something started on a ``DiscoveryBackend``, to stop it.

@@ -31,6 +31,8 @@ final class MDNSRuntime: DiscoveryBackend {
     }
 
     private let state = Mutex(State())
+    /// Whether the loop's last interface scan found an interface to use; true until it has scanned.
+    private let interfacesPresent = Atomic<Bool>(true)
 
     /// The scope used when the runtime starts; throws once it has started with another.
     func use(_ scope: NetworkScope) throws(CiaoError) {
@@ -79,6 +81,8 @@ final class MDNSRuntime: DiscoveryBackend {
     func cancel(_ token: BackendToken) {
         submitIfRunning { loop in loop.directory.cancel(token, engine: &loop.engine, at: loop.now) }
     }
+
+    var hasUsableInterface: Bool { interfacesPresent.load(ordering: .relaxed) }
 
     func flush() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -144,7 +148,9 @@ final class MDNSRuntime: DiscoveryBackend {
     private func startLoop(scope: NetworkScope) throws(CiaoError) -> Wakeup {
         let loop: RuntimeLoop
         do {
-            loop = try RuntimeLoop(scope: scope, hostName: Self.defaultHostLabel())
+            loop = try RuntimeLoop(scope: scope, hostName: Self.defaultHostLabel()) { [self] present in
+                interfacesPresent.store(present, ordering: .relaxed)
+            }
         } catch {
             throw .network("cannot start multicast DNS: \(error)")
         }

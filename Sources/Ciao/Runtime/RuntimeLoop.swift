@@ -18,13 +18,16 @@ final class RuntimeLoop {
     private let monitor: NetlinkMonitor
     private let selection: InterfaceSelection
     private var interfaces: [InterfaceID: NetworkInterface] = [:]
+    /// Told after each interface scan whether any interface is usable.
+    private let reportInterfacesPresent: (Bool) -> Void
     private var sentDatagrams = SentDatagramLog()
     private var poller = Poller()
     private let origin = ContinuousClock.now
     /// Datagrams read per socket before the loop looks at its other descriptors again.
     private static let receiveBatch = 256
 
-    init(scope: NetworkScope, hostName: String) throws(TransportError) {
+    init(scope: NetworkScope, hostName: String, reportInterfacesPresent: @escaping (Bool) -> Void) throws(TransportError) {
+        self.reportInterfacesPresent = reportInterfacesPresent
         selection = scope.interfaceSelection
         var sockets: [IPFamily: MulticastSocket] = [:]
         for family in IPFamily.allCases where selection.includes(family) {
@@ -165,6 +168,7 @@ final class RuntimeLoop {
             directory.interfaceNames[interface.id] = interface.name
             engine.setInterface(interface, at: time)
         }
+        reportInterfacesPresent(!interfaces.isEmpty)
         flush()
     }
 }

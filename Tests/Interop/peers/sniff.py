@@ -1,0 +1,47 @@
+"""Print every mDNS datagram this host receives on one interface, IPv4 and IPv6 (stdlib only).
+
+    sniff.py --interface NAME
+
+Joins 224.0.0.251 and ff02::fb on the interface, bound to port 5353 with SO_REUSEADDR beside any
+responder, and prints one JSON line per datagram: {"event":"packet","from":addr,"message":hex};
+{"event":"ready"} once both sockets listen.
+"""
+
+import argparse
+import json
+import select
+import socket
+import struct
+import sys
+
+
+def main() -> None:
+    a = argparse.ArgumentParser()
+    a.add_argument("--interface", required=True)
+    args = a.parse_args()
+    index = socket.if_nametoindex(args.interface)
+    v4 = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    v4.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    v4.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    v4.bind(("224.0.0.251", 5353))
+    v4.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
+                  struct.pack("4s4si", socket.inet_aton("224.0.0.251"), socket.inet_aton("0.0.0.0"), index))
+    v6 = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    v6.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    v6.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    v6.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+    v6.bind(("ff02::fb", 5353, 0, index))
+    v6.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_JOIN_GROUP,
+                  socket.inet_pton(socket.AF_INET6, "ff02::fb") + struct.pack("@I", index))
+    print(json.dumps({"event": "ready"}), flush=True)
+    while True:
+        for s in select.select([v4, v6], [], [])[0]:
+            data, source = s.recvfrom(9000)
+            print(json.dumps({"event": "packet", "from": source[0].split("%")[0], "message": data.hex()}), flush=True)
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except KeyboardInterrupt:
+        sys.exit(0)
