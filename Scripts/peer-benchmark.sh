@@ -8,7 +8,7 @@
 #
 #   --quick       few repetitions, 200 services only, for CI smoke runs (< 3 minutes)
 #   (default)     the full run (about 21 minutes on a 2-core machine)
-#   --only LIST   a subset of a,b,c,d,e,f,idle (comma-separated), e.g. --only a,b,c
+#   --only LIST   a subset of a,b,c,d,e,f,g,idle (comma-separated), e.g. --only a,b,c
 #   --bulk-runs N how many times each (d) and (e) cell is measured (default 3; 1 with --quick)
 #   RESULTS_DIR   where results go (default /tmp/ciao-bench-<date>-<time>): results.json,
 #                 results.md (tables: each stack's figure, Ciao's ratio to the best peer),

@@ -52,6 +52,7 @@ STACKS = ["ciao", "avahi", "zeroconf"]
 LETTER = {"ciao": "c", "avahi": "a", "zeroconf": "z"}
 TYPE = {s: f"_bnch{LETTER[s]}._tcp" for s in STACKS}        # single services: (a) (b) (c), idle
 BULK = {s: f"_bulk{LETTER[s]}._tcp" for s in STACKS}        # 200 / 1000 services: (d) (e) (f)
+FRESH = {s: f"_frsh{LETTER[s]}._tcp" for s in STACKS}      # (g) a new publishing process per trial
 WARM = "_bnchw._tcp"                                        # the warm-up browse nobody answers
 TXT = {"v": "31", "id": "6265"}                             # v=1 id=be, the same for every stack
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -169,7 +170,7 @@ class Bench:
         self.quick = args.quick
         self.out = args.out
         self.work = os.path.join(args.out, "work")
-        self.results: dict = {"discovery": [], "new_service": [], "removal": [], "scale": [], "loss": [],
+        self.results: dict = {"discovery": [], "new_service": [], "fresh_publisher": [], "removal": [], "scale": [], "loss": [],
                               "cpu_per_query": [], "idle": [], "memory": [], "withdrawal": [], "errors": []}
         self.lab: Lab | None = None
         self.last_hit: dict[str, float] = {}
@@ -275,8 +276,7 @@ class FreshBrowser:
         if stack != "avahi":
             self.proc.send(cmd="browse", id="warm", type=WARM)
             self.proc.wait_for({"event": "browsing", "id": "warm"}, 10)
-        # let the stack settle: Ciao probes and announces a host name of its own when its runtime
-        # starts (even to browse), avahi-daemon announces its host name after startup
+        # let the stack settle: avahi-daemon announces its host name after startup
         time.sleep(settle * (2 if stack == "avahi" else 1))
 
     def prepare(self, type_: str) -> None:
@@ -500,6 +500,74 @@ def phase_new_and_removal(b: Bench, pubs: dict[str, Publisher], reps: int, idle_
             fb.close()
         if baseline is not None:
             baseline.stop()
+
+
+def spawn_fresh_publisher(b: Bench, stack: str, h: Host, name: str, port: int) -> tuple[JsonProc, float]:
+    """A new process publishing one service of FRESH[stack] at once: the agent and zc_peer.py get
+    their publish command as soon as they are spawned; avahi is `avahi-publish-service` against
+    the warm avahi-daemon of `h`. Returns the process and t0, taken just before the spawn."""
+    ty = FRESH[stack]
+    t0 = time.monotonic()
+    if stack == "avahi":
+        txt = [f"{k}={bytes.fromhex(v).decode()}" for k, v in TXT.items()]
+        p = h.spawn(f"fresh-{name}", "avahi-publish-service", name, ty, str(port), *txt, stdin=False,
+                    parse=parse_log)
+        return p, t0
+    if stack == "ciao":
+        p = h.spawn(f"fresh-{name}", b.args.agent, "--interface", IFNAME)
+    else:
+        p = h.spawn(f"fresh-{name}", b.args.zeroconf_python, os.path.join(PEERS, "zc_peer.py"), "--host",
+                    f"{h.name}.local.")
+    p.send(cmd="publish", id=name, name=name, type=ty, port=port, txt=TXT, rename=False)
+    return p, t0
+
+
+def phase_fresh(b: Bench, reps: int) -> None:
+    """(g) A new process per trial publishing one service, as a program run from a shell: Ciao's
+    agent and zc_peer.py started and told to publish at once, avahi's `avahi-publish-service`
+    against its warm daemon. Every lab namespace keeps the machine's host name, and the Ciao
+    browser only browses. The long-running publishers have left; the three browsers browse the
+    three FRESH types for the whole phase. Latency = spawn -> each browser's first resolution of
+    "Fresh NN"; the process is then stopped (SIGTERM, goodbyes) and its removal awaited."""
+    log(f"(g) a new publishing process per trial, {reps} repetitions")
+    hosts = {"ciao": b.lab["bc"], "avahi": b.lab["ba"], "zeroconf": b.lab["bz"]}
+    browsers = {}
+    samples = {(p, s): [] for p in STACKS for s in STACKS}
+    try:
+        for bs in STACKS:
+            fb = FreshBrowser(b, bs, hosts[bs], f"g-{bs}")
+            for ps in STACKS:
+                fb.browse(FRESH[ps])
+            browsers[bs] = fb
+        time.sleep(3)
+        for rep in range(reps):
+            for ps in STACKS[rep % 3:] + STACKS[:rep % 3]:
+                name = f"Fresh {rep:02d}"
+                ty = FRESH[ps]
+                marks = {bs: fb.mark(ty) for bs, fb in browsers.items()}
+                proc, t0 = spawn_fresh_publisher(b, ps, b.pub_hosts[ps], name, 9100 + rep)
+                try:
+                    for bs, fb in browsers.items():
+                        try:
+                            samples[(ps, bs)].append(fb.wait(ty, "resolved", name, 10, after=marks[bs]) - t0)
+                        except Failure as e:
+                            b.record_error(f"(g) {ps} -> {bs} rep {rep}", e)
+                    marks = {bs: fb.mark(ty) for bs, fb in browsers.items()}
+                finally:
+                    proc.stop(grace=5)
+                for bs, fb in browsers.items():
+                    try:
+                        fb.wait(ty, "removed", name, 15, after=marks[bs])
+                    except Failure as e:
+                        b.record_error(f"(g) removal {ps} -> {bs} rep {rep}", e)
+                time.sleep(0.5)
+            log("  rep %d: %s" % (rep, " ".join(f"{p[0]}>{s[0]} {v[-1]:.2f}" for (p, s), v in samples.items() if v)))
+        for (p, s), v in samples.items():
+            b.results["fresh_publisher"].append({"publisher": p, "browser": s, "samples": v})
+        b.save()
+    finally:
+        for fb in browsers.values():
+            fb.close()
 
 
 def runtime_thread(r: dict) -> dict | None:
@@ -864,7 +932,7 @@ def main() -> int:
     a.add_argument("--out", required=True)
     a.add_argument("--prefix", default=f"ciaobench{os.getpid()}")
     a.add_argument("--quick", action="store_true")
-    a.add_argument("--only", default="a,b,c,d,e,f,idle")
+    a.add_argument("--only", default="a,b,c,d,e,f,g,idle")
     a.add_argument("--bulk-runs", type=int, default=None,
                    help="how many times each (d) and (e) cell is measured (3; 1 with --quick)")
     a.add_argument("--command", default="", help="the command line to record")
@@ -887,7 +955,8 @@ def main() -> int:
     idle = 10.0 if args.quick else 60.0
     b.results["meta"] = {"started": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "quick": args.quick,
                          "command": args.command, "build": args.build, "agent": args.agent,
-                         "repetitions": {"discovery": reps_a, "new_and_removal": reps_bc, "bulk": args.bulk_runs},
+                         "repetitions": {"discovery": reps_a, "new_and_removal": reps_bc, "fresh": reps_bc,
+                                         "bulk": args.bulk_runs},
                          "idle_seconds": idle,
                          "load_before": os.getloadavg(), "top_before": top_processes(), **machine(args)}
     sampler = LoadSampler()
@@ -917,6 +986,8 @@ def main() -> int:
             phase_bulk(b, pubs)
             for p in pubs.values():
                 p.close()
+            if "g" in args.only:
+                phase_fresh(b, reps_bc)
     except Exception as e:                                  # noqa: BLE001
         b.record_error("run", e)
         traceback.print_exc()
