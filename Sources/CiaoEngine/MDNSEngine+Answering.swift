@@ -59,7 +59,29 @@ extension MDNSEngine {
             noteMulticast(duplicates, on: interface.id, family: family, at: now)
             interfaces[interface.id]!.pendingResponses[slot] = pending.answers.isEmpty ? nil : pending
         }
+        if datagram.isMulticast { refuteGoodbyes(in: message, on: interface, family: family, at: now) }
         cacheResponse(message, on: interface.id, multicastOver: datagram.isMulticast ? family : nil, at: now)
+    }
+
+    /// Multicasts again our records that someone else said goodbye to: another responder on this
+    /// host leaving the records we share with it, or a forged goodbye, would otherwise remove them
+    /// from every cache on the link (§10.1). At once, unless the once-a-second rule (§6) holds them
+    /// until their second has passed.
+    private mutating func refuteGoodbyes(in message: Message, on interface: NetworkInterface, family: IPFamily, at now: Instant) {
+        var refuted = UniqueRecords()
+        for goodbye in message.answers where goodbye.ttl == 0 {
+            for record in ownRecords(answering: Question(name: goodbye.name, type: goodbye.type), on: interface)
+            where record.isSameRecord(as: goodbye) {
+                refuted.insert(record)
+            }
+        }
+        guard !refuted.records.isEmpty else { return }
+        let (free, recent) = splitByOnceASecondRule(refuted.records, on: interface.id, family: family, at: now)
+        if let allowedAt = recent.map(\.last).max().map({ $0 + Self.multicastInterval }) {
+            schedule(recent.map(\.record), in: ResponseSlot(family: family, heldBack: true), on: interface.id,
+                     sendAt: allowedAt, latest: allowedAt)
+        }
+        sendMulticastResponse(free, on: interface, family: family, at: now)
     }
 
     /// Answers a (complete) query: legacy unicast at once, QU and direct unicast by unicast,

@@ -144,4 +144,36 @@ import Testing
             .flatMap(\.message.answers).filter { $0.type == .ptr && $0.name == Support.serviceType && $0.ttl > 0 }
         #expect(resent.isEmpty, "PTR sent again after its goodbye")
     }
+    /// A goodbye someone else sends for records we still publish (a second responder on our host
+    /// leaving, or a forgery) is refuted: we multicast them again within the once-a-second rule,
+    /// and a browser keeps the service and the host's address.
+    @Test func aGoodbyeForOurRecordsIsRefuted() throws {
+        var (network, link, publisher, observer) = Responder.publisherAndObserver(seed: 31, hostName: "vm")
+        let browser = network.addHost(named: "beta", links: [link])
+        Responder.register(Support.service("Web"), on: publisher, in: &network)
+        let instance = Support.instance("Web")
+        let query = network.withEngine(browser) { engine, now in engine.startQuery(name: instance, type: .srv, at: now) }
+        network.run(for: .seconds(2))
+        let srv = try #require(network.engine(browser).cachedRecords(on: InterfaceID(1)).first { $0.name == instance && $0.type == .srv })
+        let address = network.address(of: publisher, on: link, family: .v4)
+        let forged = [srv.goodbyeCopy, ResourceRecord(name: Responder.name("vm.local."), cacheFlush: true, ttl: 0, data: address.recordData)]
+        let start = network.now
+        network.inject(Message(header: .response(), answers: forged), from: observer, on: link)
+        network.run(for: .seconds(3))
+        let refutations = network.sent(by: publisher, since: start).filter { $0.isResponse && $0.answers(instance, .srv) }
+        let first = try #require(refutations.first)
+        #expect(first.time - start <= .seconds(1))
+        #expect(first.message.answers.contains { $0.name == Responder.name("vm.local.") && $0.data == address.recordData && $0.ttl > 0 })
+        #expect(!network.events(of: browser).contains(.removed(query, srv, InterfaceID(1))))
+        #expect(network.engine(browser).cachedRecords(on: InterfaceID(1)).contains { $0.name == instance && $0.type == .srv })
+    }
+}
+
+extension ResourceRecord {
+    /// This record as a goodbye, TTL 0.
+    fileprivate var goodbyeCopy: ResourceRecord {
+        var record = self
+        record.ttl = 0
+        return record
+    }
 }

@@ -588,17 +588,21 @@ def host_name_owned(s: Suite) -> list[str]:
             raise Failure(f"ciao resolve with only loopback: exit {rc}\n{p.tail()}")
         late = s.ciao(lonely, "ciao-publish-late", "publish", "--json", "Late Comer", TYPE, "8090")
         s.agents.append(late)
+        # the library itself, started before any link: its start waits (default timeout 10 s)
+        agent = s.agent(lonely)
+        agent.send(cmd="publish", id="late", name="Agent Late", type=TYPE, port=8091, txt=TXT)
         deadline = time.monotonic() + 5
         while not any("waiting for a network interface" in l for l in late.lines):
             if time.monotonic() > deadline:
                 raise Failure(f"ciao publish with only loopback did not say it waits\n{late.tail()}")
             time.sleep(0.1)
         time.sleep(2)
-        if late.select({"event": "published"}):
-            raise Failure(f"ciao publish reported success with no interface\n{late.tail()}")
+        if late.select({"event": "published"}) or agent.select({"id": "late"}):
+            raise Failure(f"a publication reported an outcome with no interface\n{late.tail()}\n{agent.tail()}")
         t0 = time.monotonic()
         lab.connect(lonely)
         ciao_published(late, "Late Comer", 15)
+        agent.wait_for({"event": "published", "id": "late"}, 8, what="the agent's publication once the link came")
         figures.append(f"only loopback: resolve exit 1 in {took:.1f} s saying no interface; publish waited, "
                        f"published {time.monotonic() - t0:.2f} s after the link came")
         return figures
