@@ -403,6 +403,10 @@ NOTES = [
     "publisher only. In (c), zeroconf's browser reports the removal as soon as the goodbye arrives; "
     "RFC 6762 §10.1 asks to keep a goodbye record for 1 s, which Ciao and avahi do (≈ 1.00 s): that "
     "row compares different semantics.",
+    "- (g) a new process per trial publishing one service, after the long-running publishers have left: "
+    "Ciao's agent and zeroconf's peer spawned and told to publish at once, avahi-publish-service against the "
+    "host's warm avahi-daemon; t0 just before the spawn. Every namespace keeps the machine's host name; the "
+    "three browsers (Ciao's only browsing) run for the whole phase.",
     "- (c) at scale: after (d)–(f), each publisher leaves with all its services up: Ciao's process exits "
     "(its exit hook withdraws everything), avahi's D-Bus client that owns the entry groups quits (the daemon "
     "withdraws them), zeroconf's peer quits (unregister_all_services, as close() does). Goodbyes = responses "
