@@ -134,9 +134,10 @@ extension MDNSEngine {
             }
             let omitsRecentIPv6 = recentIPv6.contains(question)
             for entry in cache.records(named: question.name, type: question.type) {
-                guard let remaining = cache.remainingTTL(of: entry.key, at: now),
+                // A record POOF suspects is asked for afresh: listed, its responder would stay silent.
+                guard !entry.isSuspected, let remaining = cache.remainingTTL(of: entry.key, at: now),
                     UInt64(remaining) * 2 > UInt64(entry.record.ttl),
-                    !omitsRecentIPv6 || entry.multicastOverIPv6.map({ now - $0 >= ContinuousQuery.ipv6FirstQueryLag }) ?? true
+                    !omitsRecentIPv6 || entry.multicastOver[.v6].map({ now - $0 >= ContinuousQuery.ipv6FirstQueryLag }) ?? true
                 else { continue }
                 var record = entry.record
                 record.ttl = remaining
@@ -148,16 +149,18 @@ extension MDNSEngine {
         return answers.map { ($0.description, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
     }
 
-    /// Caches the answers and additional records of a response, multicast over `family` or
-    /// unicast (nil), and reports changes (§10).
-    mutating func cacheResponse(_ message: Message, on interfaceID: InterfaceID, multicastOver family: IPFamily?, at now: Instant) {
+    /// Caches the answers and additional records of a response received over `family`, by
+    /// multicast or not, and reports changes (§10).
+    mutating func cacheResponse(
+        _ message: Message, on interfaceID: InterfaceID, over family: IPFamily, multicast: Bool, at now: Instant
+    ) {
         let watched = watchedQuestions(on: interfaceID)
         for record in message.answers + message.additionals where record.type != .opt {
             guard interfaces[interfaceID] != nil else { return }
             // Mutated in place: a copy of the interface state would copy the whole cache.
             let key = RecordKey(record)
             let (insertion, evicted) = interfaces[interfaceID]!.cache.insert(
-                record, key: key, multicastOver: family, at: now, random: &random, isWatched: watched.contains)
+                record, key: key, over: family, multicast: multicast, at: now, random: &random, isWatched: watched.contains)
             // Records no query asks for have no one to report to (a flood is mostly those).
             switch insertion {
             case .added where watched.contains(key.rrset): report(.added, record, on: interfaceID)
@@ -174,11 +177,11 @@ extension MDNSEngine {
         // A truncated query's known answers continue in later packets (§7.2): judged on the first
         // packet alone, every record listed later would look unanswered and be POOFed.
         guard !message.header.isTruncated, interfaces[interfaceID] != nil else { return }
-        let known = Set(message.answers.map(RecordKey.init))
+        let known = Dictionary(message.answers.map { (RecordKey($0), $0.ttl) }, uniquingKeysWith: max)
         // A QU question may be answered by unicast, out of our sight (§5.4): it proves nothing.
         for question in message.questions where !question.unicastResponse {
             interfaces[interfaceID]!.cache.noteUnansweredQuery(
-                name: question.name, type: question.type, knownAnswers: known, at: now)
+                name: question.name, type: question.type, knownAnswers: known, over: family, at: now)
         }
         guard let state = interfaces[interfaceID] else { return }
         // One margin for the whole message: queries that share a schedule keep sharing it. Only

@@ -132,9 +132,15 @@ struct RecordCache {
         var ttl: UInt32
         var cacheFlush: Bool
         var received: Instant
-        /// When the record was last multicast over IPv6, if it has been: its responder will not
-        /// multicast it there again within the second (RFC 6762 §6).
-        var multicastOverIPv6: Instant?
+        /// When the record was last multicast over each family: its responder will not multicast
+        /// it there again within the second (RFC 6762 §6).
+        var multicastOver = MulticastTimes()
+        /// Whether the record has come over IPv4 and over IPv6, multicast or unicast: its
+        /// responder speaks those families. Two flags, not a set: a flood fills the cache.
+        var heardOverIPv4 = false
+        var heardOverIPv6 = false
+
+        func wasHeard(over family: IPFamily) -> Bool { family == .v4 ? heardOverIPv4 : heardOverIPv6 }
         var expiry: Instant
         /// Index into ``RecordCache/refreshPoints`` of the next refresh query, if any left.
         var refreshStep = 0
@@ -144,16 +150,25 @@ struct RecordCache {
         /// Queries from other hosts this record would answer, seen without an answer since (§10.5).
         var unansweredQueries = 0
         var firstUnansweredQuery: Instant?
+        var lastUnansweredQuery: Instant?
+        /// Reconfirmation queries still to send for a record POOF suspects (``RecordCache/reconfirmations``).
+        var reconfirmationsLeft = 0
+
+        /// Two or more queries went unanswered: the record's responder may be gone (§10.5).
+        var isSuspected: Bool { unansweredQueries >= 2 }
         /// Replaced by a cache-flush update: its removal is not reported.
         var replaced = false
         /// Said goodbye to, or flushed by a cache-flush update: it goes within a second and is no
         /// longer an answer to report to a new query (§10.1, §10.2).
         var isLeaving = false
 
-        /// When the record leaves: TTL expiry, or earlier by POOF.
+        /// When the record leaves: TTL expiry, or earlier by POOF, ten seconds after the first of
+        /// the unanswered queries and never before the last has had its time to be answered.
         var lifetimeDeadline: Instant {
-            guard unansweredQueries >= 2, let first = firstUnansweredQuery else { return expiry }
-            return min(expiry, first + RecordCache.poofWindow)
+            guard isSuspected, let first = firstUnansweredQuery, let last = lastUnansweredQuery else {
+                return expiry
+            }
+            return min(expiry, max(first + RecordCache.poofWindow, last + RecordCache.poofAnswerTime))
         }
 
         /// The refresh that is a deadline: only watched records are refreshed.
@@ -179,8 +194,16 @@ struct RecordCache {
 
     /// Refresh queries at 80, 85, 90 and 95 % of the TTL (RFC 6762 §5.2).
     static let refreshPoints = [0.80, 0.85, 0.90, 0.95]
-    /// POOF flushes a record after this long with two or more unanswered queries (§10.5).
+    /// POOF flushes a record this long after the first of two or more unanswered queries (§10.5).
     static let poofWindow: Duration = .seconds(10)
+    /// Once two queries went unanswered, a watched record is asked for by us too, this many times
+    /// this far apart, before POOF flushes it: on a lossy link two lost answers in a row happen
+    /// every few minutes with a querier every 5 s, and a live responder answers ours.
+    static let reconfirmations = 2
+    static let reconfirmationInterval: Duration = .seconds(2)
+    /// How long after the last unanswered query POOF waits: for the reconfirmations, each given a
+    /// second to be answered (§6: at most 120 ms, with up to 500 ms of aggregation).
+    static let poofAnswerTime: Duration = reconfirmationInterval * (reconfirmations - 1) + .seconds(1)
 
     let capacity: Int
     private var slots: [Entry?] = []
@@ -209,13 +232,13 @@ struct RecordCache {
         slots(named: name, type: type).compactMap { slots[$0] }
     }
 
-    /// Adds or refreshes `record` (whose key is `key`), multicast over `family` or unicast (nil).
+    /// Adds or refreshes `record` (whose key is `key`), received over `family`, by multicast or not.
     /// Returns what happened and the watched records it pushed out of the cache by overflowing the
     /// cap (their removal is to be reported; unwatched ones answer no query and go silently).
     /// `isWatched` says whether an RRset answers an active query: such records are refreshed, and
     /// evicted last.
     mutating func insert(
-        _ record: ResourceRecord, key: RecordKey? = nil, multicastOver family: IPFamily?, at now: Instant,
+        _ record: ResourceRecord, key: RecordKey? = nil, over family: IPFamily, multicast: Bool, at now: Instant,
         random: inout SplitMix64, isWatched: (RRSetKey) -> Bool
     ) -> (Insertion, evicted: [ResourceRecord]) {
         defer { discardStaleTops() }
@@ -246,10 +269,13 @@ struct RecordCache {
             }
         }
         let stored = sharingStoredNames(key)
-        var entry = Entry(
-            key: stored, ttl: record.ttl, cacheFlush: record.cacheFlush, received: now,
-            multicastOverIPv6: family == .v6 ? now : existing.flatMap { slots[$0]?.multicastOverIPv6 },
-            expiry: now + .seconds(Int64(record.ttl)))
+        let previous = existing.flatMap { slots[$0] }
+        var entry = Entry(key: stored, ttl: record.ttl, cacheFlush: record.cacheFlush, received: now,
+                          expiry: now + .seconds(Int64(record.ttl)))
+        entry.multicastOver = previous?.multicastOver ?? MulticastTimes()
+        if multicast { entry.multicastOver[family] = now }
+        entry.heardOverIPv4 = family == .v4 || previous?.heardOverIPv4 == true
+        entry.heardOverIPv6 = family == .v6 || previous?.heardOverIPv6 == true
         entry.watched = isWatched(key.rrset)
         scheduleRefresh(&entry, random: &random)
         if let slot = existing {
@@ -282,14 +308,31 @@ struct RecordCache {
         }
     }
 
-    /// Notes a query from another host for `name`/`type` whose known answers did not include these
-    /// records (RFC 6762 §10.5).
-    mutating func noteUnansweredQuery(name: DomainName, type: RecordType, knownAnswers: Set<RecordKey>, at now: Instant) {
+    /// Notes a query from another host for `name`/`type`, multicast over `family` with
+    /// `knownAnswers` (and the TTLs they list), for Passive Observation Of Failures (RFC 6762
+    /// §10.5). It counts against a record only where a live responder holding it must have
+    /// answered: the record came over that family, was not multicast there within the last second
+    /// (§6), and is not listed with at least half its TTL left (§7.1).
+    mutating func noteUnansweredQuery(
+        name: DomainName, type: RecordType, knownAnswers: [RecordKey: UInt32], over family: IPFamily, at now: Instant
+    ) {
         defer { discardStaleTops() }
         for slot in slots(named: name, type: type) {
-            guard var entry = slots[slot], !knownAnswers.contains(entry.key) else { continue }
+            guard var entry = slots[slot], entry.wasHeard(over: family),
+                entry.multicastOver[family].map({ now - $0 >= MDNSEngine.multicastInterval }) ?? true,
+                knownAnswers[entry.key].map({ UInt64($0) * 2 < UInt64(entry.ttl) }) ?? true
+            else { continue }
+            // Queries further apart than the window are no run of failures: one answer lost
+            // long ago and one now say nothing of a responder that answered in between.
+            if let first = entry.firstUnansweredQuery, now - first > Self.poofWindow { entry.unansweredQueries = 0 }
             if entry.unansweredQueries == 0 { entry.firstUnansweredQuery = now }
             entry.unansweredQueries += 1
+            entry.lastUnansweredQuery = now
+            if entry.unansweredQueries == 2 && entry.watched {
+                // Suspected: ask ourselves at once, so that a live responder can answer (§10.5).
+                entry.reconfirmationsLeft = Self.reconfirmations
+                entry.nextRefresh = now
+            }
             store(entry, in: slot)
         }
     }
@@ -320,7 +363,17 @@ struct RecordCache {
             guard var entry = slots[top.slot], entry.refreshDeadline == top.time else { continue }
             if isQueried(entry.key.rrset) {
                 due.insert(entry.key.rrset)
-                scheduleRefresh(&entry, random: &random)
+                if entry.reconfirmationsLeft > 0 {
+                    entry.reconfirmationsLeft -= 1
+                    entry.nextRefresh = now + Self.reconfirmationInterval
+                    if entry.reconfirmationsLeft == 0 {
+                        // Back to the refresh point it had reached.
+                        entry.refreshStep = max(entry.refreshStep - 1, 0)
+                        scheduleRefresh(&entry, random: &random)
+                    }
+                } else {
+                    scheduleRefresh(&entry, random: &random)
+                }
             } else {
                 entry.watched = false
             }
