@@ -179,17 +179,18 @@ def resolution_problems(ev: dict, host: str, port: int, txt: dict, owner: Host,
 
 
 def wait_resolved(proc: JsonProc, name: str, host: str, port: int, txt: dict, owner: Host,
-                  timeout: float, after: int = 0, id_: str | None = None) -> dict:
+                  timeout: float, after: int = 0, id_: str | None = None,
+                  required: tuple[str, ...] = ("v4", "v6")) -> dict:
     """The first `resolved` event for `name` with everything right; on timeout say what was wrong."""
     def good(e):
         return (e.get("event") == "resolved" and e.get("name") == name and (id_ is None or e.get("id") == id_)
-                and not resolution_problems(e, host, port, txt, owner))
+                and not resolution_problems(e, host, port, txt, owner, required))
     good.__doc__ = f"correct resolution of {name!r}"
     try:
         return proc.wait_for(good, timeout, after=after)
     except Failure as f:
         seen = proc.select({"event": "resolved", "name": name}, after=after)
-        why = "; ".join(resolution_problems(seen[-1], host, port, txt, owner)) if seen else "never resolved"
+        why = "; ".join(resolution_problems(seen[-1], host, port, txt, owner, required)) if seen else "never resolved"
         raise Failure(f"{proc.name}: {name!r} not resolved correctly within {timeout:g} s: {why}\n{f}") from None
 
 
@@ -606,6 +607,45 @@ def host_name_owned(s: Suite) -> list[str]:
         figures.append(f"only loopback: resolve exit 1 in {took:.1f} s saying no interface; publish waited, "
                        f"published {time.monotonic() - t0:.2f} s after the link came")
         return figures
+
+
+@scenario("ipv4-only-peer", "a live IPv4-only responder is never reported removed by Ciao's dual-stack browser")
+def ipv4_only_peer(s: Suite) -> list[str]:
+    """avahi-daemon with use-ipv6=no on host p4 publishes a service (as printers and JmDNS do);
+    the agent on host b browses and resolves it dual-stack; host q asks for the type over IPv6
+    every second for 25 s (no IPv4-only responder hears that) and three times 0.2 s apart over
+    IPv4 (answered once, §6). The agent reports no removal in 40 s, and still resolves it."""
+    with s.lab("ipv4-only-peer", ["p4", "b", "q"]) as lab:
+        p4, b, q = lab["p4"], lab["b"], lab["q"]
+        lab.start_avahi(p4, ipv6=False)
+        ap = s.avahi_client(p4)
+        expect_published(ap, "a", "Four Only", port=9400)
+        agent = s.agent(b)
+        agent.send(cmd="browse", id="b", type=TYPE)
+        wait_resolved(agent, "Four Only", f"{p4.name}-avahi.local.", 9400, TXT, p4, 10, required=("v4",))
+        mark = agent.mark()
+        t0 = time.monotonic()
+        labels = TYPE.split(".") + ["local"]
+        def ask(src: str, dst: str) -> None:
+            q.spawn(f"query-{time.monotonic():.3f}", s.zc_python, os.path.join(PEERS, "raw_query.py"), "--src", src,
+                    "--sport", "5353", "--dst", dst, "--qtype", "PTR", "--wait", "0.1", "--name", *labels, stdin=False)
+        for i in range(25):
+            ask(q.v6, "ff02::fb")
+            if i == 10:
+                for _ in range(3):
+                    ask(q.v4, "224.0.0.251")
+                    time.sleep(0.2)
+            time.sleep(1)
+        time.sleep(15)
+        removed = agent.select({"event": "removed", "name": "Four Only"}, after=mark)
+        if removed:
+            raise Failure(f"the agent reported the live IPv4-only service removed {removed[0]['t'] - t0:.1f} s "
+                          f"after the IPv6 queries began\n{agent.tail()}")
+        r, rc, _ = s.ciao_once(b, "ciao-resolve", "resolve", "Four Only", TYPE, "--timeout", "5")
+        if rc != 0:
+            raise Failure(f"ciao resolve of the IPv4-only service exited {rc}\n{r.tail()}")
+        return [f"no removal in {time.monotonic() - t0:.0f} s of IPv6 queries and three IPv4 queries 0.2 s apart; "
+                "still resolved"]
 
 
 @scenario("scale", "200 avahi services resolved within 10 s, without and with 10 % loss")

@@ -378,11 +378,11 @@ class Lab:
         raise RuntimeError("lab: IPv6 link-local addresses did not come up")
 
     # -- avahi-daemon with a private D-Bus --
-    def start_avahi(self, host: Host, host_name: str | None = None) -> JsonProc:
+    def start_avahi(self, host: Host, host_name: str | None = None, ipv6: bool = True) -> JsonProc:
         """Start a private system bus and avahi-daemon in `host`; wait until it is running.
 
         avahi uses `host_name` (by default `<host>-avahi`; the machine's own name, as on a
-        desktop, when asked). It runs in a private mount namespace with /run/avahi-daemon and
+        desktop, when asked), over IPv4 alone unless `ipv6`. It runs in a private mount namespace with /run/avahi-daemon and
         /etc/avahi/services bind-mounted from the host's work directory, so the machine's own are
         never touched. Returns the daemon, whose log lines are its events.
         """
@@ -394,7 +394,8 @@ class Lab:
         with open(os.path.join(d, "dbus.conf"), "w") as f:
             f.write(DBUS_CONF.format(sock=sock))
         with open(os.path.join(d, "avahi-daemon.conf"), "w") as f:
-            f.write(AVAHI_CONF.format(host=host_name or f"{host.name}-avahi", ifname=IFNAME))
+            f.write(AVAHI_CONF.format(host=host_name or f"{host.name}-avahi", ifname=IFNAME,
+                                      ipv6="yes" if ipv6 else "no"))
         dbus = host.spawn("dbus", "dbus-daemon", f"--config-file={d}/dbus.conf", "--nofork", "--nopidfile",
                           stdin=False)
         deadline = time.monotonic() + 5
@@ -465,7 +466,7 @@ AVAHI_CONF = """[server]
 host-name={host}
 domain-name=local
 use-ipv4=yes
-use-ipv6=yes
+use-ipv6={ipv6}
 allow-interfaces={ifname}
 enable-dbus=yes
 ratelimit-interval-usec=1000000

@@ -1,9 +1,11 @@
 """Send one DNS query over UDP and print every reply received on the same socket (stdlib only).
 
     raw_query.py --src ADDR --sport PORT --dst ADDR --id N --qtype SRV --name LABEL... [--wait S]
+                 [--interface NAME]
 
 --name takes the question name as separate labels (so an instance name may hold spaces or
-dots). A multicast destination is sent out of the interface that owns --src. Prints one JSON
+dots). IPv4 or IPv6 as --src is. A multicast destination is sent out of the interface that owns
+--src (IPv4) or --interface (IPv6, default civ0). Prints one JSON
 line per reply: {"event":"reply","from":addr,"port":p,"message":hex} and finally
 {"event":"done","sent":t}, with t = time.monotonic().
 """
@@ -30,11 +32,17 @@ def main() -> None:
     a.add_argument("--qtype", default="PTR", choices=sorted(TYPES))
     a.add_argument("--name", nargs="+", required=True)
     a.add_argument("--wait", type=float, default=2.0)
+    a.add_argument("--interface", default="civ0")
     args = a.parse_args()
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    v6 = ipaddress.ip_address(args.src).version == 6
+    s = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET, socket.SOCK_DGRAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     s.bind((args.src, args.sport))
-    if ipaddress.ip_address(args.dst).is_multicast:
+    if ipaddress.ip_address(args.dst).is_multicast and v6:
+        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_MULTICAST_IF, socket.if_nametoindex(args.interface))
+        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_MULTICAST_HOPS, 255)
+    elif ipaddress.ip_address(args.dst).is_multicast:
         s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(args.src))
         s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 255)
     query = build_query(args.id, [([l.encode() for l in args.name], TYPES[args.qtype])])
