@@ -34,6 +34,9 @@ public actor CiaoServer {
         var reservation: PortReservation?
         var pendingStart: CheckedContinuation<PublishedService, any Error>?
         var timeout: DeadlineScheduler.Token?
+        /// A conflict has taken a name this publication probed: a start that then times out lost
+        /// to other owners, it did not wait for an answer.
+        var hasLostAName = false
     }
 
     public init() {
@@ -56,7 +59,8 @@ public actor CiaoServer {
     /// Publishes `configuration` and returns once the name is ours (probing takes about 0.75 s,
     /// RFC 6762 §8.1; without a usable interface it waits for one). Throws `invalidConfiguration`
     /// before any network work for a bad configuration or a non-positive timeout;
-    /// `dnsService(-65548)` on a conflict with renaming off; `timedOut`, or
+    /// `dnsService(-65548)` on a conflict with renaming off, or when conflicts kept taking the
+    /// names it tried until the timeout; `timedOut`, or
     /// ``CiaoError/noUsableInterface`` if no interface came; `stopped` if ``stop()`` or another
     /// start came first; `CancellationError`.
     public func start(_ configuration: PublicationConfiguration, timeout: Duration = .seconds(10)) async throws
@@ -66,9 +70,8 @@ public actor CiaoServer {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 current?.pendingStart = continuation
-                current?.timeout = DeadlineScheduler.shared.schedule(after: timeout) { [weak self, backend] in
-                    let error = backend.timeoutError
-                    Task { await self?.failStart(generation: generation, with: error) }
+                current?.timeout = DeadlineScheduler.shared.schedule(after: timeout) { [weak self] in
+                    Task { await self?.timeOutStart(generation: generation) }
                 }
                 if Task.isCancelled { failStart(generation: generation, with: CancellationError()) }
             }
@@ -169,7 +172,17 @@ public actor CiaoServer {
             }
         case .nameConflict:
             failStart(generation: generation, with: CiaoError.dnsService(CiaoError.Code.nameConflict))
+        case .lostName:
+            current?.hasLostAName = true
         }
+    }
+
+    /// Fails a start that timed out: a name conflict if conflicts kept taking its names (RFC 6762
+    /// §9), ``CiaoError/noUsableInterface`` if there was no interface, `timedOut` otherwise.
+    private func timeOutStart(generation: Int) {
+        let error: CiaoError =
+            current?.hasLostAName == true ? .dnsService(CiaoError.Code.nameConflict) : backend.timeoutError
+        failStart(generation: generation, with: error)
     }
 
     /// Ends the publication of `generation` with `error`: the pending start throws it, and a

@@ -22,7 +22,8 @@ public enum EngineEvent: Hashable, Sendable {
     case renamed(RegistrationID, from: DomainName, to: DomainName)
     /// The name is taken and renaming is off: the registration is withdrawn (DNS-SD error −65548).
     case nameConflict(RegistrationID, name: DomainName)
-    /// The host name lost a conflict; host records now use `newName`.
+    /// The host name lost a conflict and the new one is settled (won by probing, or held by
+    /// another responder on this host): SRV records now name it, and are announced again (§9, §8.4).
     case hostRenamed(from: DomainName, to: DomainName)
     /// A record answering the query appeared on an interface.
     case added(QueryID, ResourceRecord, InterfaceID)

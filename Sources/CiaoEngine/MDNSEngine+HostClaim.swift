@@ -103,6 +103,7 @@ extension MDNSEngine {
             if hostClaim == .owned { ownRecordsChanged = true }
             hostClaim = .heldByAnother(
                 confirmAt: now + lifetime.scaled(by: Self.heldHostNameConfirmation), expiresAt: now + lifetime)
+            for id in reportHostNameIfRenamed() { registrations[id]!.state = .announcing(sent: 0, next: now) }
         }
     }
 

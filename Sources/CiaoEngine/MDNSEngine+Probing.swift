@@ -67,6 +67,7 @@ extension MDNSEngine {
         }
         var probing: [Registration] = []
         var announcing: [Registration] = []
+        var hostNameSettled = false
         var newlyRegistered: [RegistrationID] = []
         // Only names with a probe or announcement due: established ones (most of them, with many
         // services) are neither copied nor written back.
@@ -91,9 +92,11 @@ extension MDNSEngine {
                     registration.state = .announcing(sent: 0, next: now)
                     registration.isThrottled = false
                     registration.conflictTimes = []
+                    registration.conflictReprobe = nil
                     if let id, !reportedRegistrations.contains(id) {
                         newlyRegistered.append(id)
                     }
+                    if id == nil { hostNameSettled = true }
                 }
             default:
                 break
@@ -106,6 +109,13 @@ extension MDNSEngine {
                     ? .established : .announcing(sent: sent + 1, next: now + .seconds(1 << sent))
             }
             if let id { registrations[id] = registration } else { host = registration }
+        }
+        if hostNameSettled {
+            // Their SRV records name the new host name: announced again with it (§8.4).
+            for id in reportHostNameIfRenamed() {
+                registrations[id]!.state = .announcing(sent: 1, next: now + .seconds(1))
+                announcing.append(registrations[id]!)
+            }
         }
         for id in newlyRegistered {
             reportedRegistrations.insert(id)
@@ -191,7 +201,11 @@ extension MDNSEngine {
             let ours = Set(registration.records(hostName: host.name, interface: interface).map(RecordKey.init))
             let ourTypes = Set(ours.map(\.data.type))
             let conflicting = (message.answers + message.additionals).contains { record in
-                guard record.name == registration.name, record.ttl > 0, !ours.contains(RecordKey(record)) else { return false }
+                // §9: a conflict is a record of our name and class IN with other data; the other
+                // family's copy of the answer that sent us back to probing is the same answer.
+                guard record.name == registration.name, record.rrClass == .internet, record.ttl > 0,
+                    !ours.contains(RecordKey(record)), !registration.isReprobing(after: record)
+                else { return false }
                 // The host name conflicts only over addresses, and never with another responder
                 // on this host publishing this host's own (§15).
                 if id == nil { return (record.type == .a || record.type == .aaaa) && !isOwnAddressRecord(record) }
@@ -204,7 +218,11 @@ extension MDNSEngine {
                 rename(id, at: now)
             } else {
                 // §9: reset to probing; a real owner will defend and we rename then.
-                setState(of: id, to: .probing(sent: 0, next: now + random.duration(in: Self.firstProbeDelay)))
+                let records = (message.answers + message.additionals).filter { $0.name == registration.name }
+                var reprobing = registration
+                reprobing.conflictReprobe = Set(records.map(RecordKey.init))
+                reprobing.state = .probing(sent: 0, next: now + random.duration(in: Self.firstProbeDelay))
+                if let id { registrations[id] = reprobing } else { host = reprobing }
             }
         }
     }
@@ -219,7 +237,8 @@ extension MDNSEngine {
             // Another responder on this host proposing this host's own addresses for the host
             // name is no rival: both may publish them (§15).
             let theirs = message.authorities.filter {
-                $0.name == registration.name && (id != nil || (($0.type == .a || $0.type == .aaaa) && !isOwnAddressRecord($0)))
+                $0.name == registration.name && $0.rrClass == .internet
+                    && (id != nil || (($0.type == .a || $0.type == .aaaa) && !isOwnAddressRecord($0)))
             }
             guard !theirs.isEmpty else { continue }
             let ours = registration.probeRecords(hostName: host.name, interface: interface).filter { $0.name == registration.name }
@@ -287,14 +306,19 @@ extension MDNSEngine {
         } else {
             host = registration
             ownRecordsChanged = true
-            // Another responder on this host may hold the new name already.
+            // Another responder on this host may hold the new name already. The rename is
+            // reported, and the services announced again, once the new name is settled.
             askWhoHoldsHostName()
-            events.append(.hostRenamed(from: oldName, to: registration.name))
-            // Services carry the host name in SRV: announce them again (§8.4).
-            for other in registrations.keys where registrations[other]!.state == .established {
-                registrations[other]!.state = .announcing(sent: 0, next: now + delay + .seconds(1))
-            }
         }
+    }
+
+    /// Reports a host name settled under another name than last reported; returns the established
+    /// services, whose SRV records now name it and are to be announced again (§8.4).
+    mutating func reportHostNameIfRenamed() -> [RegistrationID] {
+        guard host.name != reportedHostName else { return [] }
+        events.append(.hostRenamed(from: reportedHostName, to: host.name))
+        reportedHostName = host.name
+        return registrations.keys.filter { registrations[$0]!.state == .established }.sorted()
     }
 
     /// The registration `id` names; `nil` stands for the host name.

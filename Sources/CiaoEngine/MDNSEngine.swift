@@ -64,6 +64,8 @@ public struct MDNSEngine {
     var registrationIndexIsStale = false
     /// Registrations that have reported ``EngineEvent/registered(_:name:)`` at least once.
     var reportedRegistrations: Set<RegistrationID> = []
+    /// The host name last reported settled (``EngineEvent/hostRenamed(from:to:)``).
+    var reportedHostName: DomainName
     var queries: [QueryID: ContinuousQuery] = [:]
     /// The active queries by the name they ask about, each list in ``QueryID`` order, so that a
     /// cache change is reported without looking at every query.
@@ -93,6 +95,7 @@ public struct MDNSEngine {
         self.configuration = configuration
         random = SplitMix64(seed: seed)
         host = Registration(kind: .host, label: configuration.hostName, state: .waitingForInterface)
+        reportedHostName = host.name
     }
 
     /// The host name the services' SRV records name, e.g. `ciao.local.`.

@@ -53,6 +53,8 @@ struct Registration {
     /// Reverse-mapping names that another responder maps to another name: ours is left out rather
     /// than defended, since a reverse mapping is worth no conflict (RFC 6762 §4).
     var yieldedReverseNames: Set<DomainName> = []
+    /// The records of the answer that sent the established name back to probing (§9).
+    var conflictReprobe: Set<RecordKey>?
     /// Times of recent conflicts, for the 15-in-10-seconds rule (RFC 6762 §8.1).
     var conflictTimes: [Instant] = []
     /// Probing slowly after a conflict storm, until the storm ends (RFC 6762 §8.1).
@@ -106,6 +108,13 @@ struct Registration {
             return name == self.name || (reverseNames.contains(name) && !yieldedReverseNames.contains(name))
         }
         return publishedNames.contains(name)
+    }
+
+    /// True when `record` belongs to the answer that sent this name back to probing and no probe
+    /// has gone out since: its copy over the other family, which the probes are there to settle (§9).
+    func isReprobing(after record: ResourceRecord) -> Bool {
+        guard let conflictReprobe, case .probing(sent: 0, _) = state else { return false }
+        return conflictReprobe.contains(RecordKey(record))
     }
 
     func appliesTo(_ interface: InterfaceID) -> Bool {

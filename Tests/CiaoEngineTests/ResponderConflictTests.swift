@@ -229,6 +229,51 @@ import Testing
         #expect(network.engine(publisher).name(of: id) == Support.instance("Storm (\(conflicts.count + 1))"))
     }
 
+    /// One conflicting answer that arrives over IPv4 and again over IPv6 is one conflict: the
+    /// established name goes back to probing once, and with nobody defending keeps its name (§9).
+    @Test func oneAnswerOverBothFamiliesReprobesOnceAndKeepsTheName() {
+        var (network, link, publisher, observer) = Responder.publisherAndObserver(seed: 21)
+        let id = Responder.register(Support.service("Web"), on: publisher, in: &network)
+        let web = Support.instance("Web")
+        let start = network.now
+        let answer = Message(header: .response(), answers: [Self.conflictingSRV(for: web)])
+        network.inject(answer, from: observer, on: link)
+        network.inject(answer, from: observer, on: link, sourceAddress: network.address(of: observer, on: link, family: .v6))
+        network.run(for: .seconds(5))
+        #expect(network.engine(publisher).name(of: id) == web)
+        #expect(!network.events(of: publisher).contains { if case .renamed = $0 { true } else { false } })
+        #expect(network.sent(by: publisher, since: start).filter { $0.isProbe && $0.asks(about: web) }.count == 3)
+    }
+
+    /// Only class IN conflicts (§9): a record of our name in another class changes nothing.
+    @Test func aRecordOfAnotherClassIsNoConflict() {
+        var (network, link, publisher, observer) = Responder.publisherAndObserver(seed: 22)
+        let id = Responder.register(Support.service("Web"), on: publisher, in: &network)
+        let web = Support.instance("Web")
+        var chaos = Self.conflictingSRV(for: web)
+        chaos.rrClass = RecordClass(rawValue: 3)
+        let start = network.now
+        network.inject(Message(header: .response(), answers: [chaos]), from: observer, on: link)
+        network.run(for: .seconds(3))
+        #expect(network.engine(publisher).name(of: id) == web)
+        #expect(!network.sent(by: publisher, since: start).contains { $0.isProbe })
+    }
+
+    /// A host name is reported renamed only once the new one is won: under a host that answers
+    /// every host-name probe, no rename is reported and no service claims to be registered.
+    @Test func aHostNameNeverWonIsNeverReported() {
+        var (network, link, publisher, observer) = Responder.publisherAndObserver(seed: 23)
+        network.withEngine(publisher) { engine, now in _ = engine.register(Support.service("Web"), at: now) }
+        let impostor = ResourceRecord(name: Responder.name("alpha.local."), cacheFlush: true, ttl: 120,
+                                      data: .a(IPv4Address(198, 18, 0, 200)))
+        Self.defend(until: network.now + .seconds(8), in: &network, observer: observer, link: link, with: impostor) {
+            $0.description.hasPrefix("alpha")
+        }
+        let events = network.events(of: publisher)
+        #expect(!events.contains { if case .hostRenamed = $0 { true } else { false } }, "\(events)")
+        #expect(!events.contains { if case .registered = $0 { true } else { false } })
+    }
+
     // MARK: Helpers
 
     static func conflictingSRV(for instance: DomainName) -> ResourceRecord {

@@ -108,6 +108,20 @@ struct CiaoServerTests {
         #expect(fake.calls.isEmpty)
     }
 
+    /// A start whose names keep being taken by conflicts until its timeout fails with the
+    /// name-conflict error, not "no answer arrived in time" (RFC 6762 §9).
+    @Test func timeoutAfterLostNamesIsANameConflict() async throws {
+        let server = CiaoServer(backend: fake)
+        let events = StreamRecorder(server.events)
+        let starting = Task { try await server.start(externalConfiguration(), timeout: .milliseconds(200)) }
+        let (token, _) = try await fake.publication()
+        fake.emitPublication(token, .lostName)
+        let conflict = CiaoError.dnsService(CiaoError.Code.nameConflict)
+        await #expect(throws: conflict) { try await result(of: starting) }
+        #expect(try await events.next() == .failed(conflict))
+        #expect(fake.isCancelled(token))
+    }
+
     /// With no interface to publish on, the start waits and fails with a network error saying so.
     @Test func timeoutWithoutAnInterfaceSaysNoneWasFound() async throws {
         fake.state.update { $0.interfacesPresent = false }

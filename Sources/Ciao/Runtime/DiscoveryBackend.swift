@@ -54,6 +54,8 @@ enum PublicationUpdate: Hashable, Sendable {
     case registered(name: String, hostName: String)
     /// The name is taken and renaming is off (DNS-SD error −65548).
     case nameConflict
+    /// A conflict took the name it was probing or held; it probes again under another (§9).
+    case lostName
 }
 
 /// One change to the set of instances a browse sees.

@@ -206,6 +206,7 @@ struct ServiceDirectory {
             case .renamed(let id, _, _):
                 // Probing again under the new name; `registered` follows.
                 publications[id]?.registeredName = nil
+                if let onUpdate = publications[id]?.onUpdate { deliveries.append { onUpdate(.lostName) } }
             case .added(let query, let record, let interface), .updated(let query, let record, let interface),
                 .removed(let query, let record, let interface):
                 let change: RecordChange =
