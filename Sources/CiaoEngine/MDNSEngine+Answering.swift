@@ -202,11 +202,6 @@ extension MDNSEngine {
         sendMulticastResponse(answers, on: interface, family: family, at: now)
     }
 
-    /// Records that `records` were multicast now on every family of an interface.
-    mutating func noteMulticast(_ records: [ResourceRecord], on interfaceID: InterfaceID, at now: Instant) {
-        for family in IPFamily.allCases { noteMulticast(records, on: interfaceID, family: family, at: now) }
-    }
-
     /// Records that `records` were multicast now over `family` on an interface, for the
     /// once-a-second rule, probe defence and the QU quarter-TTL rule (§5.4, §6).
     mutating func noteMulticast(_ records: [ResourceRecord], on interfaceID: InterfaceID, family: IPFamily, at now: Instant) {
@@ -337,7 +332,7 @@ extension MDNSEngine {
         }
     }
 
-    private func wasMulticast(
+    func wasMulticast(
         _ record: ResourceRecord, on interfaceID: InterfaceID, family: IPFamily, within interval: Duration, at now: Instant
     ) -> Bool {
         guard let last = lastMulticast(of: record, on: interfaceID, family: family) else { return false }

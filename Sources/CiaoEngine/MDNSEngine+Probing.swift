@@ -141,8 +141,15 @@ extension MDNSEngine {
             let announcements = announcing.filter { $0.appliesTo(interface.id) }
             if !announcements.isEmpty {
                 let records = uniqued(announcements.flatMap { $0.records(hostName: host.name, interface: interface) })
-                multicast(Message(header: .response(), answers: records), on: interface)
-                noteMulticast(records, on: interface.id, at: now)
+                // An announcement leaves out what an answer multicast within the last second: it
+                // is fresh in every cache, and going again would break the once-a-second rule (§6).
+                for family in interface.families {
+                    let due = records.filter {
+                        !wasMulticast($0, on: interface.id, family: family, within: Self.multicastInterval, at: now)
+                    }
+                    send(Message(header: .response(), answers: due), on: interface.id, to: .multicast(family))
+                    noteMulticast(due, on: interface.id, family: family, at: now)
+                }
             }
         }
     }
