@@ -93,6 +93,7 @@ extension MDNSEngine {
                     registration.isThrottled = false
                     registration.conflictTimes = []
                     registration.conflictReprobe = nil
+                    registration.announcedTypes = nil
                     if let id, !reportedRegistrations.contains(id) {
                         newlyRegistered.append(id)
                     }
@@ -107,6 +108,7 @@ extension MDNSEngine {
                 registration.state =
                     sent + 1 >= Registration.announcementCount
                     ? .established : .announcing(sent: sent + 1, next: now + .seconds(1 << sent))
+                if registration.state == .established { registration.announcedTypes = nil }
             }
             if let id { registrations[id] = registration } else { host = registration }
         }
@@ -140,7 +142,11 @@ extension MDNSEngine {
             }
             let announcements = announcing.filter { $0.appliesTo(interface.id) }
             if !announcements.isEmpty {
-                let records = uniqued(announcements.flatMap { $0.records(hostName: host.name, interface: interface) })
+                let records = uniqued(announcements.flatMap { registration in
+                    registration.records(hostName: host.name, interface: interface).filter {
+                        registration.announcedTypes?.contains($0.type) ?? true
+                    }
+                })
                 // An announcement leaves out what an answer multicast within the last second: it
                 // is fresh in every cache, and going again would break the once-a-second rule (§6).
                 for family in interface.families {

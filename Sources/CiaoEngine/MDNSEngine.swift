@@ -206,7 +206,11 @@ public struct MDNSEngine {
         service.txt = txt
         registration.kind = .service(service)
         noteOwnRecordsChanged(of: registration)
-        if registration.state == .established || isAnnouncing(registration) {
+        if registration.state == .established {
+            registration.state = .announcing(sent: 0, next: now)
+            registration.announcedTypes = [.txt]
+        } else if isAnnouncing(registration) {
+            // The first announcements, with the new TXT among every record, start again.
             registration.state = .announcing(sent: 0, next: now)
         }
         registrations[id] = registration

@@ -47,6 +47,9 @@ struct Registration {
     var state: State
     /// True once an announcement of the current name went out: only then are goodbyes owed (§10.1).
     var hasAnnounced = false
+    /// The record types the announcements under way carry; nil for all. A TXT update announces
+    /// its TXT alone (§8.4: what changed).
+    var announcedTypes: Set<RecordType>?
     /// The host's reverse-mapping names (``IPAddress/reverseMappingName``) of the addresses it
     /// publishes on any interface, kept by the engine as interfaces change.
     var reverseNames: Set<DomainName> = []
