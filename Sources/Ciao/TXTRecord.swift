@@ -7,10 +7,14 @@ import Foundation
 
 /// The key/value attributes of a DNS-SD TXT record (RFC 6763 §6).
 ///
-/// Keys are printable ASCII without `=`, compared case-insensitively and stored lowercase; each `key=value`
-/// entry is at most 255 bytes. A boolean flag (`key`), an empty value (`key=`) and an absent key are distinct.
-/// The whole record is limited to 8,900 wire bytes so it fits a 9,000-byte mDNS packet (RFC 6762 §17);
-/// RFC 6763 §6.2 recommends staying under 1,300 bytes so the record fits a single Ethernet frame.
+/// A record keeps its strings in wire order with each key as spelled (``entries``), so that what a
+/// peer sent, or what you give in order, goes out and comes back unchanged; lookups compare keys
+/// case-insensitively (RFC 6763 §6.4), and ``values`` shows them lowercased with the first
+/// occurrence winning, as Ciao 4 does. Keys are printable ASCII without `=`; each `key=value` entry
+/// is at most 255 bytes. A boolean flag (`key`), an empty value (`key=`) and an absent key are
+/// distinct. The whole record is limited to 8,900 wire bytes so it fits a 9,000-byte mDNS packet
+/// (RFC 6762 §17); RFC 6763 §6.2 recommends staying under 1,300 bytes so the record fits a single
+/// Ethernet frame. Two records are equal when their wire bytes are.
 public struct TXTRecord: Hashable, Sendable {
     /// The value of a TXT attribute (RFC 6763 §6.4): a flag with no `=`, or bytes after `=` (possibly empty).
     public enum Value: Hashable, Sendable {
@@ -20,60 +24,104 @@ public struct TXTRecord: Hashable, Sendable {
         case bytes(Data)
     }
 
+    /// One attribute as it stands in the record: its key as spelled, and its value.
+    public struct Entry: Hashable, Sendable {
+        public var key: String
+        public var value: Value
+
+        public init(key: String, value: Value) {
+            self.key = key
+            self.value = value
+        }
+    }
+
     /// The largest total wire size Ciao accepts, in bytes; RFC 6763 §6.2 recommends ≤ 1,300.
     public static let maximumWireSize = 8900
     /// The largest `key=value` entry, in bytes (one length octet, RFC 6763 §6.1).
     public static let maximumEntrySize = 255
 
-    /// The attributes by lowercase key.
+    /// The attributes in wire order, keys as spelled; a key repeated by a peer appears each time.
+    public let entries: [Entry]
+    /// The attributes by lowercase key, the first occurrence of a key winning (Ciao 4's view).
     public let values: [String: Value]
+    /// The RDATA as sent or received.
+    private let wireBytes: [UInt8]
 
     /// The record with no attributes; on the wire, a single zero byte (RFC 6763 §6.1).
-    public static let empty = TXTRecord(validated: [:])
+    public static let empty = TXTRecord(validated: [])
 
-    /// Creates a record from attributes; keys are lowercased.
+    /// Creates a record from attributes, as Ciao 4 does: keys lowercased, a `txtvers` key first
+    /// (RFC 6763 §6.7), the others in ascending byte order.
     ///
     /// - Throws: ``CiaoError/invalidTXTRecord(_:)`` if a key is empty, contains `=` or anything other than
     ///   printable ASCII, two keys differ only in case, an entry exceeds 255 bytes, or the record exceeds 8,900 bytes.
     public init(_ values: [String: Value]) throws {
-        var lowered: [String: Value] = [:]
-        var wireSize = 0
         // Sorted so that the error reported for several bad keys is deterministic.
-        for (key, value) in values.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
-            try TXTRecord.validateKey(key)
-            let lower = ASCIICaseInsensitive.lowercased(key)
-            if lowered[lower] != nil {
-                let other = values.keys.filter { ASCIICaseInsensitive.lowercased($0) == lower && $0 != key }
-                    .sorted().first ?? lower
-                throw CiaoError.invalidTXTRecord(
-                    "keys \"\(other)\" and \"\(key)\" differ only in letter case; TXT keys are case-insensitive (RFC 6763 §6.4)")
-            }
-            let entrySize = TXTRecord.entrySize(key: lower, value: value)
-            guard entrySize <= TXTRecord.maximumEntrySize else {
-                throw CiaoError.invalidTXTRecord(
-                    "the entry for key \"\(key)\" is \(entrySize) bytes; a key=value entry may be at most 255 bytes (RFC 6763 §6.1)")
-            }
-            wireSize += 1 + entrySize
-            lowered[lower] = value
-        }
-        guard wireSize <= TXTRecord.maximumWireSize else {
-            throw CiaoError.invalidTXTRecord(
-                "the record is \(wireSize) bytes on the wire; at most \(TXTRecord.maximumWireSize) are allowed (1,300 recommended, RFC 6763 §6.2)")
-        }
-        self.values = lowered
+        let sorted = values.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        for (key, _) in sorted { try TXTRecord.validateKey(key) }
+        // Stable: keys equal once lowercased stay in the byte order of their spelling.
+        let written = sorted.map(\.key).sorted { Self.precedesInCiao4Order(ASCIICaseInsensitive.lowercased($0), ASCIICaseInsensitive.lowercased($1)) }
+        let entries = written.map { Entry(key: ASCIICaseInsensitive.lowercased($0), value: values[$0]!) }
+        try self.init(entries: entries, spelledAs: written)
     }
 
-    /// Creates a record whose values are the UTF-8 bytes of `strings` (an empty string is an empty value, not a flag).
+    /// Creates a record whose values are the UTF-8 bytes of `strings` (an empty string is an empty value,
+    /// not a flag), ordered as ``init(_:)`` orders them.
     ///
     /// - Throws: ``CiaoError/invalidTXTRecord(_:)`` under the same rules as ``init(_:)``.
     public init(strings: [String: String]) throws {
         try self.init(strings.mapValues { Value.bytes(Data($0.utf8)) })
     }
 
-    /// Parses TXT RDATA: a sequence of length-prefixed strings (RFC 6763 §6.1–6.4).
+    /// Creates a record with `entries` in the order given and each key as spelled, as other stacks
+    /// and Apple's NetService publish them (`txtvers=1 z=1 a=2 M=3` goes out in that order).
     ///
-    /// Empty strings, strings with an empty key (`=…`) and strings whose key is not printable ASCII are ignored;
-    /// keys are lowercased and the first occurrence of a key wins; no data at all is the empty record.
+    /// - Throws: ``CiaoError/invalidTXTRecord(_:)`` under the rules of ``init(_:)``; a key given
+    ///   twice, in any case, is refused.
+    public init(entries: [Entry]) throws {
+        for entry in entries { try TXTRecord.validateKey(entry.key) }
+        try self.init(entries: entries, spelledAs: entries.map(\.key))
+    }
+
+    /// Creates a record of UTF-8 values in the order given, keys as spelled, e.g.
+    /// `TXTRecord(orderedStrings: ["txtvers": "1", "GameName": "Chess"])`.
+    ///
+    /// - Throws: ``CiaoError/invalidTXTRecord(_:)`` under the rules of ``init(entries:)``.
+    public init(orderedStrings: KeyValuePairs<String, String>) throws {
+        try self.init(entries: orderedStrings.map { Entry(key: $0.key, value: .bytes(Data($0.value.utf8))) })
+    }
+
+    /// Checks sizes and case-insensitive duplicates of validated keys; `spelling` names the keys
+    /// in messages as the caller wrote them.
+    private init(entries: [Entry], spelledAs spelling: [String]) throws {
+        var seen: [String: String] = [:]
+        var wireSize = 0
+        for (entry, written) in zip(entries, spelling) {
+            let lower = ASCIICaseInsensitive.lowercased(entry.key)
+            if let other = seen[lower] {
+                throw CiaoError.invalidTXTRecord(
+                    "keys \"\(other)\" and \"\(written)\" differ only in letter case; TXT keys are case-insensitive (RFC 6763 §6.4)")
+            }
+            seen[lower] = written
+            let entrySize = TXTRecord.entrySize(key: entry.key, value: entry.value)
+            guard entrySize <= TXTRecord.maximumEntrySize else {
+                throw CiaoError.invalidTXTRecord(
+                    "the entry for key \"\(written)\" is \(entrySize) bytes; a key=value entry may be at most 255 bytes (RFC 6763 §6.1)")
+            }
+            wireSize += 1 + entrySize
+        }
+        guard wireSize <= TXTRecord.maximumWireSize else {
+            throw CiaoError.invalidTXTRecord(
+                "the record is \(wireSize) bytes on the wire; at most \(TXTRecord.maximumWireSize) are allowed (1,300 recommended, RFC 6763 §6.2)")
+        }
+        self.init(validated: entries)
+    }
+
+    /// Parses TXT RDATA: a sequence of length-prefixed strings (RFC 6763 §6.1–6.4), kept as given.
+    ///
+    /// Empty strings, strings with an empty key (`=…`) and strings whose key is not printable ASCII are not
+    /// entries; for ``values`` keys are lowercased and the first occurrence of a key wins; no data at all is
+    /// the empty record.
     /// - Throws: ``CiaoError/invalidTXTRecord(_:)`` if a length byte runs past the end of the data.
     public init(wireData: Data) throws {
         let bytes = [UInt8](wireData)
@@ -85,41 +133,56 @@ public struct TXTRecord: Hashable, Sendable {
             throw CiaoError.invalidTXTRecord(
                 "the string at offset \(error.offset) claims \(length) bytes but only \(bytes.count - error.offset - 1) remain (RFC 6763 §6.1)")
         }
-        var values: [String: Value] = [:]
-        for entry in strings where !entry.isEmpty {
-            let separator = entry.firstIndex(of: UInt8(ascii: "="))
-            let keyBytes = entry[..<(separator ?? entry.endIndex)]
+        var entries: [Entry] = []
+        for string in strings where !string.isEmpty {
+            let separator = string.firstIndex(of: UInt8(ascii: "="))
+            let keyBytes = string[..<(separator ?? string.endIndex)]
             guard !keyBytes.isEmpty, keyBytes.allSatisfy(TXTRecord.isKeyByte) else { continue }
-            let key = String(decoding: keyBytes.map(ASCIICaseInsensitive.lowercase), as: UTF8.self)
-            guard values[key] == nil else { continue }
-            if let separator {
-                values[key] = .bytes(Data(entry[(separator + 1)...]))
-            } else {
-                values[key] = .flag
+            let key = String(decoding: keyBytes, as: UTF8.self)
+            entries.append(Entry(key: key, value: separator.map { .bytes(Data(string[($0 + 1)...])) } ?? .flag))
+        }
+        self.entries = entries
+        values = Self.firstOccurrences(of: entries)
+        wireBytes = bytes.isEmpty ? [0] : bytes
+    }
+
+    private init(validated entries: [Entry]) {
+        self.entries = entries
+        values = Self.firstOccurrences(of: entries)
+        var bytes: [UInt8] = []
+        for entry in entries {
+            bytes.append(UInt8(TXTRecord.entrySize(key: entry.key, value: entry.value)))
+            bytes += entry.key.utf8
+            if case .bytes(let data) = entry.value {
+                bytes.append(UInt8(ascii: "="))
+                bytes += data
             }
         }
-        self.values = values
+        wireBytes = bytes.isEmpty ? [0] : bytes
     }
 
-    private init(validated values: [String: Value]) {
-        self.values = values
+    /// Ciao 4's order of lowercased keys: `txtvers` first (RFC 6763 §6.7), then ascending bytes.
+    private static func precedesInCiao4Order(_ a: String, _ b: String) -> Bool {
+        if (a == "txtvers") != (b == "txtvers") { return a == "txtvers" }
+        return a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
-    /// The RDATA: `key=value` / `key` strings each prefixed by its length, keys in ascending byte order;
+    private static func firstOccurrences(of entries: [Entry]) -> [String: Value] {
+        var values: [String: Value] = [:]
+        for entry in entries {
+            let key = ASCIICaseInsensitive.lowercased(entry.key)
+            if values[key] == nil { values[key] = entry.value }
+        }
+        return values
+    }
+
+    /// The RDATA: the entries as length-prefixed strings in their order, or the bytes received;
     /// the empty record is the single byte `0` (RFC 6763 §6.1).
-    public var wireData: Data {
-        guard !values.isEmpty else { return Data([0]) }
-        var data = Data()
-        for (key, value) in sortedEntries {
-            data.append(UInt8(TXTRecord.entrySize(key: key, value: value)))
-            data.append(contentsOf: key.utf8)
-            if case .bytes(let bytes) = value {
-                data.append(UInt8(ascii: "="))
-                data.append(bytes)
-            }
-        }
-        return data
-    }
+    public var wireData: Data { Data(wireBytes) }
+
+    public static func == (lhs: TXTRecord, rhs: TXTRecord) -> Bool { lhs.wireBytes == rhs.wireBytes }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(wireBytes) }
 
     /// The value for `key`, compared case-insensitively; `nil` if absent.
     public subscript(key: String) -> Value? {
@@ -130,10 +193,6 @@ public struct TXTRecord: Hashable, Sendable {
     public subscript(text key: String) -> String? {
         guard case .bytes(let data)? = self[key] else { return nil }
         return String(validating: data, as: UTF8.self)
-    }
-
-    private var sortedEntries: [(key: String, value: Value)] {
-        values.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
     }
 
     private static func entrySize(key: String, value: Value) -> Int {
@@ -175,13 +234,13 @@ public struct TXTRecord: Hashable, Sendable {
 }
 
 extension TXTRecord: CustomStringConvertible {
-    /// The entries in wire order separated by spaces, e.g. `bin=\x00\xff empty= flag k=v`; bytes that are not
-    /// printable ASCII appear as `\xNN`. The empty record is the empty string.
+    /// The entries in wire order separated by spaces, keys as spelled, e.g. `bin=\x00\xff empty= flag k=v`;
+    /// bytes that are not printable ASCII appear as `\xNN`. The empty record is the empty string.
     public var description: String {
-        sortedEntries.map { key, value in
-            switch value {
-            case .flag: key
-            case .bytes(let data): key + "=" + TXTRecord.escaped(data)
+        entries.map { entry in
+            switch entry.value {
+            case .flag: entry.key
+            case .bytes(let data): entry.key + "=" + TXTRecord.escaped(data)
             }
         }.joined(separator: " ")
     }

@@ -214,18 +214,25 @@ open class NetService: NSObject {
         monitor = nil
     }
 
-    /// The key/value pairs of TXT data; a flag (a key without `=`) maps to empty data.
+    /// The key/value pairs of TXT data, each key as the peer spelled it (as Apple's does); a flag
+    /// (a key without `=`) maps to empty data; of a key given twice, the first wins.
     open class func dictionary(fromTXTRecord txtData: Data) -> [String: Data] {
         guard let record = try? TXTRecord(wireData: txtData) else { return [:] }
-        return record.values.mapValues { value in
-            if case .bytes(let data) = value { return data }
-            return Data()
+        var dictionary: [String: Data] = [:]
+        var seen: Set<String> = []
+        for entry in record.entries where seen.insert(entry.key.lowercased()).inserted {
+            if case .bytes(let data) = entry.value { dictionary[entry.key] = data } else { dictionary[entry.key] = Data() }
         }
+        return dictionary
     }
 
-    /// TXT data for key/value pairs; empty data when a key or entry is not valid.
+    /// TXT data for key/value pairs, keys as spelled, `txtvers` first and the others in byte
+    /// order; empty data when a key or entry is not valid.
     open class func data(fromTXTRecord txtDictionary: [String: Data]) -> Data {
-        (try? TXTRecord(txtDictionary.mapValues { .bytes($0) }))?.wireData ?? Data()
+        let sorted = txtDictionary.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        let ordered = sorted.filter { $0.key.lowercased() == "txtvers" } + sorted.filter { $0.key.lowercased() != "txtvers" }
+        let entries = ordered.map { TXTRecord.Entry(key: $0.key, value: .bytes($0.value)) }
+        return (try? TXTRecord(entries: entries))?.wireData ?? Data()
     }
 
     // MARK: Internals

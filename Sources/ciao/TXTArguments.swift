@@ -5,15 +5,17 @@ import Foundation
 /// §6.4). In values, `\xHH` is a byte given in hex and `\\` a backslash, so binary values can be
 /// typed.
 enum TXTArguments {
+    /// The record of `arguments`, in their order and with each key as written.
     static func record(_ arguments: [String]) throws(ArgumentError) -> TXTRecord {
-        var values: [String: TXTRecord.Value] = [:]
+        var entries: [TXTRecord.Entry] = []
+        var keys: Set<String> = []
         for argument in arguments {
             let (key, value) = try entry(argument)
-            guard values[key.lowercased()] == nil else { throw ArgumentError("TXT key \"\(key)\" given twice") }
-            values[key.lowercased()] = value
+            guard keys.insert(key.lowercased()).inserted else { throw ArgumentError("TXT key \"\(key)\" given twice") }
+            entries.append(TXTRecord.Entry(key: key, value: value))
         }
         do {
-            return try TXTRecord(values)
+            return try TXTRecord(entries: entries)
         } catch {
             throw ArgumentError("\(error)")
         }

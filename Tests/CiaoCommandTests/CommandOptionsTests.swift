@@ -155,6 +155,9 @@ func serviceTypeError(_ text: String) -> ArgumentError {
         #expect(try txt([#"two=\\\\"#]) == ["two": .bytes(Data([0x5C, 0x5C]))])
         #expect(try txt([#"lit=\\x41"#]) == ["lit": .bytes(Data(#"\x41"#.utf8))])
         #expect(try TXTArguments.unescaped(#"\x41\x42"#) == [0x41, 0x42])
+        // The entries go out in the order and spelling given.
+        let record = try TXTArguments.record(["txtvers=1", "z=1", "a=2", "M=3", "Flag"])
+        #expect(record.description == "txtvers=1 z=1 a=2 M=3 Flag")
     }
 
     @Test(arguments: [#"k=\q"#, #"k=\x4"#, #"k=\xZZ"#, #"k=abc\"#, #"k=\x"#, #"k=\n"#])

@@ -13,6 +13,15 @@ import Testing
         #expect(NetService.dictionary(fromTXTRecord: data) == dictionary)
     }
 
+    /// Keys keep the spelling they were written with, both ways, as on Apple platforms: a peer's
+    /// `GameName=Chess` is `GameName`, and a published `GameName` goes out as such.
+    @Test func txtKeysKeepTheirSpelling() {
+        let peer = Data([14] + Array("GameName=Chess".utf8) + [10] + Array("Company=Zy".utf8))
+        #expect(NetService.dictionary(fromTXTRecord: peer) == ["GameName": Data("Chess".utf8), "Company": Data("Zy".utf8)])
+        let data = NetService.data(fromTXTRecord: ["GameName": Data("Go".utf8), "txtvers": Data("1".utf8)])
+        #expect(data == Data([9] + Array("txtvers=1".utf8) + [11] + Array("GameName=Go".utf8)))
+    }
+
     @Test func flagsReadAsEmptyDataAndBadDataAsNothing() {
         // "flag" (no "="), then "k=v".
         let data = Data([4] + Array("flag".utf8) + [3] + Array("k=v".utf8))

@@ -94,10 +94,13 @@ struct TXTRecordTests {
         #expect(record[text: "TXTVERS"] == "1")
         #expect(record[text: "txtvers"] == "1")
         #expect(record["PATH"] == .bytes(Data("/".utf8)))
-        #expect(record.wireData == wire("path=/", "txtvers=1"))
+        #expect(record.wireData == wire("txtvers=1", "path=/"))
         let parsed = try TXTRecord(wireData: wire("MiXeD=1"))
         #expect(parsed.values.keys.first == "mixed")
-        #expect(parsed == (try TXTRecord(strings: ["mixed": "1"])))
+        #expect(parsed.entries == [.init(key: "MiXeD", value: .bytes(Data("1".utf8)))])
+        #expect(parsed[text: "mixed"] == "1")
+        // Equal only when the wire bytes are: the peer's spelling is kept.
+        #expect(parsed != (try TXTRecord(strings: ["mixed": "1"])))
     }
 
     @Test func caseDuplicateKeysRejected() {
@@ -146,12 +149,15 @@ struct TXTRecordTests {
         #expect(try TXTRecord(strings: [:]).wireData == Data([0]))
         #expect(try TXTRecord(wireData: Data([0])) == .empty)
         #expect(try TXTRecord(wireData: Data()) == .empty)
-        #expect(try TXTRecord(wireData: Data([0, 0, 0])) == .empty)
+        // Three empty strings: no entries, but other bytes than the empty record's.
+        let empties = try TXTRecord(wireData: Data([0, 0, 0]))
+        #expect(empties.entries.isEmpty && empties.values.isEmpty && empties != .empty)
     }
 
     @Test func emptyStringsAndEmptyKeysAreSkipped() throws {
         let parsed = try TXTRecord(wireData: wire("", "=value", "a=1", "", "=", "b"))
-        #expect(parsed == (try TXTRecord(["a": .bytes(Data("1".utf8)), "b": .flag])))
+        #expect(parsed.entries == [.init(key: "a", value: .bytes(Data("1".utf8))), .init(key: "b", value: .flag)])
+        #expect(parsed.values == (try TXTRecord(["a": .bytes(Data("1".utf8)), "b": .flag])).values)
     }
 
     @Test func invalidKeysOnTheWireAreSkipped() throws {
@@ -197,10 +203,31 @@ struct TXTRecordTests {
         #expect(try TXTRecord(strings: ["u": "ünïcödé"])[text: "U"] == "ünïcödé")
     }
 
-    @Test func wireOrderIsSortedAndDeterministic() throws {
-        let record = try TXTRecord(strings: ["b": "2", "a": "1", "C": "3", "_": "u", "A0": "x"])
-        #expect(record.wireData == wire("_=u", "a=1", "a0=x", "b=2", "c=3"))
-        #expect(record.wireData == (try TXTRecord(wireData: wire("c=3", "b=2", "a0=x", "a=1", "_=u"))).wireData)
+    /// The dictionary initializers keep Ciao 4's order: lowercased keys, `txtvers` first (RFC
+    /// 6763 §6.7), the others in byte order.
+    @Test func dictionaryOrderIsTxtversFirstThenSorted() throws {
+        let record = try TXTRecord(strings: ["b": "2", "a": "1", "C": "3", "_": "u", "A0": "x", "TxtVers": "1"])
+        #expect(record.wireData == wire("txtvers=1", "_=u", "a=1", "a0=x", "b=2", "c=3"))
+    }
+
+    /// Records read from the wire, or built in order, keep their strings' order and each key's
+    /// spelling: `txtvers=1 z=1 a=2 M=3` goes out as written (RFC 6763 §6.7).
+    @Test func orderedRecordsKeepOrderAndSpelling() throws {
+        let record = try TXTRecord(orderedStrings: ["txtvers": "1", "z": "1", "a": "2", "M": "3"])
+        #expect(record.wireData == wire("txtvers=1", "z=1", "a=2", "M=3"))
+        #expect(record.entries.map(\.key) == ["txtvers", "z", "a", "M"])
+        #expect(record.values.keys.sorted() == ["a", "m", "txtvers", "z"])
+        #expect(record[text: "m"] == "3" && record[text: "M"] == "3")
+        #expect(record.description == "txtvers=1 z=1 a=2 M=3")
+        let parsed = try TXTRecord(wireData: wire("c=3", "b=2", "GameName=Chess", "gamename=ignored"))
+        #expect(parsed.wireData == wire("c=3", "b=2", "GameName=Chess", "gamename=ignored"))
+        #expect(parsed.entries.map(\.key) == ["c", "b", "GameName", "gamename"])
+        #expect(parsed.values["gamename"] == .bytes(Data("Chess".utf8)))
+        #expect(parsed[text: "GAMENAME"] == "Chess")
+        let entries = [TXTRecord.Entry(key: "Flag", value: .flag), .init(key: "Empty", value: .bytes(Data()))]
+        #expect(try TXTRecord(entries: entries).wireData == wire("Flag", "Empty="))
+        #expect(throws: CiaoError.self) { try TXTRecord(orderedStrings: ["Key": "1", "kEY": "2"]) }
+        #expect(throws: CiaoError.self) { try TXTRecord(orderedStrings: ["a=b": "1"]) }
     }
 
     @Test func description() throws {
@@ -214,9 +241,11 @@ struct TXTRecordTests {
 
     @Test func hashableMatchesEquality() throws {
         let a = try TXTRecord(strings: ["A": "1", "b": "2"])
-        let b = try TXTRecord(wireData: wire("b=2", "a=1"))
+        let b = try TXTRecord(wireData: wire("a=1", "b=2"))
         #expect(a == b)
         #expect(Set([a, b, .empty]).count == 2)
+        let reordered = try TXTRecord(wireData: wire("b=2", "a=1"))
+        #expect(reordered != a && Set([a, reordered]).count == 2)
     }
 
     @Test func randomRecordsRoundTrip() throws {

@@ -648,6 +648,47 @@ def ipv4_only_peer(s: Suite) -> list[str]:
                 "still resolved"]
 
 
+@scenario("txt-as-written", "TXT strings go out in the order and spelling given, and peers read them so")
+def txt_as_written(s: Suite) -> list[str]:
+    """`ciao publish ... txtvers=1 z=1 a=2 M=3` on host c: the TXT RDATA captured on host obs is
+    those four strings in that order; avahi-browse -r -p prints them (in its reverse order) with
+    `M` as written; python-zeroconf reads the keys in wire order, `M` included."""
+    with s.lab("txt-as-written", ["c", "av", "zc", "obs"]) as lab:
+        c, av, zc_host, obs = lab["c"], lab["av"], lab["zc"], lab["obs"]
+        lab.start_avahi(av)
+        sn = sniffer(s, obs)
+        zc = s.zeroconf(zc_host)
+        strings = ["txtvers=1", "z=1", "a=2", "M=3"]
+        pub = s.ciao(c, "ciao-publish", "publish", "--json", "Ordered", TYPE, "8080", *strings)
+        s.agents.append(pub)
+        ciao_published(pub, "Ordered")
+        want = b"".join(bytes([len(x)]) + x.encode() for x in strings)
+        instance = [b"Ordered"] + [l.encode() for l in TYPE.split(".")] + [b"local"]
+        deadline = time.monotonic() + 10
+        rdata = None
+        while rdata is None and time.monotonic() < deadline:
+            for e in sn.select({"event": "packet"}):
+                if plain(e["from"]) not in {plain(c.v4), plain(c.v6)}:
+                    continue
+                m = dnsmsg.parse(bytes.fromhex(e["message"]))
+                for r in m["answers"] + m["additional"]:
+                    if r["type"] == dnsmsg.TYPES["TXT"] and dnsmsg.same_name(r["name"], instance) and r["ttl"] > 0:
+                        rdata = r["rdata"]
+            time.sleep(0.2)
+        if rdata != want:
+            raise Failure(f"captured TXT RDATA {rdata!r}, expected {want!r}")
+        lines = [l for l in av.run("timeout", "15", "avahi-browse", "-p", "-r", "-t", TYPE, timeout=20).splitlines()
+                 if l.startswith("=;") and ";Ordered;" in l]
+        expected_field = " ".join(f'"{x}"' for x in reversed(strings))
+        if not lines or any(not l.endswith(";" + expected_field) for l in lines):
+            raise Failure(f"avahi-browse -p -r lines {lines}, expected the TXT field {expected_field}")
+        zc.send(cmd="browse", id="b", type=TYPE)
+        r = zc.wait_for({"event": "resolved", "name": "Ordered"}, 10)
+        if list(r["txt"].keys()) != ["txtvers", "z", "a", "M"]:
+            raise Failure(f"python-zeroconf read the TXT keys {list(r['txt'].keys())}")
+        return ["captured RDATA in the order given; avahi-browse and python-zeroconf read M=3 as written, in order"]
+
+
 @scenario("scale", "200 avahi services resolved within 10 s, without and with 10 % loss")
 def scale(s: Suite) -> list[str]:
     """avahi publishes 200 services (D-Bus); a fresh agent browses and must resolve all 200
