@@ -5,6 +5,8 @@
 //   NetServiceDemo publish NAME PORT [KEY=VALUE...]   publish until SIGINT/SIGTERM, then stop
 //   NetServiceDemo browse [SECONDS]                     find, resolve, monitor and print services, then stop
 //
+// NETSERVICE_DEMO_TYPE sets the service type (default _ciaodemo._tcp.).
+//
 // Every delegate callback prints one line ("didPublish Name", "didFind Name moreComing=false", ...)
 // so that a test can check their order. The publisher updates its TXT record 2.5 s after
 // publishing; the browser monitors what it resolved and reports the update.
@@ -13,7 +15,9 @@ import CiaoNetService
 #endif
 import Foundation
 
-let serviceType = "_ciaodemo._tcp."
+/// The type published and browsed; NETSERVICE_DEMO_TYPE chooses another, such as a game lobby's
+/// `_CinchGamingService._tcp.` (longer than RFC 6335's 15 characters, as Apple allows).
+let serviceType = ProcessInfo.processInfo.environment["NETSERVICE_DEMO_TYPE"] ?? "_ciaodemo._tcp."
 
 /// One line on standard output, unbuffered, so that a test sees it at once.
 func say(_ line: String) {

@@ -3,7 +3,9 @@ import CiaoWire
 /// A DNS-SD service type such as `_http._tcp` (RFC 6763 §7): an RFC 6335 §5.1 service name and a transport.
 ///
 /// The canonical ``rawValue`` is lowercase with no trailing dot and no domain; subtypes are not part of it.
-/// Encodes (`Codable`) as that single string; decoding validates it like ``init(_:)``.
+/// ``init(_:)`` checks RFC 6335 for what Ciao publishes; ``init(observed:)`` takes any type a peer
+/// publishes (`_CinchGamingService._tcp`, 18 characters, as Apple's NetService and avahi do).
+/// Encodes (`Codable`) as that single string; decoding accepts what ``init(observed:)`` does.
 public struct ServiceType: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The transport label, `_tcp` or `_udp` (RFC 6763 §7).
     public enum Transport: String, Hashable, Sendable, Codable, CaseIterable {
@@ -27,6 +29,32 @@ public struct ServiceType: Hashable, Sendable, Codable, CustomStringConvertible 
     ///   (RFC 6335 §5.1: 1–15 ASCII letters, digits and hyphens, at least one letter, no hyphen
     ///   at either end, no `--`).
     public init(_ rawValue: String) throws {
+        let (name, transport) = try ServiceType.labels(of: rawValue)
+        self.name = try ServiceType.validatedName(name, input: rawValue)
+        self.transport = transport
+    }
+
+    /// Parses a type as found on the network or in code written for other stacks: `_label._tcp`
+    /// or `_label._udp` whose label is any DNS-SD label (up to 63 bytes with its underscore, no
+    /// control characters), in any letter case, with an optional trailing dot.
+    ///
+    /// - Throws: ``CiaoError/invalidServiceType(_:)`` naming the input and the rule it breaks.
+    public init(observed rawValue: String) throws {
+        let (name, transport) = try ServiceType.labels(of: rawValue)
+        guard (1...62).contains(name.utf8.count), name.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }) else {
+            throw CiaoError.invalidServiceType(
+                "\"\(rawValue)\": the service label must be 1 to 62 bytes after its underscore, without control characters")
+        }
+        self.name = ASCIICaseInsensitive.lowercased(name)
+        self.transport = transport
+    }
+
+    /// True when the name follows RFC 6335 §5.1, as ``init(_:)`` requires: 1–15 letters, digits
+    /// and hyphens. Types seen on the network may not.
+    public var isRFC6335: Bool { (try? ServiceType.validatedName(Substring(name), input: rawValue)) != nil }
+
+    /// The service name (without its underscore) and the transport of `_name._tcp` / `_name._udp`.
+    private static func labels(of rawValue: String) throws -> (name: Substring, transport: Transport) {
         var text = Substring(rawValue)
         if text.hasSuffix(".") { text = text.dropLast() }
         guard !text.isEmpty else {
@@ -51,8 +79,7 @@ public struct ServiceType: Hashable, Sendable, Codable, CustomStringConvertible 
             throw CiaoError.invalidServiceType(
                 "\"\(rawValue)\": the service name must start with an underscore, as in \"_\(nameLabel)._\(transport.rawValue)\"")
         }
-        self.name = try ServiceType.validatedName(nameLabel.dropFirst(), input: rawValue)
-        self.transport = transport
+        return (nameLabel.dropFirst(), transport)
     }
 
     /// The TCP service type `_name._tcp`; `name` is given without the leading underscore (one is tolerated).
@@ -79,7 +106,7 @@ public struct ServiceType: Hashable, Sendable, Codable, CustomStringConvertible 
         let container = try decoder.singleValueContainer()
         let string = try container.decode(String.self)
         do {
-            try self.init(string)
+            try self.init(observed: string)
         } catch {
             throw Swift.DecodingError.dataCorruptedError(
                 in: container, debugDescription: String(describing: error))

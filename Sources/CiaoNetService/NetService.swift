@@ -91,7 +91,7 @@ open class NetService: NSObject {
     /// with ``name`` set to the name in use, or `netService(_:didNotPublish:)`.
     open func publish(options: Options = []) {
         guard activity == nil else { return report(didNotPublish: .activityInProgress) }
-        guard let serviceType = try? ServiceType(type), (1...65535).contains(port) else {
+        guard let serviceType = try? ServiceType(observed: type), (1...65535).contains(port) else {
             return report(didNotPublish: .badArgumentError)
         }
         var configuration = PublicationConfiguration(
@@ -130,7 +130,7 @@ open class NetService: NSObject {
     /// `netServiceDidResolveAddress` or `netService(_:didNotResolve:)`.
     open func resolve(withTimeout timeout: TimeInterval) {
         guard activity == nil else { return report(didNotResolve: .activityInProgress) }
-        guard let serviceType = try? ServiceType(type), timeout > 0 else { return report(didNotResolve: .badArgumentError) }
+        guard let serviceType = try? ServiceType(observed: type), timeout > 0 else { return report(didNotResolve: .badArgumentError) }
         delegate?.netServiceWillResolve(self)
         let service = Service(name: name, type: serviceType, domain: domain)
         let this = RunLoopBound(object: self), delivery = self.delivery
@@ -184,7 +184,7 @@ open class NetService: NSObject {
 
     /// Reports TXT changes of a resolved service through `netService(_:didUpdateTXTRecord:)`.
     open func startMonitoring() {
-        guard monitor == nil, let serviceType = try? ServiceType(type) else { return }
+        guard monitor == nil, let serviceType = try? ServiceType(observed: type) else { return }
         let service = Service(name: name, type: serviceType, domain: domain)
         let this = RunLoopBound(object: self), delivery = self.delivery
         // Only changes are news: the record already known (from resolving) is not reported again.

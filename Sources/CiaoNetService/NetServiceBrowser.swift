@@ -52,7 +52,7 @@ open class NetServiceBrowser: NSObject {
     /// Browses for `type` (such as `_http._tcp.`) in `domain` (empty or `local.`).
     open func searchForServices(ofType type: String, inDomain domain: String) {
         guard search == nil else { return report(didNotSearch: .activityInProgress) }
-        guard let serviceType = try? ServiceType(type), ["", "local", "local."].contains(domain.lowercased()) else {
+        guard let serviceType = try? ServiceType(observed: type), ["", "local", "local."].contains(domain.lowercased()) else {
             return report(didNotSearch: .badArgumentError)
         }
         delegate?.netServiceBrowserWillSearch(self)

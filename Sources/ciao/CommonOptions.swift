@@ -83,10 +83,11 @@ enum CommonOptions {
         }
     }
 
-    /// A service type argument, its parse error reported as a bad argument.
+    /// A service type argument, its parse error reported as a bad argument: any type a peer may
+    /// publish (RFC 6335 names and longer ones).
     static func serviceType(_ text: String) throws(ArgumentError) -> ServiceType {
         do {
-            return try ServiceType(text)
+            return try ServiceType(observed: text)
         } catch {
             throw ArgumentError("\(error)")
         }

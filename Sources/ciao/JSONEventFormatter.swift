@@ -27,7 +27,7 @@ struct JSONEventFormatter: EventFormatter {
             fields["event"] = "resolutionFailed"
             fields["error"] = error.description
         case .type(let type):
-            fields = ["event": "type", "type": type.rawValue, "domain": "local."]
+            fields = ["event": "type", "type": type.rawValue, "domain": "local.", "rfc6335": type.isRFC6335]
         case .published(let published):
             fields = [
                 "event": "published", "name": published.service.name, "type": published.service.type.rawValue,

@@ -236,7 +236,9 @@ import Testing
     @Test func typeEnumerationReportsEachTypeOnce() throws {
         var harness = DirectoryHarness()
         let other = try ServiceType("_other._udp")
-        for (name, type) in [("A", Self.type), ("B", Self.type), ("C", other)] {
+        // Longer than RFC 6335's 15 characters, as Apple's NetService and avahi publish them.
+        let long = try ServiceType(observed: "_CinchGamingService._tcp")
+        for (name, type) in [("A", Self.type), ("B", Self.type), ("C", other), ("D", long)] {
             harness.publish(Publication(name: name, type: type, port: 1, txtRecord: .empty, subtypes: [], allowsRenaming: true), on: harness.publisher)
         }
         harness.run(for: .seconds(3))
@@ -245,7 +247,7 @@ import Testing
             directory.browseTypes(token: BackendToken(rawValue: 99), onUpdate: { type in types.append(type) }, engine: &engine, at: now)
         }
         harness.run(for: .seconds(3))
-        #expect(harness.types.values.sorted { $0.rawValue < $1.rawValue } == [Self.type, other])
+        #expect(harness.types.values.sorted { $0.rawValue < $1.rawValue } == [long, Self.type, other].sorted { $0.rawValue < $1.rawValue })
     }
 
     @Test func ownServiceIsFoundAndResolvedOnTheSameHost() throws {

@@ -93,7 +93,7 @@ struct ServiceTypeTests {
         #expect(lenient == [try ServiceType.tcp("http")])
     }
 
-    @Test(arguments: [#"["http"]"#, #"["_a--b._udp"]"#, #"[""]"#, #"[42]"#, #"[{"rawValue":"_http._tcp"}]"#])
+    @Test(arguments: [#"["http"]"#, #"["_._udp"]"#, #"[""]"#, #"[42]"#, #"[{"rawValue":"_http._tcp"}]"#])
     func decodingInvalidFails(json: String) {
         #expect(throws: Swift.DecodingError.self) {
             try JSONDecoder().decode([ServiceType].self, from: Data(json.utf8))
@@ -104,5 +104,22 @@ struct ServiceTypeTests {
         #expect(ServiceType.Transport.tcp.rawValue == "tcp")
         #expect(ServiceType.Transport.udp.rawValue == "udp")
         #expect(ServiceType.Transport.allCases.count == 2)
+    }
+
+    /// Types seen on the network may break RFC 6335: `init(observed:)` takes them, `init(_:)`
+    /// does not, and a saved reference to one decodes.
+    @Test func observedTypesMayBeLongerThanRFC6335Allows() throws {
+        #expect(throws: CiaoError.self) { try ServiceType("_CinchGamingService._tcp") }
+        let long = try ServiceType(observed: "_CinchGamingService._tcp.")
+        #expect(long.rawValue == "_cinchgamingservice._tcp" && long.transport == .tcp && !long.isRFC6335)
+        #expect(try ServiceType(observed: "_http._tcp") == ServiceType("_http._tcp"))
+        #expect(try ServiceType("_http._tcp").isRFC6335)
+        #expect(try ServiceType(observed: "_under_score._udp").name == "under_score")
+        #expect(throws: CiaoError.self) { try ServiceType(observed: "_" + String(repeating: "x", count: 63) + "._tcp") }
+        #expect(throws: CiaoError.self) { try ServiceType(observed: "_._tcp") }
+        #expect(throws: CiaoError.self) { try ServiceType(observed: "_a\u{1}b._tcp") }
+        #expect(throws: CiaoError.self) { try ServiceType(observed: "_x._sctp") }
+        let saved = try JSONEncoder().encode(Service(name: "Lobby", type: long))
+        #expect(try JSONDecoder().decode(Service.self, from: saved).type == long)
     }
 }

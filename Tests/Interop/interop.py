@@ -689,6 +689,54 @@ def txt_as_written(s: Suite) -> list[str]:
         return ["captured RDATA in the order given; avahi-browse and python-zeroconf read M=3 as written, in order"]
 
 
+LOBBY_TYPE = "_CinchGamingService._tcp"        # 18 characters: longer than RFC 6335 allows
+
+
+@scenario("long-type", "a game lobby's 18-character type, published with NetService and by avahi, found both ways")
+def long_type(s: Suite) -> list[str]:
+    """NetServiceDemo (NetService code as written for Apple platforms) publishes "Lobby" of
+    `_CinchGamingService._tcp.` with TXT GameName / Company on host n1: avahi-browse -r on host av
+    and `ciao browse -r` on host c2 resolve it, the keys spelled as written. avahi publishes
+    "Avahi Lobby" of the same type: `ciao types -t` lists it and `ciao resolve` resolves it."""
+    if not s.demo_path:
+        raise Failure("no NetServiceDemo executable (pass --demo PATH)")
+    with s.lab("long-type", ["n1", "av", "c2"]) as lab:
+        n1, av, c2 = lab["n1"], lab["av"], lab["c2"]
+        lab.start_avahi(av)
+        demo = n1.spawn("netservice-publish", "env", f"NETSERVICE_DEMO_TYPE={LOBBY_TYPE}.", s.demo_path, "publish",
+                        "Lobby", "7000", "GameName=Chess", "Company=Zynga", stdin=False,
+                        parse=lambda l: {"event": "line", "line": l})
+        demo.wait_for(lambda e: e.get("line", "").startswith("didPublish Lobby"), 15, what="didPublish Lobby")
+        t0 = time.monotonic()
+        deadline = t0 + 10
+        while True:
+            lines = [l for l in av.run("timeout", "15", "avahi-browse", "-p", "-r", "-t", LOBBY_TYPE, timeout=20).splitlines()
+                     if l.startswith("=;") and ";Lobby;" in l]
+            if lines and all('"GameName=Chess"' in l and '"Company=Zynga"' in l for l in lines):
+                break
+            if time.monotonic() > deadline:
+                raise Failure(f"avahi-browse -r {LOBBY_TYPE} on av: {lines}")
+            time.sleep(0.5)
+        cb, rc, _ = s.ciao_once(c2, "ciao-browse", "browse", "-r", "-p", "-t", LOBBY_TYPE)
+        ours = [l for l in cb.lines if l.startswith("=;") and ";Lobby;" in l]
+        if rc != 0 or not ours or not all('"GameName=Chess"' in l for l in ours):
+            raise Failure(f"ciao browse -r -p -t {LOBBY_TYPE}: exit {rc}\n{cb.tail()}")
+        figures = [f"NetService's Lobby found by avahi-browse in {time.monotonic() - t0:.2f} s and by ciao browse, "
+                   "GameName and Company as written"]
+        ap = av.spawn("avahi-publish", "avahi-publish-service", "Avahi Lobby", LOBBY_TYPE, "5000", "GameName=Go",
+                      stdin=False, parse=lambda l: {"event": "line", "line": l})
+        ap.wait_for(lambda e: "Established" in e.get("line", ""), 10, what="avahi-publish-service established")
+        ct, rc, _ = s.ciao_once(c2, "ciao-types", "types", "-t")
+        if rc != 0 or not any(l.strip().startswith(LOBBY_TYPE.lower()) for l in ct.lines):
+            raise Failure(f"ciao types -t (exit {rc}) does not list {LOBBY_TYPE.lower()}\n{ct.tail()}")
+        cr, rc, took = s.ciao_once(c2, "ciao-resolve", "resolve", "Avahi Lobby", LOBBY_TYPE, "--json")
+        r = next(iter(cr.select({"event": "resolved"})), None)
+        if rc != 0 or r is None or r.get("port") != 5000:
+            raise Failure(f"ciao resolve of avahi's Avahi Lobby: exit {rc}, {r}\n{cr.tail()}")
+        figures.append(f"avahi's listed by ciao types -t and resolved in {took:.2f} s")
+        return figures
+
+
 @scenario("scale", "200 avahi services resolved within 10 s, without and with 10 % loss")
 def scale(s: Suite) -> list[str]:
     """avahi publishes 200 services (D-Bus); a fresh agent browses and must resolve all 200

@@ -267,7 +267,8 @@ struct ServiceDirectory {
     {
         guard case .ptr(let target) = record.data, target.labelCount >= 3 else { return nil }
         let labels = target.labels
-        guard let type = try? ServiceType(String(decoding: labels[0], as: UTF8.self) + "." + String(decoding: labels[1], as: UTF8.self))
+        guard let type = try? ServiceType(
+            observed: String(decoding: labels[0], as: UTF8.self) + "." + String(decoding: labels[1], as: UTF8.self))
         else { return nil }
         guard present else {
             typeBrowses[query]!.seen[type]?.remove(interface)
