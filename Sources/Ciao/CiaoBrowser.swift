@@ -24,7 +24,27 @@ public actor CiaoBrowser {
             throw CiaoError.invalidConfiguration("domain \"\(domain)\" is not served by multicast DNS; use \"local.\" or leave it empty")
         }
         return try DiscoverySession(
-            type: type, backend: backend, automaticallyResolve: automaticallyResolve,
+            type: type, subtype: nil, backend: backend, automaticallyResolve: automaticallyResolve,
+            resolutionTimeout: resolutionTimeout)
+    }
+
+    /// Browses for the instances of `type` published under `subtype`, such as `_printer`
+    /// (`_printer._sub._http._tcp`, RFC 6763 §7.1); the services found are of `type`. Throws
+    /// `invalidConfiguration` for a subtype that is not one label starting with `_`, and as
+    /// ``browse(type:domain:automaticallyResolve:resolutionTimeout:)`` does.
+    public func browse(
+        type: ServiceType, subtype: String, domain: String = "", automaticallyResolve: Bool = true,
+        resolutionTimeout: Duration = .seconds(10)
+    ) async throws -> DiscoverySession {
+        try ServiceType.checkSubtype(subtype)
+        guard resolutionTimeout > .zero else {
+            throw CiaoError.invalidConfiguration("the resolution timeout must be positive, not \(resolutionTimeout)")
+        }
+        guard Service.isLocalDomain(domain) else {
+            throw CiaoError.invalidConfiguration("domain \"\(domain)\" is not served by multicast DNS; use \"local.\" or leave it empty")
+        }
+        return try DiscoverySession(
+            type: type, subtype: subtype, backend: backend, automaticallyResolve: automaticallyResolve,
             resolutionTimeout: resolutionTimeout)
     }
 }

@@ -50,11 +50,11 @@ final class DiscoveryCore: Sendable {
 
     var services: Set<Service> { state.withLock { $0.services } }
 
-    func start(type: ServiceType) throws(CiaoError) {
+    func start(type: ServiceType, subtype: String?) throws(CiaoError) {
         sink.yield(.started)
         // Strong references: the backend drops its callbacks on cancel, and the stream's
         // termination runs once; the core lives as long as either side needs it.
-        let token = try backend.browse(type: type) { updates in self.apply(updates) }
+        let token = try backend.browse(type: type, subtype: subtype) { updates in self.apply(updates) }
         let stoppedMeanwhile = state.withLock { state in
             state.browse = token
             return state.isStopped

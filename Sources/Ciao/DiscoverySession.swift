@@ -14,14 +14,15 @@ public actor DiscoverySession {
     public var services: Set<Service> { core.services }
 
     init(
-        type: ServiceType, backend: any DiscoveryBackend, automaticallyResolve: Bool, resolutionTimeout: Duration
+        type: ServiceType, subtype: String?, backend: any DiscoveryBackend, automaticallyResolve: Bool,
+        resolutionTimeout: Duration
     ) throws(CiaoError) {
         let (events, sink) = AsyncThrowingStream<DiscoveryEvent, any Error>.makeStream()
         self.events = events
         core = DiscoveryCore(
             backend: backend, sink: sink, automaticallyResolve: automaticallyResolve,
             resolutionTimeout: resolutionTimeout)
-        try core.start(type: type)
+        try core.start(type: type, subtype: subtype)
     }
 
     /// Stops browsing and resolving; ``events`` reports `stopped` and finishes.

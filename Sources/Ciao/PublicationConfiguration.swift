@@ -50,11 +50,7 @@ public struct PublicationConfiguration: Hashable, Sendable {
             throw .invalidConfiguration("external-port mode needs the nonzero port your service listens on")
         }
         try Self.checkFits(txtRecord, name: name, type: type)
-        for subtype in subtypes {
-            guard subtype.hasPrefix("_"), (2...63).contains(subtype.utf8.count), !subtype.contains(".") else {
-                throw .invalidConfiguration("subtype \"\(subtype)\" must be one label of 2–63 bytes starting with \"_\"")
-            }
-        }
+        for subtype in subtypes { try ServiceType.checkSubtype(subtype) }
     }
 
     /// Throws `invalidTXTRecord` when the TXT record, under the instance's name, would not fit a

@@ -53,6 +53,14 @@ public struct ServiceType: Hashable, Sendable, Codable, CustomStringConvertible 
     /// and hyphens. Types seen on the network may not.
     public var isRFC6335: Bool { (try? ServiceType.validatedName(Substring(name), input: rawValue)) != nil }
 
+    /// Throws `invalidConfiguration` unless `subtype` is one DNS label of 2–63 bytes starting with
+    /// `_`, such as `_printer` (RFC 6763 §7.1).
+    public static func checkSubtype(_ subtype: String) throws(CiaoError) {
+        guard subtype.hasPrefix("_"), (2...63).contains(subtype.utf8.count), !subtype.contains(".") else {
+            throw .invalidConfiguration("subtype \"\(subtype)\" must be one label of 2–63 bytes starting with \"_\"")
+        }
+    }
+
     /// The service name (without its underscore) and the transport of `_name._tcp` / `_name._udp`.
     private static func labels(of rawValue: String) throws -> (name: Substring, transport: Transport) {
         var text = Substring(rawValue)

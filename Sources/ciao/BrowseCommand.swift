@@ -11,7 +11,7 @@ enum BrowseCommand {
             .init(names: ["-t", "--terminate"], value: nil, help: "exit once the first answers have settled"),
             .init(names: ["--timeout"], value: "SECONDS", help: "give up resolving a service after this long (default 10)"),
         ] + CommonOptions.network + [CommonOptions.domain] + CommonOptions.output,
-        positionals: [.init(name: "TYPE", help: "a service type such as _http._tcp", isVariadic: true)],
+        positionals: [.init(name: "TYPE", help: "a service type such as _http._tcp; a subtype as _printer._sub._http._tcp or _http._tcp,_printer", isVariadic: true)],
         details: CommonOptions.formatsHelp + "\n\nExit status: 0 done or interrupted; 1 browsing failed; 2 bad arguments.")
 
     static func run(_ arguments: [String]) async -> Int32 {
@@ -37,7 +37,7 @@ enum BrowseCommand {
 /// The options of one `ciao browse`, checked.
 struct BrowseOptions {
     var arguments: ParsedArguments
-    var types: [ServiceType]
+    var targets: [BrowseTarget]
     var all: Bool
     var resolve: Bool
     var terminate: Bool
@@ -47,8 +47,8 @@ struct BrowseOptions {
     init(_ arguments: ParsedArguments) throws {
         self.arguments = arguments
         all = arguments.has("--all")
-        types = try arguments.variadic("TYPE").map { (text) throws(ArgumentError) in try CommonOptions.serviceType(text) }
-        guard all || !types.isEmpty else { throw ArgumentError("give a service TYPE, or --all") }
+        targets = try arguments.variadic("TYPE").map { (text) throws(ArgumentError) in try BrowseTarget(parsing: text) }
+        guard all || !targets.isEmpty else { throw ArgumentError("give a service TYPE, or --all") }
         resolve = arguments.has("--resolve")
         terminate = arguments.has("--terminate")
         resolutionTimeout = try Self.seconds(arguments.value("--timeout") ?? "10", option: "--timeout")
@@ -79,7 +79,7 @@ struct BrowseRun {
     private var interfaces: InterfaceDirectory
     private let inputs: AsyncStream<Input>
     private let feed: AsyncStream<Input>.Continuation
-    private var sessions: [ServiceType: DiscoverySession] = [:]
+    private var sessions: [BrowseTarget: DiscoverySession] = [:]
     private var typeSession: ServiceTypeSession?
     private var tasks: [Task<Void, Never>] = []
     private var found: Set<Service> = []
@@ -117,7 +117,7 @@ struct BrowseRun {
             })
         }
         do {
-            for type in options.types { try await browse(type) }
+            for target in options.targets { try await browse(target) }
             if options.all {
                 let session = ServiceTypeSession()
                 typeSession = session
@@ -139,9 +139,9 @@ struct BrowseRun {
                 handle(event)
             case .typeFound(let type):
                 quiet.noteNews()
-                if sessions[type] == nil {
+                if sessions[BrowseTarget(type: type)] == nil {
                     do {
-                        try await browse(type)
+                        try await browse(BrowseTarget(type: type))
                     } catch {
                         CommandLineTool.printError("\(error)")
                         return 1
@@ -159,10 +159,18 @@ struct BrowseRun {
         return 0
     }
 
-    private mutating func browse(_ type: ServiceType) async throws {
-        let session = try await CiaoBrowser().browse(
-            type: type, automaticallyResolve: options.resolve, resolutionTimeout: options.resolutionTimeout)
-        sessions[type] = session
+    private mutating func browse(_ target: BrowseTarget) async throws {
+        let browser = CiaoBrowser()
+        let session =
+            if let subtype = target.subtype {
+                try await browser.browse(
+                    type: target.type, subtype: subtype, automaticallyResolve: options.resolve,
+                    resolutionTimeout: options.resolutionTimeout)
+            } else {
+                try await browser.browse(
+                    type: target.type, automaticallyResolve: options.resolve, resolutionTimeout: options.resolutionTimeout)
+            }
+        sessions[target] = session
         let feed = self.feed
         tasks.append(Task {
             do {

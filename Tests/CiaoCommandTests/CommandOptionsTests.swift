@@ -3,10 +3,10 @@ import Foundation
 import Testing
 @testable import ciao
 
-/// The message `ServiceType(text)` throws, as the commands pass it on.
+/// The message `ServiceType(observed: text)` throws, as the commands pass it on.
 func serviceTypeError(_ text: String) -> ArgumentError {
     do {
-        _ = try ServiceType(text)
+        _ = try ServiceType(observed: text)
         Issue.record("\"\(text)\" is a valid service type")
         return ArgumentError("")
     } catch {
@@ -21,13 +21,14 @@ func serviceTypeError(_ text: String) -> ArgumentError {
 
     @Test func typesAreParsed() throws {
         let options = try options(["_http._tcp", "_IPP._tcp.", "_ciaotest._udp"])
-        #expect(options.types.map(\.rawValue) == ["_http._tcp", "_ipp._tcp", "_ciaotest._udp"])
+        #expect(options.targets.map(\.type.rawValue) == ["_http._tcp", "_ipp._tcp", "_ciaotest._udp"])
+        #expect(options.targets.allSatisfy { $0.subtype == nil })
         #expect(!options.all && !options.resolve && !options.terminate)
         #expect(options.resolutionTimeout == .seconds(10))
     }
 
     @Test func badTypeReportsTheServiceTypeError() {
-        for bad in ["http", "_http._sctp", "_http", "_toolongservicename._tcp", "_http._tcp.local"] {
+        for bad in ["http", "_http._sctp", "_http", "_._tcp", "_http._tcp.local"] {
             let expected = serviceTypeError(bad)
             #expect(expected.description.hasPrefix("Invalid service type: "))
             #expect(throws: expected) { try options(["_ipp._tcp", bad]) }
@@ -37,8 +38,20 @@ func serviceTypeError(_ text: String) -> ArgumentError {
     @Test func allWithoutTypesIsEnough() throws {
         let options = try options(["--all"])
         #expect(options.all)
-        #expect(options.types.isEmpty)
-        #expect(try self.options(["-a", "_http._tcp"]).types.count == 1)
+        #expect(options.targets.isEmpty)
+        #expect(try self.options(["-a", "_http._tcp"]).targets.count == 1)
+    }
+
+    /// Types peers publish past RFC 6335's 15 characters, and subtypes in both spellings.
+    @Test func longTypesAndSubtypesAreParsed() throws {
+        let http = try ServiceType("_http._tcp")
+        let targets = try options(["_CinchGamingService._tcp", "_printer._sub._http._tcp", "_http._tcp,_printer"]).targets
+        #expect(targets == [
+            BrowseTarget(type: try ServiceType(observed: "_cinchgamingservice._tcp")),
+            BrowseTarget(type: http, subtype: "_printer"), BrowseTarget(type: http, subtype: "_printer"),
+        ])
+        #expect(throws: ArgumentError.self) { try options(["_http._tcp,printer"]) }
+        #expect(throws: ArgumentError.self) { try options(["_x._sub._nope"]) }
     }
 
     @Test func neitherTypeNorAll() {

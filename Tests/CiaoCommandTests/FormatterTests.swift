@@ -163,8 +163,11 @@ enum Fixture {
     @Test func typeAndPublished() throws {
         let type = try object(.type(Fixture.type))
         #expect(type as NSDictionary == [
-            "event": "type", "type": "_ciaotest._tcp", "domain": "local.", "time": "2023-11-14T22:13:20.250Z",
+            "event": "type", "type": "_ciaotest._tcp", "domain": "local.", "rfc6335": true,
+            "time": "2023-11-14T22:13:20.250Z",
         ] as NSDictionary)
+        let long = try object(.type(try ServiceType(observed: "_CinchGamingService._tcp")))
+        #expect(long["rfc6335"] as? Bool == false)
         let published = try object(.published(Fixture.published))
         #expect(published as NSDictionary == [
             "event": "published", "name": "Odd \"Name\" Ü.dot", "type": "_ciaotest._tcp", "domain": "local.",

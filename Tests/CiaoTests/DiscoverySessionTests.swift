@@ -199,6 +199,19 @@ struct DiscoverySessionTests {
         await session.stop()
     }
 
+    /// A subtype browse hands the subtype to the backend; one that is not a label starting with
+    /// `_` fails before any network work.
+    @Test func subtypeBrowseAsksForTheSubtype() async throws {
+        let fake = self.fake
+        let session = try await CiaoBrowser(backend: fake).browse(type: http, subtype: "_printer", automaticallyResolve: false)
+        let token = try await fake.browse()
+        #expect(fake.state.read { $0.browseSubtypes[token] } == "_printer")
+        await session.stop()
+        for bad in ["printer", "_a.b", "_"] {
+            await #expect(throws: CiaoError.self) { try await CiaoBrowser(backend: fake).browse(type: self.http, subtype: bad) }
+        }
+    }
+
     /// One timer serves every resolution of a session: one that succeeded before its deadline is
     /// skipped, the others fail in turn, none before its own deadline, and a service found again
     /// gets a deadline of its own. (Timeouts of seconds: the suite runs beside heavy tests.)

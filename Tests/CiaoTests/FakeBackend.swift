@@ -226,6 +226,8 @@ final class FakeBackend: DiscoveryBackend, Sendable {
         var updateTXTHook: (@Sendable () -> Void)?
         /// What ``hasUsableInterface`` says.
         var interfacesPresent = true
+        /// The subtype each browse asked for, if any.
+        var browseSubtypes: [BackendToken: String] = [:]
 
         mutating func makeToken() -> BackendToken {
             lastToken += 1
@@ -277,11 +279,14 @@ final class FakeBackend: DiscoveryBackend, Sendable {
         hook?()
     }
 
-    func browse(type: ServiceType, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void) throws(CiaoError) -> BackendToken {
+    func browse(type: ServiceType, subtype: String?, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void) throws(CiaoError)
+        -> BackendToken
+    {
         try state.update { state -> Result<BackendToken, CiaoError> in
             if let failure = state.failures.removeValue(forKey: .browse) { return .failure(failure) }
             let token = state.makeToken()
             state.browseCallbacks[token] = onUpdate
+            state.browseSubtypes[token] = subtype
             state.calls.append(.browse(token, type))
             return .success(token)
         }.get()

@@ -31,6 +31,19 @@ import Testing
         #expect(harness.resolved.count == 1)
     }
 
+    /// A subtype browse (`_printer._sub._http._tcp`, RFC 6763 §7.1) finds only the instances
+    /// published under it, as services of the base type.
+    @Test func subtypeBrowseFindsOnlyItsInstances() throws {
+        var harness = DirectoryHarness()
+        harness.publish(Publication(name: "Printer", type: Self.type, port: 631, txtRecord: .empty, subtypes: ["_printer"], allowsRenaming: true), on: harness.publisher)
+        harness.publish(Publication(name: "Plain", type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true), on: harness.publisher)
+        harness.run(for: .seconds(3))
+        harness.browseAndResolve(Self.type, subtype: "_printer")
+        harness.run(for: .seconds(2))
+        #expect(harness.browseUpdates == [.found(Service(name: "Printer", type: Self.type, interfaceIndex: 1))])
+        #expect(harness.resolved.map(\.port) == [631])
+    }
+
     @Test func txtUpdateIsResolvedAgainAndGoodbyeRemoves() throws {
         var harness = DirectoryHarness()
         let token = harness.publish(
@@ -309,11 +322,13 @@ struct DirectoryHarness {
     }
 
     /// Browses on the browser host and resolves everything found, as a discovery session does.
-    mutating func browseAndResolve(_ type: ServiceType) {
+    mutating func browseAndResolve(_ type: ServiceType, subtype: String? = nil) {
         let token = takeToken()
         let sink = deliveredBrowse
         withDirectory(browser) { directory, engine, now in
-            directory.browse(type: type, token: token, onUpdate: { updates in sink.append(contentsOf: updates) }, engine: &engine, at: now)
+            directory.browse(
+                type: type, subtype: subtype, token: token, onUpdate: { updates in sink.append(contentsOf: updates) },
+                engine: &engine, at: now)
         }
     }
 

@@ -737,6 +737,37 @@ def long_type(s: Suite) -> list[str]:
         return figures
 
 
+@scenario("subtypes", "a subtype browse finds only the subtype's instances, avahi's and Ciao's")
+def subtypes(s: Suite) -> list[str]:
+    """avahi on host av publishes "Avahi Printer" under subtype _printer and "Avahi Plain"; `ciao
+    publish` on host c1 publishes "Ciao Printer" (--subtype _printer) and "Ciao Plain". On host
+    c2, `ciao browse -t -p` of `_printer._sub._ciaotest._tcp` and of `_ciaotest._tcp,_printer`
+    list exactly the two printers."""
+    with s.lab("subtypes", ["av", "c1", "c2"]) as lab:
+        av, c1, c2 = lab["av"], lab["c1"], lab["c2"]
+        lab.start_avahi(av)
+        for name, extra in (("Avahi Printer", ["--subtype", f"_printer._sub.{TYPE}"]), ("Avahi Plain", [])):
+            p = av.spawn(f"avahi-publish-{name.split()[1]}", "avahi-publish-service", *extra, name, TYPE, "631",
+                         stdin=False, parse=lambda l: {"event": "line", "line": l})
+            p.wait_for(lambda e: "Established" in e.get("line", ""), 10, what=f"{name} established")
+        for name, extra in (("Ciao Printer", ["--subtype", "_printer"]), ("Ciao Plain", [])):
+            p = s.ciao(c1, f"ciao-publish-{name.split()[1]}", "publish", "--json", *extra, name, TYPE, "632")
+            s.agents.append(p)
+            ciao_published(p, name)
+        figures = []
+        for spelling in (f"_printer._sub.{TYPE}", f"{TYPE},_printer"):
+            deadline = time.monotonic() + 10
+            while True:
+                cb, rc, took = s.ciao_once(c2, "ciao-browse-sub", "browse", "-t", "-p", spelling)
+                names = {e["name"] for e in map(parse_avahi_browse_line, cb.lines) if e and e["event"] == "found"}
+                if rc == 0 and names == {"Avahi Printer", "Ciao Printer"}:
+                    break
+                if time.monotonic() > deadline:
+                    raise Failure(f"ciao browse -t -p {spelling}: exit {rc}, found {sorted(names)}\n{cb.tail()}")
+            figures.append(f"{spelling}: the two printers only, in {took:.2f} s")
+        return figures
+
+
 @scenario("scale", "200 avahi services resolved within 10 s, without and with 10 % loss")
 def scale(s: Suite) -> list[str]:
     """avahi publishes 200 services (D-Bus); a fresh agent browses and must resolve all 200

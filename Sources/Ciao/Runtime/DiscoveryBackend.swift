@@ -10,8 +10,10 @@ protocol DiscoveryBackend: Sendable {
         -> BackendToken
     /// Replaces a publication's TXT record and announces it again (RFC 6762 §8.4).
     func updateTXT(_ txtRecord: TXTRecord, of publication: BackendToken)
-    /// Browses for instances of a type; each callback carries the changes of one batch, in order.
-    func browse(type: ServiceType, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void) throws(CiaoError) -> BackendToken
+    /// Browses for instances of a type, or of those under one of its subtypes (RFC 6763 §7.1);
+    /// each callback carries the changes of one batch, in order.
+    func browse(type: ServiceType, subtype: String?, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void) throws(CiaoError)
+        -> BackendToken
     /// Resolves a service continuously: a callback each time host, port, addresses or TXT change.
     func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError) -> BackendToken
     /// Enumerates the service types on the network (RFC 6763 §9), each reported once.

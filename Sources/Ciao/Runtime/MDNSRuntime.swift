@@ -59,9 +59,12 @@ final class MDNSRuntime: DiscoveryBackend {
         try? submit { loop in loop.directory.updateTXT(txtRecord, of: publication, engine: &loop.engine, at: loop.now) }
     }
 
-    func browse(type: ServiceType, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void) throws(CiaoError) -> BackendToken {
+    func browse(type: ServiceType, subtype: String?, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void) throws(CiaoError)
+        -> BackendToken
+    {
         try submitting { token, loop in
-            loop.directory.browse(type: type, token: token, onUpdate: onUpdate, engine: &loop.engine, at: loop.now)
+            loop.directory.browse(
+                type: type, subtype: subtype, token: token, onUpdate: onUpdate, engine: &loop.engine, at: loop.now)
         }
     }
 

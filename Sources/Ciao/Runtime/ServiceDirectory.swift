@@ -118,11 +118,14 @@ struct ServiceDirectory {
         engine.updateTXT(id, to: Self.txtData(txtRecord), at: now)
     }
 
+    /// Browses `type`, or its instances under `subtype` (`<subtype>._sub.<type>`, RFC 6763 §7.1).
     mutating func browse(
-        type: ServiceType, token: BackendToken, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void,
-        engine: inout MDNSEngine, at now: Instant
+        type: ServiceType, subtype: String? = nil, token: BackendToken,
+        onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void, engine: inout MDNSEngine, at now: Instant
     ) {
-        let query = engine.startQuery(name: Self.typeName(type), type: .ptr, at: now)
+        let typeName = Self.typeName(type)
+        let name = subtype.flatMap { try? DomainName(labels: [$0, "_sub"]).appending(typeName) } ?? typeName
+        let query = engine.startQuery(name: name, type: .ptr, at: now)
         browses[query] = BrowseSubscription(type: type, onUpdate: onUpdate)
         queriesByToken[token] = [query]
     }
@@ -253,7 +256,7 @@ struct ServiceDirectory {
         -> BrowseUpdate?
     {
         guard let browse = browses[query], case .ptr(let target) = record.data,
-            target.parent == record.name, let label = target.firstLabel
+            target.parent == Self.typeName(browse.type), let label = target.firstLabel
         else { return nil }
         let service = Service(
             name: String(decoding: label, as: UTF8.self), type: browse.type, interfaceIndex: interface.index)
