@@ -104,6 +104,9 @@ public struct MDNSEngine {
     /// Whether the engine publishes the host name now, or another responder on this host does.
     public var hostNameClaim: HostClaim { hostClaim }
 
+    /// True when the engine runs on the interface `id`.
+    public func hasInterface(_ id: InterfaceID) -> Bool { interfaces[id] != nil }
+
     /// The current name of a registration, or nil once it is gone.
     public func name(of id: RegistrationID) -> DomainName? { registrations[id]?.name }
 

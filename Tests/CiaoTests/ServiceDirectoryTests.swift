@@ -44,6 +44,17 @@ import Testing
         #expect(harness.resolved.map(\.port) == [631])
     }
 
+    /// A saved reference whose interface index no longer exists (interfaces renumbered by a
+    /// reboot) resolves over every interface instead of waiting out its timeout.
+    @Test func aStaleInterfaceIndexResolvesOverEveryInterface() throws {
+        var harness = DirectoryHarness()
+        harness.publish(Publication(name: "Saved", type: Self.type, port: 8080, txtRecord: .empty, subtypes: [], allowsRenaming: true), on: harness.publisher)
+        harness.run(for: .seconds(3))
+        harness.resolve(Service(name: "Saved", type: Self.type, interfaceIndex: 77))
+        harness.run(for: .seconds(2))
+        #expect(harness.resolved.last?.port == 8080)
+    }
+
     @Test func txtUpdateIsResolvedAgainAndGoodbyeRemoves() throws {
         var harness = DirectoryHarness()
         let token = harness.publish(

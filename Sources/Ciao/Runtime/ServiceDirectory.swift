@@ -143,7 +143,10 @@ struct ServiceDirectory {
         engine: inout MDNSEngine, at now: Instant
     ) {
         guard let instance = try? Self.typeName(service.type).prepending(label: Array(service.name.utf8)) else { return }
-        let interfaces: Set<InterfaceID>? = service.interfaceIndex == 0 ? nil : [InterfaceID(service.interfaceIndex)]
+        // A saved reference may name an interface that is gone or renumbered since (a reboot):
+        // then every interface is asked.
+        let named = InterfaceID(service.interfaceIndex)
+        let interfaces: Set<InterfaceID>? = service.interfaceIndex == 0 || !engine.hasInterface(named) ? nil : [named]
         resolutions[token] = ResolutionSubscription(
             service: service, instance: instance, interfaces: interfaces, onUpdate: onUpdate)
         let queries = [RecordType.srv, .txt].map { engine.startQuery(name: instance, type: $0, interfaces: interfaces, at: now) }
