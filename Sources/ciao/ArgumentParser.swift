@@ -53,7 +53,8 @@ struct CommandSpec: Sendable {
         }.joined()
     }
 
-    /// Reads `arguments`: options anywhere (`--name value`, `--name=value`, `-x value`), `--`
+    /// Reads `arguments`: options anywhere (`--name value`, `--name=value`, `-x value`), short
+    /// flags combined as avahi-utils takes them (`-rtp`, the last one may take a value), `--`
     /// ending options, and the positionals in order.
     func parse(_ arguments: [String]) throws(ArgumentError) -> ParsedArguments {
         var parsed = ParsedArguments()
@@ -63,6 +64,10 @@ struct CommandSpec: Sendable {
             if argument == "--" {
                 words += remaining
                 break
+            }
+            if let flags = combinedShortOptions(argument) {
+                remaining = flags[...] + remaining
+                continue
             }
             let (spelling, inlineValue) = Self.split(argument)
             // `-4` is an option where one is declared, otherwise a negative number.
@@ -100,6 +105,20 @@ struct CommandSpec: Sendable {
         }
         guard words.isEmpty else { throw ArgumentError("unexpected argument \"\(words[0])\"") }
         return parsed
+    }
+
+    /// `-rtp` as `-r`, `-t`, `-p`, when it is no option of its own and each letter is a declared
+    /// short option, only the last taking a value; nil otherwise.
+    private func combinedShortOptions(_ argument: String) -> [String]? {
+        guard argument.count > 2, argument.hasPrefix("-"), !argument.hasPrefix("--"),
+            !options.contains(where: { $0.names.contains(argument) })
+        else { return nil }
+        let flags = argument.dropFirst().map { "-\($0)" }
+        for (index, flag) in flags.enumerated() {
+            guard let option = options.first(where: { $0.names.contains(flag) }) else { return nil }
+            if option.value != nil && index != flags.count - 1 { return nil }
+        }
+        return flags
     }
 
     private static func split(_ argument: String) -> (String, String?) {

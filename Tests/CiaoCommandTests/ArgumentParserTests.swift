@@ -43,6 +43,18 @@ import Testing
         #expect(try parse(["a"]).value("--name") == nil)
     }
 
+    /// Short flags combine as avahi-utils takes them (`-rtp`); the last may take a value.
+    @Test func combinedShortFlags() throws {
+        let parsed = try parse(["-vi", "eth0", "a"])
+        #expect(parsed.has("--verbose") && parsed.value("--interface") == "eth0")
+        #expect(try parse(["-vn", "x", "a"]).value("--name") == "x")
+        #expect(throws: ArgumentError("unknown option -nv")) { try parse(["-nv", "x", "a"]) }
+        #expect(throws: ArgumentError("unknown option -vq")) { try parse(["-vq", "a"]) }
+        let browse = try BrowseCommand.spec.parse(["-rtp", "_http._tcp"])
+        #expect(browse.has("--resolve") && browse.has("--terminate") && browse.has("--parsable"))
+        #expect(try BrowseCommand.spec.parse(["-art"]).has("--all"))
+    }
+
     @Test func repeatableOptionsCollectEveryValue() throws {
         let parsed = try parse(["-i", "eth0", "a", "--interface", "wlan0", "--interface=civ0"])
         #expect(parsed.all("--interface") == ["eth0", "wlan0", "civ0"])
