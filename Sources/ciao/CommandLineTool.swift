@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Ciao
 
 /// Top-level dispatch of the `ciao` command to its subcommands.
 enum CommandLineTool {
@@ -45,6 +46,15 @@ enum CommandLineTool {
             return 0
         }
         return await command.run(rest)
+    }
+
+    /// True for what the library rejects in the arguments themselves (a 64-byte name, a bad
+    /// subtype, an empty name): a usage error, exit 2, whichever layer finds it.
+    static func isArgumentError(_ error: any Error) -> Bool {
+        switch error as? CiaoError {
+        case .invalidConfiguration, .invalidServiceType, .invalidTXTRecord: true
+        default: false
+        }
     }
 
     /// Prints `message` and the usage to standard error; returns exit status 2.

@@ -68,6 +68,7 @@ enum PublishCommand {
                 await server.stop()
                 return 0
             case .failed(let error):
+                if CommandLineTool.isArgumentError(error) { return CommandLineTool.usageError("\(error)", usage: spec.usage) }
                 CommandLineTool.printError("\(error)")
                 return 1
             }
@@ -87,6 +88,9 @@ enum PublishCommand {
         let listener = arguments.has("--listener")
         var trailing = (arguments.positional("PORT").map { [$0] } ?? []) + arguments.variadic("TXT")
         var port: UInt16 = 0
+        if listener, let first = trailing.first, UInt16(first) != nil {
+            throw ArgumentError("with --listener Ciao chooses the port: \"\(first)\" would be published as a TXT entry; leave out one of them")
+        }
         if !listener {
             guard let text = trailing.first else { throw ArgumentError("missing PORT (or use --listener)") }
             guard let value = UInt16(text), value > 0 else { throw ArgumentError("PORT must be 1–65535, not \"\(text)\"") }

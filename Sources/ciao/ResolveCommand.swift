@@ -35,12 +35,18 @@ enum ResolveCommand {
         await CommonOptions.waitForInterface(scope, untilPresent: false)
         do {
             var interfaces = InterfaceDirectory(scope: scope)
-            let resolved = try await CiaoResolver.resolve(service, timeout: timeout)
+            var resolved = try await CiaoResolver.resolve(service, timeout: timeout)
+            // -4 / -6: the addresses of that family only, whichever family carried them.
+            resolved.addresses = resolved.addresses.filter { address in
+                scope.families.contains(address.contains(":") ? .ipv6 : .ipv4)
+            }
             OutputPrinter(format: format).print(.resolved(resolved, interfaces.info(for: resolved.service.interfaceIndex)))
             return 0
         } catch CiaoError.timedOut {
             CommandLineTool.printError("\(service) was not resolved within \(timeout)")
             return 1
+        } catch where CommandLineTool.isArgumentError(error) {
+            return CommandLineTool.usageError("\(error)", usage: spec.usage)
         } catch {
             CommandLineTool.printError("\(error)")
             return 1

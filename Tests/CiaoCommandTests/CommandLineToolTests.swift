@@ -1,3 +1,4 @@
+import Ciao
 import Foundation
 import Testing
 @testable import ciao
@@ -110,5 +111,14 @@ import Testing
     @Test func truncatedCaptureAndMissingFileFail() throws {
         #expect(try Self.decode([0xD4, 0xC3, 0xB2, 0xA1, 2, 0]) == 1)
         #expect(DecodeCommand.run(["/nonexistent/ciao-decode-test.bin"]) == 1)
+    }
+
+    /// What the library rejects in the arguments counts as a usage error (exit 2).
+    @Test func libraryValidationErrorsAreArgumentErrors() {
+        #expect(CommandLineTool.isArgumentError(CiaoError.invalidConfiguration("the instance name is 64 bytes")))
+        #expect(CommandLineTool.isArgumentError(CiaoError.invalidServiceType("x")))
+        #expect(CommandLineTool.isArgumentError(CiaoError.invalidTXTRecord("x")))
+        #expect(!CommandLineTool.isArgumentError(CiaoError.timedOut))
+        #expect(!CommandLineTool.isArgumentError(CiaoError.noUsableInterface))
     }
 }

@@ -146,10 +146,8 @@ func serviceTypeError(_ text: String) -> ArgumentError {
         #expect(configuration.mode == .listener)
         #expect(configuration.port == 0)
         #expect(configuration.txtRecord.values == ["k": .bytes(Data("v".utf8)), "flag": .flag])
-        // Even a number: it is a TXT flag, not a port.
-        let numeric = try publication(["--listener", "Name", "_http._tcp", "8080"])
-        #expect(numeric.port == 0)
-        #expect(numeric.txtRecord.values == ["8080": .flag])
+        // A number there is a port given by mistake, not a TXT flag to publish without a word.
+        #expect(throws: ArgumentError.self) { try publication(["--listener", "Name", "_http._tcp", "8080"]) }
         #expect(try publication(["-l", "Name", "_http._tcp"]).txtRecord == .empty)
     }
 

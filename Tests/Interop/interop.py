@@ -573,6 +573,13 @@ def host_name_owned(s: Suite) -> list[str]:
         good = {e["name"] for e in seen if same_host(e["host"], MACHINE_LOCAL) and plain(e["address"]) in {plain(c.v4), plain(c.v6)}}
         if not {"Owned One", "Owned Two"} <= good:
             raise Failure(f"avahi-browse -r on q: {seen}")
+        for flag, want in (("-4", {plain(c.v4)}), ("-6", {plain(c.v6), plain(c.link_local())})):
+            p, rc, _ = s.ciao_once(q, f"ciao-resolve{flag}", "resolve", flag, "Owned One", TYPE, "--json")
+            r = next(iter(p.select({"event": "resolved"})), None)
+            got = {plain(a) for a in (r or {}).get("addresses", [])}
+            if rc != 0 or not got or not got <= want:
+                raise Failure(f"ciao resolve {flag}: exit {rc}, addresses {sorted(got)} (expected within {sorted(want)})")
+        figures.append("resolve -4 / -6 print the addresses of that family only")
 
         p, rc, _ = s.ciao_once(c, "ciao-eth9", "publish", "-i", "eth9", "X", TYPE, "80")
         text = "\n".join(p.lines)
@@ -582,6 +589,13 @@ def host_name_owned(s: Suite) -> list[str]:
         if rc != 2:
             raise Failure(f"ciao browse -t -i eth9: exit {rc} (expected 2)\n{p.tail()}")
         figures.append("-i eth9: exit 2 naming the interfaces that exist")
+        # what the library rejects is a bad argument too: exit 2 with the usage
+        for args in (("publish", "x" * 64, TYPE, "80"), ("publish", "--subtype", "printer", "X", TYPE, "80"),
+                     ("resolve", "", TYPE), ("publish", "-l", "Probe", TYPE, "9000")):
+            p, rc, _ = s.ciao_once(c, "ciao-bad-argument", *args)
+            if rc != 2 or not any(l.startswith("Usage:") or "usage" in l.lower() for l in p.lines):
+                raise Failure(f"ciao {' '.join(args)[:60]}: exit {rc} (expected 2 with the usage)\n{p.tail()}")
+        figures.append("a 64-byte name, a bad subtype, an empty name, a port with --listener: exit 2 with the usage")
 
         p, rc, took = s.ciao_once(lonely, "ciao-resolve-lonely", "resolve", "X", TYPE, "--timeout", "2")
         text = "\n".join(p.lines)
