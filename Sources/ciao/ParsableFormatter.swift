@@ -5,9 +5,10 @@ import Foundation
 /// The lines of `avahi-browse -p` (and `-r`), so that scripts written for it can switch: fields
 /// split by `;`, names escaped as avahi escapes them, one line per interface and protocol.
 ///
-/// Like avahi, a resolved line carries one address (the first: IPv4 before IPv6) and TXT strings
-/// in reverse wire order. Unlike avahi, which reports each protocol a record arrived over, Ciao
-/// reports each protocol it uses on the interface.
+/// Like avahi, a resolved line carries one address (the first: IPv4 before IPv6), the host name
+/// escaped label by label, and TXT strings in reverse wire order. Unlike avahi, which reports each
+/// protocol a record arrived over, and the first address that came over it, Ciao reports each
+/// protocol it uses on the interface, with the same address on each.
 struct ParsableFormatter: EventFormatter {
     func lines(for event: OutputEvent, at time: Date) -> [String] {
         switch event {
@@ -19,7 +20,7 @@ struct ParsableFormatter: EventFormatter {
             let address = resolved.addresses.first.map(Self.withoutZone) ?? ""
             return protocols(interface).map { protocolName in
                 (serviceFields("=", resolved.service, interface.name, protocolName) + [
-                    Self.withoutTrailingDot(resolved.hostName), address, String(resolved.port),
+                    Self.escapedHostName(resolved.hostName), address, String(resolved.port),
                     Self.txtField(resolved.txtRecord),
                 ]).joined(separator: ";")
             }
@@ -31,7 +32,7 @@ struct ParsableFormatter: EventFormatter {
             return [
                 [
                     "+", Self.escapedName(published.service.name), published.service.type.rawValue, "local",
-                    Self.withoutTrailingDot(published.hostName), String(published.port),
+                    Self.escapedHostName(published.hostName), String(published.port),
                 ].joined(separator: ";")
             ]
         }
@@ -62,6 +63,13 @@ struct ParsableFormatter: EventFormatter {
             }
         }
         return text
+    }
+
+    /// A host name as avahi prints it: each label escaped as ``escapedName(_:)`` does, no
+    /// trailing dot (`Held\032Out\032\195\156.local`).
+    static func escapedHostName(_ hostName: String) -> String {
+        guard let name = try? DomainName(parsing: hostName) else { return withoutTrailingDot(hostName) }
+        return name.labels.map { escapedName(String(decoding: $0, as: UTF8.self)) }.joined(separator: ".")
     }
 
     /// Each TXT string in double quotes, `"` and `\` after a backslash, bytes outside printable

@@ -52,6 +52,13 @@ enum Fixture {
         #expect(Array(lines[1].utf8) == Array(avahi.utf8))
     }
 
+    /// Host names are escaped label by label, as avahi prints them.
+    @Test func hostNamesAreEscapedAsAvahiDoes() {
+        #expect(ParsableFormatter.escapedHostName(#"Held Out Ü.local."#) == #"Held\032Out\032\195\156.local"#)
+        #expect(ParsableFormatter.escapedHostName(#"a\.b.local."#) == #"a\.b.local"#)
+        #expect(ParsableFormatter.escapedHostName("vm.local") == "vm.local")
+    }
+
     @Test func resolvedLineStripsTheZoneOfTheFirstAddress() {
         var resolved = Fixture.resolved
         resolved.addresses = ["fe80::c6ff:fe12:1%civ0", "198.18.0.1"]
