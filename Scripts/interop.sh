@@ -28,6 +28,12 @@
 #   CIAO_INTEROP_CHAT            a Chat executable (Examples/Chat) to use instead of building one
 #   CIAO_INTEROP_SCRATCH         --scratch-path for swift build (default: the package's .build)
 #   CIAO_INTEROP_TIMEOUT         seconds the scenarios may take in all (default 780)
+#   CIAO_MDNSRESPONDER           Apple's mDNSResponder built for Linux: a directory with bin/mdnsd,
+#                                bin/dns-sd and lib/libdns_sd.so (the mdnsresponder scenarios skip
+#                                without one)
+#   CIAO_MDNSRESPONDER_SOURCE    or the mDNSResponder-2600.100.147 source tarball to build it from
+#                                (needs gcc, make and libmbedtls-dev; built once into
+#                                /opt/ciao-mdnsresponder)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -80,6 +86,14 @@ DEMO=${CIAO_INTEROP_DEMO:-}
 [ -n "$DEMO" ] || DEMO=$(build NetServiceDemo)
 [ -x "$DEMO" ] || die "no NetServiceDemo executable at $DEMO"
 
+# ------------------------------------------------------------------ Apple's mDNSResponder (optional)
+MDNSR=${CIAO_MDNSRESPONDER:-}
+if [ -z "$MDNSR" ] && [ -n "${CIAO_MDNSRESPONDER_SOURCE:-}" ]; then
+  MDNSR=/opt/ciao-mdnsresponder
+  build_mdnsresponder "$CIAO_MDNSRESPONDER_SOURCE" "$MDNSR" || { log "mDNSResponder did not build; its scenarios skip"; MDNSR=""; }
+fi
+[ -n "$MDNSR" ] || log "no mDNSResponder (CIAO_MDNSRESPONDER / CIAO_MDNSRESPONDER_SOURCE unset): its scenarios skip"
+
 # ------------------------------------------------------------------ run
 PREFIX="ciaoint$$"
 WORK=$(mktemp -d /tmp/ciao-interop.XXXXXX)
@@ -99,6 +113,7 @@ log "agent $AGENT; ciao $CLI; chat $CHAT; demo $DEMO; zeroconf $("$ZEROCONF_PYTH
 rc=0
 timeout -k 10 "${CIAO_INTEROP_TIMEOUT:-780}" "$ZEROCONF_PYTHON" "$DRIVER" --agent "$AGENT" --ciao "$CLI" --chat "$CHAT" --demo "$DEMO" \
   --zeroconf-python "$ZEROCONF_PYTHON" --dbus-python "$DBUS_PYTHON" --prefix "$PREFIX" --workdir "$WORK" \
+  --mdnsresponder "$MDNSR" \
   "${ARGS[@]}" &
 DRIVER_PID=$!
 wait "$DRIVER_PID" || rc=$?

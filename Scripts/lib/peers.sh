@@ -61,6 +61,34 @@ ensure_zeroconf() {
   "$ZEROCONF_PYTHON" -c 'import zeroconf, ifaddr' || die "$ZEROCONF_PYTHON cannot import zeroconf"
 }
 
+# Builds Apple's mDNSResponder (the mDNSPosix port) from its source tarball SRC into OUT (bin/mdnsd,
+# bin/dns-sd, lib/libdns_sd.so), unless OUT has it already. Installs gcc, make and libmbedtls-dev
+# if missing. Returns non-zero, with the build's last lines, on failure.
+build_mdnsresponder() {
+  local src=$1 out=$2 work
+  [ -x "$out/bin/mdnsd" ] && return 0
+  [ -f "$src" ] || { log "no mDNSResponder source at $src"; return 1; }
+  local need=()
+  command -v gcc >/dev/null 2>&1 || need+=(gcc)
+  command -v make >/dev/null 2>&1 || need+=(make)
+  dpkg -s libmbedtls-dev >/dev/null 2>&1 || need+=(libmbedtls-dev)
+  if [ ${#need[@]} -gt 0 ]; then
+    [ -n "$SKIP_INSTALL" ] && { log "missing ${need[*]} to build mDNSResponder (installs are off)"; return 1; }
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${need[@]}" >&2 || return 1
+  fi
+  work=$(mktemp -d)
+  tar -xzf "$src" -C "$work" || return 1
+  local posix
+  posix=$(find "$work" -maxdepth 2 -type d -name mDNSPosix | head -1)
+  [ -n "$posix" ] || { log "no mDNSPosix directory in $src"; return 1; }
+  log "building mDNSResponder from $src"
+  (cd "$posix" && make os=linux -j"$(nproc)" >"$work/build.log" 2>&1) || { tail -20 "$work/build.log" >&2; return 1; }
+  mkdir -p "$out/bin" "$out/lib"
+  cp "$posix/build/prod/mdnsd" "$out/bin/" && cp "$posix/build/prod/libdns_sd.so" "$out/lib/" \
+    && cp "$posix/../Clients/build/dns-sd" "$out/bin/" || return 1
+  rm -rf "$work"
+}
+
 # The safety net of an exit trap: stops the driver (PID, possibly empty) with TERM, then KILL after
 # SECONDS, and deletes the namespaces named PREFIX-*, killing what still runs in them. The drivers
 # remove their labs themselves; this covers a driver that could not.

@@ -414,6 +414,44 @@ class Lab:
                        what="'Server startup complete' from avahi-daemon")
         return avahi
 
+    # -- Apple's mDNSResponder --
+    def start_mdnsd(self, host: Host, mdns_dir: str, host_name: str | None = None) -> JsonProc:
+        """Start Apple's `mdnsd` (built into `mdns_dir`/bin) in `host`, in private mount and UTS
+        namespaces: its own host name (`<host>-mdns` by default) and its client socket under the
+        host's work directory, bind-mounted over /run, so that several run side by side and the
+        machine's own /run is untouched. `dns_sd(host, ...)` runs its client against it."""
+        run = os.path.join(host.dir, "mdns-run")
+        os.makedirs(run, exist_ok=True)
+        os.chmod(run, 0o755)
+        sock = os.path.join(run, "mdnsd")
+        script = 'mount --bind "$1" /run && hostname "$2" && exec "$3" -debug'
+        p = host.spawn("mdnsd", "unshare", "-m", "-u", "--propagation", "private", "sh", "-c", script, "sh", run,
+                       host_name or f"{host.name}-mdns", os.path.join(mdns_dir, "bin", "mdnsd"), stdin=False,
+                       parse=lambda l: {"event": "log", "line": l})
+        deadline = time.monotonic() + 10
+        while not os.path.exists(sock):
+            if time.monotonic() > deadline or p.proc.poll() is not None:
+                raise RuntimeError(f"mdnsd in {host.name} did not start\n{p.tail()}")
+            time.sleep(0.05)
+        host.mdns = (mdns_dir, sock)
+        # The socket exists before the daemon takes requests: wait until it answers one.
+        while True:
+            r = subprocess.run(host.argv("env", f"DNSSD_UDS_PATH={sock}", f"LD_LIBRARY_PATH={os.path.join(mdns_dir, 'lib')}",
+                                         os.path.join(mdns_dir, "bin", "dns-sd"), "-V"),
+                               capture_output=True, text=True, timeout=10)
+            if "version" in r.stdout.lower() and "not running" not in r.stdout.lower():
+                return p
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"mdnsd in {host.name} does not answer: {r.stdout.strip()}\n{p.tail()}")
+            time.sleep(0.2)
+
+    def dns_sd(self, host: Host, name: str, *args: str) -> JsonProc:
+        """A running `dns-sd ARGS` against `host`'s mdnsd; each line it prints is an event."""
+        mdns_dir, sock = host.mdns
+        return host.spawn(name, "env", f"DNSSD_UDS_PATH={sock}", f"LD_LIBRARY_PATH={os.path.join(mdns_dir, 'lib')}",
+                          os.path.join(mdns_dir, "bin", "dns-sd"), *args, stdin=False,
+                          parse=lambda l: {"event": "line", "line": l})
+
     def nss_run(self, host: Host, *cmd: str, timeout: float = 30) -> subprocess.CompletedProcess:
         """Run `cmd` in `host` with nss-mdns: in a private mount namespace, an nsswitch.conf of the
         lab's own ("hosts: files mdns") and the host's avahi-daemon socket are bind-mounted over
