@@ -17,14 +17,8 @@ public actor CiaoBrowser {
         type: ServiceType, domain: String = "", automaticallyResolve: Bool = true,
         resolutionTimeout: Duration = .seconds(10)
     ) async throws -> DiscoverySession {
-        guard resolutionTimeout > .zero else {
-            throw CiaoError.invalidConfiguration("the resolution timeout must be positive, not \(resolutionTimeout)")
-        }
-        guard Service.isLocalDomain(domain) else {
-            throw CiaoError.invalidConfiguration("domain \"\(domain)\" is not served by multicast DNS; use \"local.\" or leave it empty")
-        }
-        return try DiscoverySession(
-            type: type, subtype: nil, backend: backend, automaticallyResolve: automaticallyResolve,
+        try session(
+            type: type, subtype: nil, domain: domain, automaticallyResolve: automaticallyResolve,
             resolutionTimeout: resolutionTimeout)
     }
 
@@ -37,6 +31,14 @@ public actor CiaoBrowser {
         resolutionTimeout: Duration = .seconds(10)
     ) async throws -> DiscoverySession {
         try ServiceType.checkSubtype(subtype)
+        return try session(
+            type: type, subtype: subtype, domain: domain, automaticallyResolve: automaticallyResolve,
+            resolutionTimeout: resolutionTimeout)
+    }
+
+    private func session(
+        type: ServiceType, subtype: String?, domain: String, automaticallyResolve: Bool, resolutionTimeout: Duration
+    ) throws -> DiscoverySession {
         guard resolutionTimeout > .zero else {
             throw CiaoError.invalidConfiguration("the resolution timeout must be positive, not \(resolutionTimeout)")
         }
