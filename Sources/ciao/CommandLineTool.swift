@@ -19,7 +19,7 @@ enum CommandLineTool {
           types                          list the service types on the network
           decode [FILE]                  print the DNS messages in a capture, hex dump or raw file
 
-        Run "ciao <command> --help" for a command's options.
+        Run "ciao <command> --help" for a command's options, "ciao --version" for the version.
         Exit status: 0 success; 1 failure; 2 bad arguments.
         """
 
@@ -37,6 +37,10 @@ enum CommandLineTool {
         let rest = Array(arguments.dropFirst())
         if ["-h", "--help", "help"].contains(name) {
             print(usage)
+            return 0
+        }
+        if ["-V", "--version"].contains(name) {
+            print("ciao \(CiaoVersion.current)")
             return 0
         }
         guard let command = commands[name] else { return usageError("unknown command \"\(name)\"", usage: usage) }

@@ -121,4 +121,10 @@ import Testing
         #expect(!CommandLineTool.isArgumentError(CiaoError.timedOut))
         #expect(!CommandLineTool.isArgumentError(CiaoError.noUsableInterface))
     }
+
+    @Test(arguments: [["--version"], ["-V"]])
+    func versionExitsZero(arguments: [String]) async {
+        #expect(await CommandLineTool.run(arguments) == 0)
+        #expect(CiaoVersion.current.hasPrefix("0.1.0"))
+    }
 }
