@@ -81,8 +81,11 @@ extension MDNSEngine {
         var local: [ResourceRecord] = []
         var foreign = false
         for record in message.answers + message.additionals where record.name == host.name {
-            guard record.type == .a || record.type == .aaaa else { continue }
-            if isOwnAddressRecord(record) { local.append(record) } else if record.ttl > 0 { foreign = true }
+            if isOwnAddressRecord(record) {
+                local.append(record)
+            } else if isForeignAddressRecord(record) && record.ttl > 0 {
+                foreign = true
+            }
         }
         guard foreign || !local.isEmpty else { return }
         if foreign {
@@ -109,13 +112,14 @@ extension MDNSEngine {
 
     /// True for an A or AAAA record carrying one of this host's addresses.
     func isOwnAddressRecord(_ record: ResourceRecord) -> Bool {
-        let address: IPAddress
-        switch record.data {
-        case .a(let v4): address = .v4(v4)
-        case .aaaa(let v6): address = .v6(v6)
-        default: return false
-        }
+        guard let address = record.data.address else { return false }
         return interfaces.values.contains { $0.interface.owns(address) }
+    }
+
+    /// True for an A or AAAA record carrying an address that is not this host's: the only
+    /// records over which the host name conflicts (§9, §15).
+    func isForeignAddressRecord(_ record: ResourceRecord) -> Bool {
+        record.data.address != nil && !isOwnAddressRecord(record)
     }
 
     /// Leaves out our reverse-mapping PTR for every name that `records` map to another host name:

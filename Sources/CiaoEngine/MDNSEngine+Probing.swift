@@ -221,7 +221,7 @@ extension MDNSEngine {
                 else { return false }
                 // The host name conflicts only over addresses, and never with another responder
                 // on this host publishing this host's own (§15).
-                if id == nil { return (record.type == .a || record.type == .aaaa) && !isOwnAddressRecord(record) }
+                if id == nil { return isForeignAddressRecord(record) }
                 // While probing any record with our name is a conflict; afterwards, only a
                 // different answer for one of our unique types (§9).
                 return isProbing(registration) || (ourTypes.contains(record.type) && record.type != .ptr && record.type != .nsec)
@@ -251,7 +251,7 @@ extension MDNSEngine {
             // name is no rival: both may publish them (§15).
             let theirs = message.authorities.filter {
                 $0.name == registration.name && $0.rrClass == .internet
-                    && (id != nil || (($0.type == .a || $0.type == .aaaa) && !isOwnAddressRecord($0)))
+                    && (id != nil || isForeignAddressRecord($0))
             }
             guard !theirs.isEmpty else { continue }
             let ours = registration.probeRecords(hostName: host.name, interface: interface).filter { $0.name == registration.name }

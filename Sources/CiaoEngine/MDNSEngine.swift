@@ -42,8 +42,8 @@ public struct MDNSEngine {
     var host: Registration {
         didSet { registrationDeadlineIsStale = true }
     }
-    /// Whether the host name is ours to publish, and who else holds it.
-    var hostClaim: HostClaim = .unneeded {
+    /// Whether the engine publishes the host name now, or another responder on this host does.
+    public internal(set) var hostClaim: HostClaim = .unneeded {
         didSet { registrationDeadlineIsStale = true }
     }
     var registrations: [RegistrationID: Registration] = [:] {
@@ -100,9 +100,6 @@ public struct MDNSEngine {
 
     /// The host name the services' SRV records name, e.g. `ciao.local.`.
     public var hostName: DomainName { host.name }
-
-    /// Whether the engine publishes the host name now, or another responder on this host does.
-    public var hostNameClaim: HostClaim { hostClaim }
 
     /// True when the engine runs on the interface `id`.
     public func hasInterface(_ id: InterfaceID) -> Bool { interfaces[id] != nil }

@@ -64,6 +64,18 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+extension RecordData {
+    /// The address an A or AAAA record carries; nil for other types (the inverse of
+    /// ``IPAddress/recordData``).
+    public var address: IPAddress? {
+        switch self {
+        case .a(let v4): .v4(v4)
+        case .aaaa(let v6): .v6(v6)
+        default: nil
+        }
+    }
+}
+
 /// An address assigned to an interface, with its prefix length, which defines what is on-link.
 public struct InterfaceAddress: Hashable, Sendable {
     public var address: IPAddress

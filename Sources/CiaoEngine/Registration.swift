@@ -91,7 +91,7 @@ struct Registration {
 
     /// `<subtype>._sub.<type>` for each subtype (RFC 6763 §7.1); invalid labels are left out.
     private static func subtypeNames(of service: ServiceRegistration) -> [DomainName] {
-        service.subtypes.compactMap { try? DomainName(labels: [$0, "_sub"]).appending(service.serviceType) }
+        service.subtypes.compactMap(service.serviceType.subtypeName)
     }
 
     /// `<label>.<service type>` or `<label>.local.`.

@@ -47,7 +47,7 @@ import Testing
         let sent = network.sent(by: browser, family: nil)
         #expect(!sent.isEmpty)
         #expect(sent.allSatisfy { !$0.isResponse && !$0.isProbe }, "\(sent.filter { $0.isResponse || $0.isProbe })")
-        #expect(network.engine(browser).hostNameClaim == .unneeded)
+        #expect(network.engine(browser).hostClaim == .unneeded)
     }
 
     /// A second responder on a host whose first one owns the name (avahi-daemon beside a program
@@ -65,8 +65,8 @@ import Testing
         let start = network.now
         let id = Responder.register(Support.service("Program"), on: program, in: &network)
         #expect(network.engine(program).name(of: id) == Support.instance("Program"))
-        guard case .heldByAnother = network.engine(program).hostNameClaim else {
-            Issue.record("claim: \(network.engine(program).hostNameClaim)")
+        guard case .heldByAnother = network.engine(program).hostClaim else {
+            Issue.record("claim: \(network.engine(program).hostClaim)")
             return
         }
         // It asked who holds the name; it proposed and announced nothing for it.
@@ -136,7 +136,7 @@ import Testing
         let byeAt = network.now
         network.withEngine(daemon) { engine, now in engine.deregister(daemonService, at: now) }
         network.run(for: .seconds(3))
-        #expect(network.engine(program).hostNameClaim == .owned)
+        #expect(network.engine(program).hostClaim == .owned)
         let announced = network.sent(by: program, since: byeAt).filter { $0.isResponse && $0.answers(Self.vm, .a) }
         let first = try #require(announced.first)
         #expect(first.time - byeAt < .seconds(2), "announced \(first.time - byeAt) after the goodbye")
@@ -156,12 +156,12 @@ import Testing
         let heardAt = network.now
         network.crash(daemon)
         network.run(for: .seconds(90))
-        guard case .heldByAnother = network.engine(program).hostNameClaim else {
-            Issue.record("gave up the holder early: \(network.engine(program).hostNameClaim)")
+        guard case .heldByAnother = network.engine(program).hostClaim else {
+            Issue.record("gave up the holder early: \(network.engine(program).hostClaim)")
             return
         }
         network.run(for: .seconds(40))
-        #expect(network.engine(program).hostNameClaim == .owned)
+        #expect(network.engine(program).hostClaim == .owned)
         let asked = network.sent(by: program, since: heardAt + .seconds(60)).filter { !$0.isProbe && !$0.isResponse && $0.asks(about: Self.vm) }
         #expect(!asked.isEmpty)
         let announced = network.sent(by: program, since: heardAt).first { $0.isResponse && $0.answers(Self.vm, .a) }

@@ -124,7 +124,7 @@ struct ServiceDirectory {
         onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void, engine: inout MDNSEngine, at now: Instant
     ) {
         let typeName = Self.typeName(type)
-        let name = subtype.flatMap { try? DomainName(labels: [$0, "_sub"]).appending(typeName) } ?? typeName
+        let name = subtype.flatMap(typeName.subtypeName) ?? typeName
         let query = engine.startQuery(name: name, type: .ptr, at: now)
         browses[query] = BrowseSubscription(type: type, onUpdate: onUpdate)
         queriesByToken[token] = [query]
@@ -350,13 +350,7 @@ struct ServiceDirectory {
     private mutating func addressRecord(
         _ record: ResourceRecord, _ change: RecordChange, on interface: InterfaceID, of target: AddressTarget
     ) {
-        let address: CiaoEngine.IPAddress
-        switch record.data {
-        case .a(let v4): address = .v4(v4)
-        case .aaaa(let v6): address = .v6(v6)
-        default: return
-        }
-        guard var follow = addressFollows[target] else { return }
+        guard let address = record.data.address, var follow = addressFollows[target] else { return }
         let index = follow.addresses.index(insertingIfMissing: interface)
         updateAddress(address, change, in: &follow.addresses[index].addresses)
         addressFollows[target] = follow
