@@ -60,7 +60,7 @@ extension MDNSEngine {
             interfaces[interface.id]!.pendingResponses[slot] = pending.answers.isEmpty ? nil : pending
         }
         if datagram.isMulticast { refuteGoodbyes(in: message, on: interface, family: family, at: now) }
-        cacheResponse(message, on: interface.id, over: family, multicast: datagram.isMulticast, at: now)
+        cacheResponse(message, from: datagram.source.address, on: interface.id, multicast: datagram.isMulticast, at: now)
     }
 
     /// Multicasts again our records that someone else said goodbye to: another responder on this

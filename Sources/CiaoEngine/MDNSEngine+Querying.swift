@@ -149,10 +149,10 @@ extension MDNSEngine {
         return answers.map { ($0.description, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
     }
 
-    /// Caches the answers and additional records of a response received over `family`, by
+    /// Caches the answers and additional records of a response received from `source`, by
     /// multicast or not, and reports changes (§10).
     mutating func cacheResponse(
-        _ message: Message, on interfaceID: InterfaceID, over family: IPFamily, multicast: Bool, at now: Instant
+        _ message: Message, from source: IPAddress, on interfaceID: InterfaceID, multicast: Bool, at now: Instant
     ) {
         let watched = watchedQuestions(on: interfaceID)
         for record in message.answers + message.additionals where record.type != .opt {
@@ -160,7 +160,8 @@ extension MDNSEngine {
             // Mutated in place: a copy of the interface state would copy the whole cache.
             let key = RecordKey(record)
             let (insertion, evicted) = interfaces[interfaceID]!.cache.insert(
-                record, key: key, over: family, multicast: multicast, at: now, random: &random, isWatched: watched.contains)
+                record, key: key, from: source, over: source.family, multicast: multicast, at: now, random: &random,
+                isWatched: watched.contains)
             // Records no query asks for have no one to report to (a flood is mostly those).
             switch insertion {
             case .added where watched.contains(key.rrset): report(.added, record, on: interfaceID)

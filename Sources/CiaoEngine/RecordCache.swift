@@ -120,10 +120,13 @@ struct NameKey: Hashable {
 /// asking for without an answer are flushed by Passive Observation Of Failures (§10.5). Records
 /// that answer an active query ("watched") are refreshed at 80–95 % of their TTL (§5.2).
 ///
-/// The number of records is capped; when it overflows, the records closest to expiry go first, and
-/// records answering active queries last. Entries live in slots; the indexes and the two deadline
-/// heaps (lifetimes and refreshes, with lazy deletion) hold slot numbers, so a flood costs
-/// O(log n) cheap steps per record and ``nextDeadline`` is O(1).
+/// The number of records is capped, and so are TTLs (``maximumTTL``). A full cache turns away new
+/// records from a source that already holds half of it; otherwise it makes room by evicting, in
+/// this order: records no active query asks for, closest to expiry first; then the newest records
+/// of the source holding the most. A flood arrives in bulk from one source, so it cannot push out
+/// what others publish or what was cached before it. Entries live in slots; the indexes and the
+/// two deadline heaps (lifetimes and refreshes, with lazy deletion) hold slot numbers, so a flood
+/// costs O(log n) cheap steps per record and ``nextDeadline`` is O(1).
 struct RecordCache {
     /// A cached record. Its name, class and data are those of its key, kept once.
     struct Entry {
@@ -132,6 +135,8 @@ struct RecordCache {
         var ttl: UInt32
         var cacheFlush: Bool
         var received: Instant
+        /// The address of the host that sent it last.
+        var source: IPAddress
         /// When the record was last multicast over each family: its responder will not multicast
         /// it there again within the second (RFC 6762 §6).
         var multicastOver = MulticastTimes()
@@ -190,7 +195,13 @@ struct RecordCache {
         case refreshed
         /// A goodbye for a record not in the cache.
         case ignored
+        /// A new record turned away: the cache is full and its source holds half of it.
+        case refused
     }
+
+    /// TTLs above this are cut to it, as mDNSResponder does (RFC 6762 §10 recommends 4500 s for
+    /// other records): an extreme TTL buys a record no longer life and no place in the eviction order.
+    static let maximumTTL: UInt32 = 4500
 
     /// Refresh queries at 80, 85, 90 and 95 % of the TTL (RFC 6762 §5.2).
     static let refreshPoints = [0.80, 0.85, 0.90, 0.95]
@@ -211,6 +222,8 @@ struct RecordCache {
     private var slotOf: [RecordKey: Int] = [:]
     private var byRRSet: [RRSetKey: SlotSet] = [:]
     private var byName: [NameKey: SlotSet] = [:]
+    /// How many entries each source holds.
+    private var countBySource: [IPAddress: Int] = [:]
     /// Lifetime deadlines; an item is live while its slot's ``Entry/lifetimeDeadline`` equals it.
     private var lifetimes = Heap<SlotDeadline>()
     /// Refresh deadlines of watched entries; live while the slot's ``Entry/refreshDeadline`` equals it.
@@ -232,18 +245,21 @@ struct RecordCache {
         slots(named: name, type: type).compactMap { slots[$0] }
     }
 
-    /// Adds or refreshes `record` (whose key is `key`), received over `family`, by multicast or not.
-    /// Returns what happened and the watched records it pushed out of the cache by overflowing the
-    /// cap (their removal is to be reported; unwatched ones answer no query and go silently).
-    /// `isWatched` says whether an RRset answers an active query: such records are refreshed, and
-    /// evicted last.
+    /// Adds or refreshes `record` (whose key is `key`), received from `source` over `family`, by
+    /// multicast or not. Returns what happened and the watched records it pushed out of the cache
+    /// by overflowing the cap (their removal is to be reported; unwatched ones answer no query and
+    /// go silently). `isWatched` says whether an RRset answers an active query: such records are
+    /// refreshed, and evicted last.
     mutating func insert(
-        _ record: ResourceRecord, key: RecordKey? = nil, over family: IPFamily, multicast: Bool, at now: Instant,
-        random: inout SplitMix64, isWatched: (RRSetKey) -> Bool
+        _ record: ResourceRecord, key: RecordKey? = nil, from source: IPAddress, over family: IPFamily, multicast: Bool,
+        at now: Instant, random: inout SplitMix64, isWatched: (RRSetKey) -> Bool
     ) -> (Insertion, evicted: [ResourceRecord]) {
         defer { discardStaleTops() }
         let key = key ?? RecordKey(record)
         let existing = slotOf[key]
+        if existing == nil, record.ttl > 0, slotOf.count >= capacity, countBySource[source, default: 0] >= capacity / 2 {
+            return (.refused, [])
+        }
         if record.ttl == 0 {
             guard let slot = existing, var entry = slots[slot] else { return (.ignored, []) }
             entry.expiry = min(entry.expiry, now + .seconds(1))
@@ -270,8 +286,9 @@ struct RecordCache {
         }
         let stored = sharingStoredNames(key)
         let previous = existing.flatMap { slots[$0] }
-        var entry = Entry(key: stored, ttl: record.ttl, cacheFlush: record.cacheFlush, received: now,
-                          expiry: now + .seconds(Int64(record.ttl)))
+        let ttl = min(record.ttl, Self.maximumTTL)
+        var entry = Entry(key: stored, ttl: ttl, cacheFlush: record.cacheFlush, received: now, source: source,
+                          expiry: now + .seconds(Int64(ttl)))
         entry.multicastOver = previous?.multicastOver ?? MulticastTimes()
         if multicast { entry.multicastOver[family] = now }
         entry.heardOverIPv4 = family == .v4 || previous?.heardOverIPv4 == true
@@ -467,6 +484,10 @@ struct RecordCache {
     private mutating func store(_ entry: Entry, in slot: Int) {
         let old = slots[slot]
         slots[slot] = entry
+        if old?.source != entry.source {
+            if let old { countBySource(of: old.source, add: -1) }
+            countBySource(of: entry.source, add: 1)
+        }
         if old?.lifetimeDeadline != entry.lifetimeDeadline {
             lifetimes.push(SlotDeadline(time: entry.lifetimeDeadline, slot: slot))
         }
@@ -481,9 +502,15 @@ struct RecordCache {
         slots[slot] = nil
         freeSlots.append(slot)
         slotOf[entry.key] = nil
+        countBySource(of: entry.source, add: -1)
         let rrset = entry.key.rrset
         Self.remove(slot, from: &byRRSet, at: rrset)
         Self.remove(slot, from: &byName, at: rrset.nameKey)
+    }
+
+    private mutating func countBySource(of source: IPAddress, add change: Int) {
+        let count = countBySource[source, default: 0] + change
+        countBySource[source] = count > 0 ? count : nil
     }
 
     /// Removes `slot` from an index's set at `key`, and the set once it is empty.
@@ -512,27 +539,32 @@ struct RecordCache {
         refreshes = Heap(refreshItems)
     }
 
-    /// Brings the cache down to 7/8 of its capacity, so a flood costs O(log n) per record:
-    /// unwatched records first, soonest lifetime deadline first; watched ones only if they alone
-    /// overflow.
+    /// Brings the cache down to 7/8 of its capacity, so that one pass over the entries pays for
+    /// the next capacity/8 insertions: unwatched records first, soonest lifetime deadline first;
+    /// then watched ones, the newest first of the sources holding the most.
     private mutating func evict(isProtected: (RRSetKey) -> Bool) -> [ResourceRecord] {
-        let target = capacity - capacity / 8
-        var evicted: [ResourceRecord] = []
-        var spared: [(Instant, Int)] = []
-        while slotOf.count > target, let top = lifetimes.top {
-            lifetimes.pop()
-            guard let entry = slots[top.slot], entry.lifetimeDeadline == top.time else { continue }
-            if isProtected(entry.key.rrset) { spared.append((top.time, top.slot)) } else { remove(top.slot) }
+        var excess = slotOf.count - (capacity - capacity / 8)
+        var unwatched: [(deadline: Instant, slot: Int)] = []
+        var watched: [(held: Int, received: Instant, slot: Int)] = []
+        for (slot, entry) in slots.enumerated() {
+            guard let entry else { continue }
+            if isProtected(entry.key.rrset) {
+                watched.append((countBySource[entry.source, default: 0], entry.received, slot))
+            } else {
+                unwatched.append((entry.lifetimeDeadline, slot))
+            }
         }
-        // Only watched records left over the target: the soonest to expire of them go, reported.
-        var index = 0
-        while slotOf.count > target && index < spared.count {
-            let slot = spared[index].1
+        for (_, slot) in unwatched.sorted(by: { ($0.deadline, $0.slot) < ($1.deadline, $1.slot) }).prefix(excess) {
+            remove(slot)
+            excess -= 1
+        }
+        guard excess > 0 else { return [] }
+        var evicted: [ResourceRecord] = []
+        let victims = watched.sorted { ($0.held, $0.received, $0.slot) > ($1.held, $1.received, $1.slot) }
+        for (_, _, slot) in victims.prefix(excess) {
             if let entry = slots[slot], !entry.replaced { evicted.append(entry.record) }
             remove(slot)
-            index += 1
         }
-        for (time, slot) in spared[index...] { lifetimes.push(SlotDeadline(time: time, slot: slot)) }
         return evicted
     }
 }
