@@ -20,6 +20,25 @@ public struct NetworkScope: Hashable, Sendable {
 
     public static let all = NetworkScope()
 
+    /// An interface on which the runtime could not join the mDNS group for one family: multicast
+    /// queries and answers arriving there are not heard. Most often Linux's limit of IPv4 group
+    /// memberships per socket (`net.ipv4.igmp_max_memberships`, 20 by default) on a host with more
+    /// interfaces than that; the runtime then keeps the lowest-numbered interfaces joined.
+    public struct MembershipFailure: Hashable, Sendable, CustomStringConvertible {
+        /// The interface's name, such as `eth0`.
+        public var interface: String
+        public var family: AddressFamily
+        /// What the kernel said, worded for a user.
+        public var reason: String
+
+        public var description: String { reason }
+    }
+
+    /// The group memberships the runtime could not make at its last interface scan; empty while
+    /// every one holds, or before the runtime has started. Each is retried whenever the
+    /// interfaces change.
+    public static var membershipFailures: [MembershipFailure] { MDNSRuntime.shared.membershipFailures }
+
     /// Makes `scope` the runtime's. Throws `invalidConfiguration` for an empty interface list or
     /// family set, for an interface name this host does not have (the message lists those it
     /// has), or once the runtime has started with a different scope.

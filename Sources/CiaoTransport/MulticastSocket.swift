@@ -156,6 +156,26 @@ public final class MulticastSocket {
         joinedInterfaces.insert(interface)
     }
 
+    /// Joins the group on `interface` as ``join(_:)`` does, but where the kernel's limit of
+    /// memberships per socket is reached (ENOBUFS), gives up the membership of the joined interface
+    /// with the highest index above `interface`'s and joins in its place. The memberships thus go to
+    /// the lowest-numbered interfaces, whatever order interfaces come and go in (a flap keeps an
+    /// interface's index). Returns the interface that lost its membership, if one did; throws when
+    /// no membership can be made room for.
+    public func joinMakingRoom(_ interface: InterfaceID) throws(TransportError) -> InterfaceID? {
+        do {
+            try join(interface)
+            return nil
+        } catch {
+            guard error.errno == ENOBUFS, let displaced = joinedInterfaces.filter({ $0 > interface }).max() else {
+                throw error
+            }
+            try leave(displaced)
+            try join(interface)
+            return displaced
+        }
+    }
+
     /// Leaves the mDNS group on `interface`. An interface that is gone (ENODEV) or a membership the
     /// kernel already dropped with it (EADDRNOTAVAIL) is not an error.
     public func leave(_ interface: InterfaceID) throws(TransportError) {

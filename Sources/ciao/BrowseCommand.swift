@@ -24,6 +24,7 @@ enum BrowseCommand {
             return CommandLineTool.usageError("\(error)", usage: spec.usage)
         }
         await CommonOptions.waitForInterface(scope, untilPresent: true)
+        CommonOptions.warnAboutMembershipFailures()
         do {
             var browse = try BrowseRun(options: options, scope: scope)
             return await browse.run()

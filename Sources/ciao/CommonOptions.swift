@@ -61,6 +61,23 @@ enum CommonOptions {
         while !present() { try? await Task.sleep(for: .milliseconds(250)) }
     }
 
+    /// From now until the command ends, says on standard error when the runtime cannot join the
+    /// mDNS group on an interface, once per interface and family (again if it fails anew).
+    static func warnAboutMembershipFailures() {
+        Task.detached {
+            var told: Set<NetworkScope.MembershipFailure> = []
+            while true {
+                let failures = Set(NetworkScope.membershipFailures)
+                for failure in failures.subtracting(told).sorted(by: { $0.interface < $1.interface }) {
+                    let family = failure.family == .ipv4 ? "IPv4" : "IPv6"
+                    CommandLineTool.printError("warning: multicast DNS over \(family) is not heard on \(failure.interface): \(failure.reason)")
+                }
+                told = failures
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
     static func outputFormat(_ arguments: ParsedArguments) throws(ArgumentError) -> OutputFormat {
         switch (arguments.has("--parsable"), arguments.has("--json")) {
         case (true, true): throw ArgumentError("choose one of --parsable and --json")

@@ -54,6 +54,7 @@ enum PublishCommand {
             Task {
                 // As avahi-publish does, wait for a network rather than fail without one.
                 await CommonOptions.waitForInterface(scope, untilPresent: true)
+                CommonOptions.warnAboutMembershipFailures()
                 do {
                     _ = try await server.start(configuration)
                 } catch {

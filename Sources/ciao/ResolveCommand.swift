@@ -33,6 +33,7 @@ enum ResolveCommand {
         }
         // The resolution itself waits, up to its timeout, for an interface to come.
         await CommonOptions.waitForInterface(scope, untilPresent: false)
+        CommonOptions.warnAboutMembershipFailures()
         do {
             var interfaces = InterfaceDirectory(scope: scope)
             var resolved = try await CiaoResolver.resolve(service, timeout: timeout)

@@ -29,6 +29,7 @@ enum TypesCommand {
             return CommandLineTool.usageError("\(error)", usage: spec.usage)
         }
         await CommonOptions.waitForInterface(scope, untilPresent: true)
+        CommonOptions.warnAboutMembershipFailures()
         let printer = OutputPrinter(format: format)
         let session = ServiceTypeSession()
         defer { session.stop() }

@@ -1014,6 +1014,43 @@ def legacy_problems(replies: list[dict], c1: Host, qid: int, qtype: str, qname: 
     return p + ([describe_reply(r)] if p else [])
 
 
+@scenario("membership-limit", "30 extra interfaces and a flap: the IPv4 membership on the main one comes back")
+def membership_limit(s: Suite) -> list[str]:
+    """Host c has 30 more interfaces (veth pairs, one end addressed) than its link, past Linux's
+    20 IPv4 group memberships per socket. `ciao browse -4` there warns, on standard error, for
+    the interfaces it cannot join; after its link goes down and up, a service avahi publishes on
+    host a only then is still found (without the membership on the link, nothing multicast there
+    is heard over IPv4)."""
+    with s.lab("membership-limit", ["c", "a"]) as lab:
+        c, a = lab["c"], lab["a"]
+        for i in range(30):
+            c.run("ip", "link", "add", f"ml{i}", "type", "veth", "peer", "name", f"ml{i}p")
+            c.run("ip", "addr", "add", f"198.18.220.{i + 1}/32", "dev", f"ml{i}")
+            for end in (f"ml{i}", f"ml{i}p"):
+                c.run("ip", "link", "set", end, "multicast", "on", "up")
+        lab.start_avahi(a, ipv6=False)
+        ap = s.avahi_client(a)
+        browse = s.ciao(c, "ciao-browse", "browse", "-4", "-p", TYPE)
+        expect_published(ap, "before", "Before Flap", port=9500)
+        browse.wait_for({"event": "found", "name": "Before Flap"}, 10, what="Before Flap")
+        deadline = time.monotonic() + 5
+        while not (warned := [line for line in browse.lines if "is not heard on" in line]) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        if not warned:
+            raise Failure(f"ciao browse gave no warning for the interfaces past the limit\n{browse.tail()}")
+        c.link(False)
+        time.sleep(2)
+        c.link(True)
+        time.sleep(3)
+        mark = browse.mark()
+        t0 = time.monotonic()
+        expect_published(ap, "after", "After Flap", port=9501)
+        browse.wait_for({"event": "found", "name": "After Flap"}, 10, after=mark, what="After Flap after the flap")
+        took = time.monotonic() - t0
+        return [f"{len(warned)} interfaces past the limit reported (\"{warned[0][:90]}...\"); "
+                f"after the flap a new service was found in {took:.2f} s over IPv4"]
+
+
 @scenario("flap", "50 link flaps and address changes: both sides recover, no fd leak")
 def flap(s: Suite) -> list[str]:
     """The agent publishes and browses; its link goes down/up 50 times (addresses removed and

@@ -33,6 +33,10 @@ final class MDNSRuntime: DiscoveryBackend {
     private let state = Mutex(State())
     /// Whether the loop's last interface scan found an interface to use; true until it has scanned.
     private let interfacesPresent = Atomic<Bool>(true)
+    /// The group memberships the loop's last interface scan could not make.
+    private let memberships = Mutex<[NetworkScope.MembershipFailure]>([])
+
+    var membershipFailures: [NetworkScope.MembershipFailure] { memberships.withLock { $0 } }
 
     /// The scope used when the runtime starts; throws once it has started with another.
     func use(_ scope: NetworkScope) throws(CiaoError) {
@@ -151,9 +155,10 @@ final class MDNSRuntime: DiscoveryBackend {
     private func startLoop(scope: NetworkScope) throws(CiaoError) -> Wakeup {
         let loop: RuntimeLoop
         do {
-            loop = try RuntimeLoop(scope: scope, hostName: Self.defaultHostLabel()) { [self] present in
-                interfacesPresent.store(present, ordering: .relaxed)
-            }
+            loop = try RuntimeLoop(
+                scope: scope, hostName: Self.defaultHostLabel(),
+                reportInterfacesPresent: { [self] present in interfacesPresent.store(present, ordering: .relaxed) },
+                reportMembershipFailures: { [self] failures in memberships.withLock { $0 = failures } })
         } catch {
             throw .network("cannot start multicast DNS: \(error)")
         }

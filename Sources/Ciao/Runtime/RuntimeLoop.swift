@@ -20,14 +20,21 @@ final class RuntimeLoop {
     private var interfaces: [InterfaceID: NetworkInterface] = [:]
     /// Told after each interface scan whether any interface is usable.
     private let reportInterfacesPresent: (Bool) -> Void
+    /// Told after each interface scan which group memberships could not be made (retried at every
+    /// scan).
+    private let reportMembershipFailures: ([NetworkScope.MembershipFailure]) -> Void
     private var sentDatagrams = SentDatagramLog()
     private var poller = Poller()
     private let origin = ContinuousClock.now
     /// Datagrams read per socket before the loop looks at its other descriptors again.
     private static let receiveBatch = 256
 
-    init(scope: NetworkScope, hostName: String, reportInterfacesPresent: @escaping (Bool) -> Void) throws(TransportError) {
+    init(
+        scope: NetworkScope, hostName: String, reportInterfacesPresent: @escaping (Bool) -> Void,
+        reportMembershipFailures: @escaping ([NetworkScope.MembershipFailure]) -> Void
+    ) throws(TransportError) {
         self.reportInterfacesPresent = reportInterfacesPresent
+        self.reportMembershipFailures = reportMembershipFailures
         selection = scope.interfaceSelection
         var sockets: [IPFamily: MulticastSocket] = [:]
         for family in IPFamily.allCases where selection.includes(family) {
@@ -156,12 +163,25 @@ final class RuntimeLoop {
             interfaces[id] = nil
             directory.interfaceNames[id] = nil
         }
+        // In index order, so that under the kernel's limit of memberships per socket the
+        // lowest-numbered interfaces hold them: an interface whose membership is given up for a
+        // lower one comes later in the scan and finds no room (see MulticastSocket.joinMakingRoom).
+        var failures: [NetworkScope.MembershipFailure] = []
         for interface in current {
-            for (family, socket) in sockets {
-                if interface.families.contains(family) {
-                    try? socket.join(interface.id)
-                } else if socket.joinedInterfaces.contains(interface.id) {
-                    try? socket.leave(interface.id)
+            for family in IPFamily.allCases {
+                guard let socket = sockets[family] else { continue }
+                do {
+                    if interface.families.contains(family) {
+                        _ = try socket.joinMakingRoom(interface.id)
+                    } else if socket.joinedInterfaces.contains(interface.id) {
+                        try socket.leave(interface.id)
+                    }
+                } catch {
+                    let limit = error.errno == ENOBUFS && family == .v4
+                        ? "; Linux allows net.ipv4.igmp_max_memberships (20 by default) per socket: raise it above the number of interfaces (sysctl)"
+                        : ""
+                    failures.append(NetworkScope.MembershipFailure(
+                        interface: interface.name, family: family == .v4 ? .ipv4 : .ipv6, reason: "\(error)\(limit)"))
                 }
             }
             interfaces[interface.id] = interface
@@ -169,6 +189,7 @@ final class RuntimeLoop {
             engine.setInterface(interface, at: time)
         }
         reportInterfacesPresent(!interfaces.isEmpty)
+        reportMembershipFailures(failures)
         flush()
     }
 }
