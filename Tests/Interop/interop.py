@@ -1051,6 +1051,196 @@ def membership_limit(s: Suite) -> list[str]:
                 f"after the flap a new service was found in {took:.2f} s over IPv4"]
 
 
+def forger(s: Suite, host: Host, name: str, *args: str) -> JsonProc:
+    """A running peers/forger.py MODE in `host`, once it listens."""
+    p = host.spawn(name, s.zc_python, os.path.join(PEERS, "forger.py"), "--src4", host.v4, "--src6", host.v6,
+                   *args, stdin=False)
+    p.wait_for({"event": "ready"}, 10, what=f"{name} ready")
+    return p
+
+
+def probes_from(sn: JsonProc, sender: Host, label: str, after: float = 0.0) -> list[dict]:
+    """The probes (queries with an authority section) `sender` sent for instance `label`, seen by
+    the sniffer after time `after`."""
+    sources = {plain(a) for a in host_addresses(sender) if a}
+    out = []
+    for e in sn.select({"event": "packet"}):
+        if e["t"] < after or plain(e["from"]) not in sources:
+            continue
+        m = dnsmsg.parse(bytes.fromhex(e["message"]))
+        if not m["flags"] & 0x8000 and m["authority"] and any(
+                q[0] and q[0][0].decode("utf-8", "replace").lower() == label.lower() for q in m["questions"]):
+            out.append(e)
+    return out
+
+
+@scenario("forged-answers", "a host forging conflicting answers: §9 conflicts, no false 'published', a clear error")
+def forged_answers(s: Suite) -> list[str]:
+    """Host f forges answers. (1) It answers every probe for names starting with "Forged": `ciao
+    publish --no-rename` exits 1 with the name-conflict error, printing no `published`; with
+    renaming allowed, `ciao publish` never says `published` for a name it did not win, and keeps
+    to RFC 6762 §8.1's 15 conflicts in 10 s. (2) Answers of class CH (3) are no conflict: the name
+    is published as given. (3) One unsolicited conflicting answer, over IPv4 and IPv6, for an
+    established name: Ciao probes again once (three probes, not six), nobody defends, the name
+    stays."""
+    with s.lab("forged-answers", ["c", "f", "obs"]) as lab:
+        c, f, obs = lab["c"], lab["f"], lab["obs"]
+        sn = sniffer(s, obs)
+        figures = []
+        probes = forger(s, f, "forger-probes", "probes", "--prefix", "Forged")
+        strict = s.ciao(c, "ciao-publish-strict", "publish", "--json", "--no-rename", "Forged One", TYPE, "8101")
+        rc = strict.wait_exit(20)
+        strict.stop()
+        said = " | ".join(strict.lines)
+        if rc != 1 or "conflict" not in said.lower() or strict.select({"event": "published"}):
+            raise Failure(f"ciao publish --no-rename under forged answers: exit {rc}, said: {said[-400:]}")
+        if "no answer arrived" in said:
+            raise Failure(f"ciao publish --no-rename said the opposite of what happened: {said[-300:]}")
+        figures.append(f"--no-rename: exit 1 with {strict.lines[-1][:80]!r}")
+
+        t0 = time.monotonic()
+        renaming = s.ciao(c, "ciao-publish-renaming", "publish", "--json", "Forged Two", TYPE, "8102")
+        time.sleep(15)
+        published = renaming.select({"event": "published"})
+        if published:
+            raise Failure(f"ciao publish said published for {published[0].get('name')!r}, a name it never won")
+        # One forged answer per name tried (over each family); a name's first answer is its conflict.
+        tried: dict[str, float] = {}
+        for e in probes.select({"event": "forged"}):
+            if e["t"] >= t0:
+                tried.setdefault(e["name"], e["t"])
+        times = sorted(tried.values())
+        for i in range(15, len(times)):
+            if times[i - 1] - times[i - 15] <= 10 and times[i] - times[i - 1] < 4.9:
+                raise Failure(f"name {i + 1} tried {times[i] - times[i - 1]:.2f} s after 15 conflicts within 10 s "
+                              "(RFC 6762 §8.1: wait at least 5 s)")
+        rc = renaming.wait_exit(0)
+        renaming.stop()
+        probes.stop()
+        ended = "still renaming" if rc is None else f"exit {rc}: {renaming.lines[-1][:70]!r}"
+        if rc is not None and (rc != 1 or "conflict" not in renaming.lines[-1].lower()):
+            raise Failure(f"ciao publish under forged answers ended without the conflict error: {ended}")
+        figures.append(f"renaming: no 'published' in 15 s; {len(times)} names tried, the 16th "
+                       f"{times[15] - times[14]:.1f} s after the 15th; {ended}" if len(times) > 15 else
+                       f"renaming: no 'published' in 15 s; {len(times)} names tried; {ended}")
+
+        other_class = forger(s, f, "forger-class3", "probes", "--prefix", "Forged", "--class", "3")
+        three = s.ciao(c, "ciao-publish-class3", "publish", "--json", "Forged Three", TYPE, "8103")
+        s.agents.append(three)
+        ciao_published(three, "Forged Three", timeout=10)
+        if not other_class.select({"event": "forged"}):
+            raise Failure("the class-3 forger answered no probe")
+        figures.append("class-3 answers to its probes: published as 'Forged Three'")
+
+        settled = s.ciao(c, "ciao-publish-settled", "publish", "--json", "Settled", TYPE, "8104")
+        s.agents.append(settled)
+        ciao_published(settled, "Settled", timeout=10)
+        time.sleep(2)
+        t1 = time.monotonic()
+        forger(s, f, "forger-answer", "answer", "--name", "Settled", *TYPE.split("."), "local")
+        time.sleep(4)
+        reprobes = probes_from(sn, c, "Settled", after=t1)
+        renamed = [e for e in settled.events if e.get("event") == "published" and e.get("name") != "Settled"]
+        if renamed:
+            raise Failure(f"one forged answer renamed an established service: {renamed}")
+        per_family = [len([e for e in reprobes if (":" in e["from"]) == v6]) for v6 in (False, True)]
+        if not all(1 <= n <= 3 for n in per_family):
+            raise Failure(f"after one conflicting answer over two families Ciao sent {per_family} probes over "
+                          "IPv4 and IPv6 (expected one round of up to three over each)")
+        figures.append(f"one forged answer over IPv4 and IPv6: one round of re-probes ({per_family[0]} over each "
+                       "family), the name stays")
+        return figures
+
+
+@scenario("forged-goodbye", "a forged goodbye for Ciao's records is refuted at once; browsers keep the service")
+def forged_goodbye(s: Suite) -> list[str]:
+    """`ciao publish` on host c; avahi-browse on host av lists the service. Host f forges a
+    goodbye (TTL-0 copies of Ciao's PTR, SRV and TXT, over IPv4 and IPv6): Ciao multicasts them
+    again within 1 s, and avahi-browse prints no removal."""
+    with s.lab("forged-goodbye", ["c", "av", "f", "obs"]) as lab:
+        c, av, f, obs = lab["c"], lab["av"], lab["f"], lab["obs"]
+        lab.start_avahi(av)
+        sn = sniffer(s, obs)
+        pub = s.ciao(c, "ciao-publish", "publish", "--json", "Said Goodbye", TYPE, "8110")
+        s.agents.append(pub)
+        ciao_published(pub, "Said Goodbye")
+        browse = av.spawn("avahi-browse", "avahi-browse", "-p", TYPE, parse=parse_avahi_browse_line, stdin=False)
+        browse.wait_for({"event": "found", "name": "Said Goodbye"}, 10, what="avahi-browse lists Said Goodbye")
+        time.sleep(2)
+        bye = forger(s, f, "forger-goodbye", "goodbye", "--name", "Said Goodbye", *TYPE.split("."), "local",
+                     "--delay", "0.5")
+        raw_query_from(s, obs, [*TYPE.split("."), "local"], "PTR")
+        forged = bye.wait_for({"event": "done"}, 10, what="forged goodbye sent")
+        if forged.get("error"):
+            raise Failure(f"the forger sent no goodbye: {forged['error']}")
+        t_bye = min(e["t"] for e in bye.select({"event": "forged"}))
+        time.sleep(3)
+        sources = {plain(a) for a in host_addresses(c) if a}
+        again = []
+        for e in sn.select({"event": "packet"}):
+            if e["t"] <= t_bye or plain(e["from"]) not in sources:
+                continue
+            m = dnsmsg.parse(bytes.fromhex(e["message"]))
+            if m["flags"] & 0x8000 and any(r["ttl"] > 0 and r["type"] == dnsmsg.TYPES["SRV"]
+                                           and r["name"][0] == b"Said Goodbye" for r in m["answers"]):
+                again.append(e["t"] - t_bye)
+        if not again or again[0] > 1.0:
+            raise Failure(f"Ciao did not multicast its SRV again within 1 s of the forged goodbye: {again[:3]}")
+        removed = browse.select({"event": "removed", "name": "Said Goodbye"})
+        if removed:
+            raise Failure(f"avahi-browse reported Said Goodbye removed {removed[0]['t'] - t_bye:.2f} s after the goodbye")
+        return [f"re-announced {again[0] * 1000:.0f} ms after the forged goodbye; avahi-browse kept the service"]
+
+
+def raw_query_from(s: Suite, host: Host, labels: list[str], qtype: str) -> None:
+    """One QM query from `host` (port 5353, IPv4) for the name of `labels`."""
+    host.spawn(f"query-{time.monotonic():.3f}", s.zc_python, os.path.join(PEERS, "raw_query.py"), "--src", host.v4,
+               "--sport", "5353", "--dst", "224.0.0.251", "--qtype", qtype, "--wait", "0.1",
+               "--name", *labels, stdin=False)
+
+
+@scenario("query-storm", "5,000 queries a second: no record multicast twice within one second")
+def query_storm(s: Suite) -> list[str]:
+    """`ciao publish` on host c; host f multicasts 5,000 QM queries a second for its SRV for 5 s;
+    the sniffer on host obs sees every response Ciao multicasts: no record twice within 1 s on the
+    link over one family (RFC 6762 §6)."""
+    with s.lab("query-storm", ["c", "f", "obs"]) as lab:
+        c, f, obs = lab["c"], lab["f"], lab["obs"]
+        pub = s.ciao(c, "ciao-publish", "publish", "--json", "Storm Target", TYPE, "8120")
+        s.agents.append(pub)
+        ciao_published(pub, "Storm Target")
+        time.sleep(3)
+        sn = sniffer(s, obs)
+        t0 = time.monotonic()
+        storm = forger(s, f, "forger-storm", "storm", "--name", "Storm Target", *TYPE.split("."), "local",
+                       "--qtype", "SRV", "--rate", "5000", "--seconds", "5")
+        done = storm.wait_for({"event": "done"}, 30, what="the storm's end")
+        time.sleep(1)
+        sources = {plain(a): ("IPv6" if ":" in a else "IPv4") for a in host_addresses(c) if a}
+        last: dict[tuple, float] = {}
+        gaps: list[float] = []
+        responses = 0
+        for e in sn.select({"event": "packet"}):
+            if e["t"] < t0 or plain(e["from"]) not in sources:
+                continue
+            m = dnsmsg.parse(bytes.fromhex(e["message"]))
+            if not m["flags"] & 0x8000:
+                continue
+            responses += 1
+            for r in m["answers"]:
+                key = (sources[plain(e["from"])], bytes(b"".join(r["name"])).lower(), r["type"], r["rdata"])
+                if key in last:
+                    gaps.append(e["t"] - last[key])
+                last[key] = e["t"]
+        if responses < 3:
+            raise Failure(f"only {responses} responses from Ciao during the storm")
+        # The sniffer timestamps on receipt, a few milliseconds of jitter either way.
+        if gaps and min(gaps) < 0.97:
+            raise Failure(f"a record was multicast again after {min(gaps) * 1000:.0f} ms under the storm")
+        return [f"{done['sent']} queries in {done['seconds']:.1f} s: {responses} responses, "
+                f"shortest repeat of a record {min(gaps) * 1000:.0f} ms" if gaps else "no record repeated"]
+
+
 @scenario("flap", "50 link flaps and address changes: both sides recover, no fd leak")
 def flap(s: Suite) -> list[str]:
     """The agent publishes and browses; its link goes down/up 50 times (addresses removed and

@@ -3,7 +3,7 @@
     sniff.py --interface NAME
 
 Joins 224.0.0.251 and ff02::fb on the interface, bound to port 5353 with SO_REUSEADDR beside any
-responder, and prints one JSON line per datagram: {"event":"packet","from":addr,"message":hex};
+responder, and prints one JSON line per datagram: {"event":"packet","from":addr,"message":hex,"t":monotonic time of receipt};
 {"event":"ready"} once both sockets listen.
 """
 
@@ -13,6 +13,7 @@ import select
 import socket
 import struct
 import sys
+import time
 
 
 def main() -> None:
@@ -37,7 +38,8 @@ def main() -> None:
     while True:
         for s in select.select([v4, v6], [], [])[0]:
             data, source = s.recvfrom(9000)
-            print(json.dumps({"event": "packet", "from": source[0].split("%")[0], "message": data.hex()}), flush=True)
+            print(json.dumps({"event": "packet", "from": source[0].split("%")[0], "message": data.hex(),
+                              "t": time.monotonic()}), flush=True)
 
 
 if __name__ == "__main__":
