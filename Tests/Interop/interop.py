@@ -1241,6 +1241,55 @@ def query_storm(s: Suite) -> list[str]:
                 f"shortest repeat of a record {min(gaps) * 1000:.0f} ms" if gaps else "no record repeated"]
 
 
+def rss_kib(p: JsonProc) -> int:
+    """The resident set of `p`'s process, in KiB."""
+    with open(f"/proc/{p.proc.pid}/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+
+
+@scenario("flood", "2,700 new services a second from one host: the legitimate stay, events stay prompt")
+def flood_browser(s: Suite) -> list[str]:
+    """avahi on host a publishes "Legit Before"; `ciao browse -p` on host c lists it. Host f then
+    announces 2,700 new services of the type a second for 20 s (TTL 7200), each named with the
+    time it was sent; 5 s in, avahi publishes "Legit During". Every line ciao browse prints comes
+    within 1 s of its packet, "Legit During" within 1 s of its publication, "Legit Before" is never
+    removed, and ciao's memory stays bounded."""
+    with s.lab("flood", ["c", "a", "f"]) as lab:
+        c, a, f = lab["c"], lab["a"], lab["f"]
+        lab.start_avahi(a)
+        ap = s.avahi_client(a)
+        expect_published(ap, "before", "Legit Before", port=9600)
+        browse = s.ciao(c, "ciao-browse", "browse", "-p", TYPE)
+        browse.wait_for({"event": "found", "name": "Legit Before"}, 10, what="Legit Before listed")
+        time.sleep(1)
+        rss0 = rss_kib(browse)
+        flooder = forger(s, f, "forger-flood", "flood", "--name", *TYPE.split("."), "local",
+                         "--rate", "2700", "--seconds", "20")
+        t0 = time.monotonic()
+        time.sleep(5)
+        during = publish(ap, "during", "Legit During", port=9601)
+        t_during = during["t"]
+        done = flooder.wait_for({"event": "done"}, 40, what="the flood's end")
+        time.sleep(2)
+        rss1 = rss_kib(browse)
+        lateness = [e["t"] - float(e["name"].split()[2]) for e in browse.select({"event": "found"})
+                    if e["name"].startswith("flood ")]
+        found_during = browse.select({"event": "found", "name": "Legit During"})
+        removed = browse.select({"event": "removed", "name": "Legit Before"})
+        if removed:
+            raise Failure(f"Legit Before reported removed {removed[0]['t'] - t0:.1f} s into the flood")
+        if not found_during or found_during[0]["t"] - t_during > 1.0:
+            took = f"{found_during[0]['t'] - t_during:.2f} s" if found_during else "never"
+            raise Failure(f"Legit During, published mid-flood, listed after {took}")
+        if lateness and max(lateness) > 1.0:
+            raise Failure(f"ciao browse printed a flood service {max(lateness):.2f} s after its packet "
+                          f"({len(lateness)} listed)")
+        return [f"{done['sent']} services flooded in {done['seconds']:.0f} s: {len(lateness)} listed, the latest "
+                f"{max(lateness, default=0) * 1000:.0f} ms after its packet; Legit During listed "
+                f"{(found_during[0]['t'] - t_during) * 1000:+.0f} ms from avahi's 'published'; Legit Before kept; "
+                f"RSS {rss0 / 1024:.1f} -> {rss1 / 1024:.1f} MiB"]
+
+
 @scenario("flap", "50 link flaps and address changes: both sides recover, no fd leak")
 def flap(s: Suite) -> list[str]:
     """The agent publishes and browses; its link goes down/up 50 times (addresses removed and

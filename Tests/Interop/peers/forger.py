@@ -16,6 +16,10 @@ Modes:
       later multicasts TTL-0 copies of them (a forged goodbye), over both families.
   storm --name LABEL... --qtype T --rate N --seconds S
       multicasts QM queries for the name at N per second over IPv4 (source port 5353).
+  flood --name TYPE-LABELS... --rate N --seconds S [--ttl T]
+      announces N new services of the type a second over IPv4 (PTR, SRV, TXT, TTL T, 7200 by
+      default), 100 packets a second; each instance is named "flood SEQ TIME", TIME the
+      monotonic clock when it was sent, so a browser's lateness can be read off its output.
 
 Prints JSON lines: {"event":"ready"}, {"event":"forged","kind":...,"t":monotonic,"family":4|6,
 "name":...} for each forged packet, {"event":"done"} at the end of answer, goodbye and storm.
@@ -177,12 +181,32 @@ def storm(link: Link, name: list[bytes], qtype: int, rate: float, seconds: float
     emit(event="done", sent=sent, seconds=time.monotonic() - start)
 
 
+def flood(link: Link, service_type: list[bytes], rate: float, seconds: float, ttl: int) -> None:
+    emit(event="ready")
+    start = time.monotonic()
+    sent = 0
+    while (elapsed := time.monotonic() - start) < seconds:
+        records = []
+        now = time.monotonic()
+        while sent < int(elapsed * rate) + 1:
+            instance = [f"flood {sent:07d} {now:.6f}".encode()] + service_type
+            records += [record(service_type, TYPES["PTR"], 1, ttl, encode_name(instance)),
+                        record(instance, TYPES["SRV"], 1 | CACHE_FLUSH, ttl, srv_rdata(9, [b"forger", b"local"])),
+                        record(instance, TYPES["TXT"], 1 | CACHE_FLUSH, ttl, b"\x04v=fl")]
+            sent += 1
+        if records:
+            link.send(response(records), 4)
+        link.receive(0.0)
+        time.sleep(max(0.0, 0.01 - (time.monotonic() - now)))
+    emit(event="done", sent=sent, seconds=time.monotonic() - start)
+
+
 def main() -> None:
     a = argparse.ArgumentParser()
     a.add_argument("--interface", default="civ0")
     a.add_argument("--src4", required=True)
     a.add_argument("--src6", required=True)
-    a.add_argument("mode", choices=["probes", "answer", "goodbye", "storm"])
+    a.add_argument("mode", choices=["probes", "answer", "goodbye", "storm", "flood"])
     a.add_argument("--prefix", default="")
     a.add_argument("--name", nargs="+", default=[])
     a.add_argument("--class", dest="rclass", type=int, default=1)
@@ -191,6 +215,7 @@ def main() -> None:
     a.add_argument("--seconds", type=float, default=5)
     a.add_argument("--timeout", type=float, default=20)
     a.add_argument("--delay", type=float, default=0.0)
+    a.add_argument("--ttl", type=int, default=7200)
     args = a.parse_args()
     link = Link(args.interface, args.src4, args.src6)
     name = [label.encode() for label in args.name]
@@ -200,8 +225,10 @@ def main() -> None:
         forge_answer(link, name, args.rclass)
     elif args.mode == "goodbye":
         forge_goodbye(link, name, args.timeout, args.delay)
-    else:
+    elif args.mode == "storm":
         storm(link, name, TYPES[args.qtype], args.rate, args.seconds)
+    else:
+        flood(link, name, args.rate, args.seconds, args.ttl)
 
 
 if __name__ == "__main__":
