@@ -13,7 +13,9 @@ open class NetService: NSObject {
         public init(rawValue: UInt) { self.rawValue = rawValue }
         /// Fail with `collisionError` instead of renaming on a name conflict.
         public static let noAutoRename = Options(rawValue: 1 << 0)
-        /// Accepted for source compatibility; Ciao opens no listener for a NetService.
+        /// Not supported on Linux: Foundation there has no socket streams to hand accepted
+        /// connections over in, so publishing with it fails with `badArgumentError`. Open the
+        /// listener yourself and publish its port.
         public static let listenForConnections = Options(rawValue: 1 << 1)
     }
 
@@ -52,6 +54,12 @@ open class NetService: NSObject {
     private var server: CiaoServer?
     private var activity: Task<Void, Never>?
     private var monitor: Task<Void, Never>?
+    /// How a resolution is made: the engine's resolver, or a fake in tests.
+    var resolving: @Sendable (Service, Duration) async throws -> ResolvedService = {
+        try await CiaoResolver.resolve($0, timeout: $1)
+    }
+    /// The timeout of a resolution asked for with none (0): longer than any process lives.
+    static let indefinitely = Duration.seconds(Int64(Int32.max))
 
     /// A service to publish on `port`.
     public init(domain: String, type: String, name: String, port: Int32) {
@@ -91,7 +99,9 @@ open class NetService: NSObject {
     /// with ``name`` set to the name in use, or `netService(_:didNotPublish:)`.
     open func publish(options: Options = []) {
         guard activity == nil else { return report(didNotPublish: .activityInProgress) }
-        guard let serviceType = try? ServiceType(observed: type), (1...65535).contains(port) else {
+        guard let serviceType = try? ServiceType(observed: type), (1...65535).contains(port),
+            !options.contains(.listenForConnections)
+        else {
             return report(didNotPublish: .badArgumentError)
         }
         var configuration = PublicationConfiguration(
@@ -126,26 +136,38 @@ open class NetService: NSObject {
         resolve(withTimeout: 5)
     }
 
-    /// Looks up host, port, addresses and TXT: `netServiceWillResolve`, then
-    /// `netServiceDidResolveAddress` or `netService(_:didNotResolve:)`.
+    /// Looks up host, port, addresses and TXT within `timeout` seconds (0: without a time limit,
+    /// until `stop()`): `netServiceWillResolve`, then `netServiceDidResolveAddress` or
+    /// `netService(_:didNotResolve:)`, then `netServiceDidStop` as the resolution ends. A
+    /// resolution ended by `stop()` reports only `netServiceDidStop`.
     open func resolve(withTimeout timeout: TimeInterval) {
         guard activity == nil else { return report(didNotResolve: .activityInProgress) }
-        guard let serviceType = try? ServiceType(observed: type), timeout > 0 else { return report(didNotResolve: .badArgumentError) }
+        guard let serviceType = try? ServiceType(observed: type), timeout >= 0, timeout.isFinite else {
+            return report(didNotResolve: .badArgumentError)
+        }
         delegate?.netServiceWillResolve(self)
         let service = Service(name: name, type: serviceType, domain: domain)
-        let this = RunLoopBound(object: self), delivery = self.delivery
+        let limit = timeout == 0 ? Self.indefinitely : .milliseconds(max(1, Int((timeout * 1000).rounded(.up))))
+        let this = RunLoopBound(object: self), delivery = self.delivery, resolving = self.resolving
         activity = Task {
             do {
-                let resolved = try await CiaoResolver.resolve(service, timeout: .milliseconds(Int(timeout * 1000)))
+                let resolved = try await resolving(service, limit)
                 delivery.deliver {
+                    // Unless stop() came first.
+                    guard this.object.activity != nil else { return }
                     this.object.activity = nil
                     this.object.apply(resolved)
                     this.object.delegate?.netServiceDidResolveAddress(this.object)
+                    this.object.delegate?.netServiceDidStop(this.object)
                 }
             } catch {
+                // stop() cancelled it and reports netServiceDidStop itself.
+                guard !Task.isCancelled else { return }
                 delivery.deliver {
+                    guard this.object.activity != nil else { return }
                     this.object.activity = nil
                     this.object.report(didNotResolve: NetService.code(for: error))
+                    this.object.delegate?.netServiceDidStop(this.object)
                 }
             }
         }
@@ -162,6 +184,20 @@ open class NetService: NSObject {
             await server?.stop()
             delivery.deliver { this.object.delegate?.netServiceDidStop(this.object) }
         }
+    }
+
+    // MARK: Connecting
+
+    /// Apple's NetService connects to the resolved service and returns the two streams of the
+    /// connection. Foundation on Linux has no socket-backed streams (it lacks
+    /// `Stream.getStreamsToHost`), so this sets both to nil and returns false: connect a socket of
+    /// your own to ``hostName`` or one of ``addresses`` on ``port`` instead.
+    open func getInputStream(
+        _ inputStream: UnsafeMutablePointer<InputStream?>?, outputStream: UnsafeMutablePointer<OutputStream?>?
+    ) -> Bool {
+        inputStream?.pointee = nil
+        outputStream?.pointee = nil
+        return false
     }
 
     // MARK: TXT record

@@ -1,5 +1,6 @@
 import Ciao
 import Foundation
+import Synchronization
 import Testing
 
 @testable import CiaoNetService
@@ -87,7 +88,7 @@ import Testing
         badType.resolve(withTimeout: 5)
         let badTimeout = NetService(domain: "local.", type: "_http._tcp.", name: "Web")
         badTimeout.delegate = delegate
-        badTimeout.resolve(withTimeout: 0)
+        badTimeout.resolve(withTimeout: -1)
         #expect(delegate.calls == ["didNotResolve -72004", "didNotResolve -72004"])
     }
 
@@ -102,13 +103,149 @@ import Testing
     }
 }
 
+/// Resolutions against a fake resolver, the service used, and its delegate called, on a thread
+/// of its own running a run loop (as an application's thread would), not on the test's.
+@Suite struct NetServiceResolutionTests {
+    static let resolved = ResolvedService(
+        service: Service(name: "Web", type: try! ServiceType("_http._tcp")), hostName: "alpha.local.", port: 8080,
+        addresses: ["198.18.0.2"], txtRecord: try! TXTRecord(entries: []))
+
+    /// Starts resolving on `thread`, with `resolving` as the resolver; returns the service and
+    /// its delegate.
+    static func resolve(
+        on thread: RunLoopThread, timeout: TimeInterval,
+        resolving: @escaping @Sendable (Service, Duration) async throws -> ResolvedService
+    ) -> Resolution {
+        thread.sync {
+            let resolution = Resolution()
+            resolution.service.schedule(in: .current, forMode: .default)
+            resolution.service.resolving = resolving
+            resolution.service.resolve(withTimeout: timeout)
+            return resolution
+        }
+    }
+
+    /// A service and its delegate.
+    final class Resolution: @unchecked Sendable {
+        let service = NetService(domain: "local.", type: "_http._tcp.", name: "Web")
+        let delegate = RecordingDelegate()
+        init() { service.delegate = delegate }
+    }
+
+    /// The delegate calls of `service` once there are `count` of them (or after 5 s), read on its thread.
+    static func calls(of resolution: Resolution, on thread: RunLoopThread, count: Int) async -> [String] {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while true {
+            let calls = thread.sync { resolution.delegate.calls }
+            if calls.count >= count || ContinuousClock.now >= deadline { return calls }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// Apple's documentation: a timeout of 0 means no timeout.
+    @Test func aTimeoutOfZeroResolvesWithoutTimeLimit() async {
+        let thread = RunLoopThread()
+        let asked = Mutex<Duration?>(nil)
+        let service = Self.resolve(on: thread, timeout: 0) { _, timeout in
+            asked.withLock { $0 = timeout }
+            return Self.resolved
+        }
+        #expect(await Self.calls(of: service, on: thread, count: 3) == ["willResolve", "didResolveAddress", "didStop"])
+        #expect(asked.withLock { $0 } == NetService.indefinitely)
+        #expect(thread.sync { service.service.port == 8080 && service.service.hostName == "alpha.local." })
+    }
+
+    @Test func aResolutionThatTimesOutReportsTheErrorThenStops() async {
+        let thread = RunLoopThread()
+        let service = Self.resolve(on: thread, timeout: 1.5) { _, timeout in
+            #expect(timeout == .milliseconds(1500))
+            throw CiaoError.timedOut
+        }
+        #expect(await Self.calls(of: service, on: thread, count: 3) == ["willResolve", "didNotResolve -72007", "didStop"])
+    }
+
+    @Test func stoppingAResolutionReportsOnlyTheStop() async throws {
+        let thread = RunLoopThread()
+        let service = Self.resolve(on: thread, timeout: 30) { _, _ in
+            try await Task.sleep(for: .seconds(60))
+            return Self.resolved
+        }
+        thread.sync { service.service.stop() }
+        #expect(await Self.calls(of: service, on: thread, count: 2) == ["willResolve", "didStop"])
+        // A late delivery of the cancelled resolution would show now.
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(await Self.calls(of: service, on: thread, count: 2) == ["willResolve", "didStop"])
+    }
+
+    /// Foundation on Linux has no socket streams: a clear false, and no streams.
+    @Test func streamsAreNotAvailable() {
+        let service = NetService(domain: "local.", type: "_http._tcp.", name: "Web")
+        var input: InputStream? = InputStream(data: Data())
+        var output: OutputStream? = OutputStream(toMemory: ())
+        #expect(!service.getInputStream(&input, outputStream: &output))
+        #expect(input == nil && output == nil)
+    }
+
+    @Test func listeningForConnectionsIsRefused() {
+        let delegate = RecordingDelegate()
+        let service = NetService(domain: "local.", type: "_http._tcp.", name: "Web", port: 8080)
+        service.delegate = delegate
+        service.publish(options: .listenForConnections)
+        #expect(delegate.calls == ["didNotPublish -72004"])
+    }
+}
+
+/// A thread running its own run loop, for the objects used from it.
+final class RunLoopThread: Sendable {
+    private let delivery: RunLoopBound<RunLoop>
+
+    init() {
+        let ready = DispatchSemaphore(value: 0)
+        let box = Mutex<RunLoopBound<RunLoop>?>(nil)
+        let thread = Thread {
+            let runLoop = RunLoop.current
+            // A run loop with no source or timer returns at once.
+            runLoop.add(Timer(timeInterval: 3600, repeats: true) { _ in }, forMode: .default)
+            box.withLock { $0 = RunLoopBound(object: runLoop) }
+            ready.signal()
+            while true { _ = runLoop.run(mode: .default, before: .distantFuture) }
+        }
+        thread.start()
+        ready.wait()
+        delivery = box.withLock { $0! }
+    }
+
+    /// Runs `body` on the thread, through its run loop, and returns what it returns.
+    func sync<Result>(_ body: @escaping () -> Result) -> Result {
+        let done = DispatchSemaphore(value: 0)
+        let work = Unchecked(value: body)
+        let result = Mutex<Unchecked<Result>?>(nil)
+        RunLoopDelivery(runLoop: delivery.object, modes: [.default]).deliver {
+            let value = work.value()
+            result.withLock { $0 = Unchecked(value: value) }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0!.value }
+    }
+}
+
+/// A value handed between the test and the run loop's thread, which never use it at once.
+private struct Unchecked<Value>: @unchecked Sendable {
+    var value: Value
+}
+
 private enum CiaoErrorSamples {
     static let conflict = CiaoError.dnsService(CiaoError.Code.nameConflict)
     static let timeout = CiaoError.timedOut
 }
 
-private final class RecordingDelegate: NetServiceDelegate {
+final class RecordingDelegate: NetServiceDelegate {
     var calls: [String] = []
+
+    func netServiceWillResolve(_ sender: NetService) { calls.append("willResolve") }
+    func netServiceDidResolveAddress(_ sender: NetService) { calls.append("didResolveAddress") }
+    func netServiceDidStop(_ sender: NetService) { calls.append("didStop") }
 
     func netService(_ sender: NetService, didNotPublish errorDict: [String: NSNumber]) {
         calls.append("didNotPublish \(errorDict[NetService.errorCode] ?? 0)")
