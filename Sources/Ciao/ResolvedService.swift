@@ -2,7 +2,8 @@
 ///
 /// `addresses` are numeric strings (`192.0.2.7`, `fe80::1%eth0`); an IPv6 link-local address keeps its `%zone`.
 public struct ResolvedService: Equatable, Hashable, Sendable {
-    /// The service instance that was resolved.
+    /// The service instance that was resolved; asked for on every interface (an `interfaceIndex`
+    /// of 0, or one that no longer exists), its `interfaceIndex` is the interface that answered.
     public var service: Service
     /// The SRV target host name, e.g. `raspberrypi.local.`.
     public var hostName: String

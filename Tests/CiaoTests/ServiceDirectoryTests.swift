@@ -53,6 +53,9 @@ import Testing
         harness.resolve(Service(name: "Saved", type: Self.type, interfaceIndex: 77))
         harness.run(for: .seconds(2))
         #expect(harness.resolved.last?.port == 8080)
+        // Resolved over every interface, the service is where it answered (`ciao resolve -p`
+        // prints that interface, not "any").
+        #expect(harness.resolved.last?.service.interfaceIndex == 1)
     }
 
     @Test func txtUpdateIsResolvedAgainAndGoodbyeRemoves() throws {

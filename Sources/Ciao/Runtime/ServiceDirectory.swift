@@ -403,9 +403,12 @@ struct ServiceDirectory {
         var unique: [String] = []
         for address in addresses where !unique.contains(address) { unique.append(address) }
         guard !unique.isEmpty else { return nil }
+        // Asked on every interface, the service is where its SRV answered first.
+        let asked = resolution.service
+        let service = resolution.interfaces != nil ? asked
+            : Service(name: asked.name, type: asked.type, domain: asked.domain, interfaceIndex: interface.index)
         let result = ResolvedService(
-            service: resolution.service, hostName: srv.target.description, port: srv.port, addresses: unique,
-            txtRecord: txtRecord)
+            service: service, hostName: srv.target.description, port: srv.port, addresses: unique, txtRecord: txtRecord)
         guard result != resolution.lastReported else { return nil }
         resolution.lastReported = result
         resolutions[token] = resolution
