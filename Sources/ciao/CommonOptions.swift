@@ -16,13 +16,15 @@ enum CommonOptions {
     static let output: [CommandSpec.Option] = [
         .init(names: ["-p", "--parsable"], value: nil, help: "print avahi-browse -p lines (fields split by ;)"),
         .init(names: ["--json"], value: nil, help: "print one JSON object per event per line"),
+        .init(names: ["-k", "--no-db-lookup"], value: nil, help: "with -p, print service types as they are, not avahi's descriptions"),
     ]
 
     static let formatsHelp = """
         Output: for people by default (colour on a terminal unless NO_COLOR is set); with -p the
         lines of avahi-browse -p: "+;IFACE;IPv4;NAME;TYPE;DOMAIN", "-;..." and
         "=;IFACE;IPv4;NAME;TYPE;DOMAIN;HOST;ADDRESS;PORT;\\"TXT\\" ..." with names escaped as avahi
-        does (\\DDD); with --json one object per event per line, with an ISO 8601 "time".
+        does (\\DDD) and the types avahi's database knows given by its descriptions ("Web Site"; -k
+        prints "_http._tcp"); with --json one object per event per line, with an ISO 8601 "time".
         """
 
     /// Restricts the process's mDNS runtime to the interfaces and families asked for; an
@@ -81,7 +83,7 @@ enum CommonOptions {
     static func outputFormat(_ arguments: ParsedArguments) throws(ArgumentError) -> OutputFormat {
         switch (arguments.has("--parsable"), arguments.has("--json")) {
         case (true, true): throw ArgumentError("choose one of --parsable and --json")
-        case (true, false): return .parsable
+        case (true, false): return .parsable(describingTypes: !arguments.has("--no-db-lookup"))
         case (false, true): return .json
         case (false, false): return .human(TerminalStyle.current())
         }

@@ -20,14 +20,14 @@ struct InterfaceInfo: Equatable {
 /// How a subcommand prints.
 enum OutputFormat: Equatable {
     case human(TerminalStyle)
-    /// `avahi-browse -p` lines.
-    case parsable
+    /// `avahi-browse -p` lines; known service types as avahi describes them unless `-k`.
+    case parsable(describingTypes: Bool)
     case json
 
     func formatter() -> any EventFormatter {
         switch self {
         case .human(let style): HumanFormatter(style: style)
-        case .parsable: ParsableFormatter()
+        case .parsable(let describingTypes): ParsableFormatter(describingTypes: describingTypes)
         case .json: JSONEventFormatter()
         }
     }

@@ -10,6 +10,10 @@ import Foundation
 /// protocol a record arrived over, and the first address that came over it, Ciao reports each
 /// protocol it uses on the interface, with the same address on each.
 struct ParsableFormatter: EventFormatter {
+    /// Print a known service type as avahi's database describes it ("Web Site"), as
+    /// avahi-browse does without `-k`.
+    var describingTypes = true
+
     func lines(for event: OutputEvent, at time: Date) -> [String] {
         switch event {
         case .found(let service, let interface):
@@ -44,7 +48,9 @@ struct ParsableFormatter: EventFormatter {
     }
 
     private func serviceFields(_ mark: String, _ service: Service, _ interface: String, _ protocolName: String) -> [String] {
-        [mark, interface, protocolName, Self.escapedName(service.name), service.type.rawValue, Self.withoutTrailingDot(service.domain)]
+        let type = service.type.rawValue
+        let shown = describingTypes ? ServiceTypeDescriptions.description(of: type) ?? type : type
+        return [mark, interface, protocolName, Self.escapedName(service.name), shown, Self.withoutTrailingDot(service.domain)]
     }
 
     /// avahi's label escaping: letters, digits, `-` and `_` as they are; `.` and `\` after a

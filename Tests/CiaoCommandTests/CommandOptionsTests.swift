@@ -87,8 +87,10 @@ func serviceTypeError(_ text: String) -> ArgumentError {
     }
 
     @Test func outputFormats() throws {
-        #expect(try options(["-p", "_http._tcp"]).format == .parsable)
-        #expect(try options(["--parsable", "_http._tcp"]).format == .parsable)
+        #expect(try options(["-p", "_http._tcp"]).format == .parsable(describingTypes: true))
+        #expect(try options(["--parsable", "_http._tcp"]).format == .parsable(describingTypes: true))
+        #expect(try options(["-pk", "_http._tcp"]).format == .parsable(describingTypes: false))
+        #expect(try options(["-p", "--no-db-lookup", "_http._tcp"]).format == .parsable(describingTypes: false))
         #expect(try options(["--json", "_http._tcp"]).format == .json)
         guard case .human = try options(["_http._tcp"]).format else {
             Issue.record("the default format is for people")

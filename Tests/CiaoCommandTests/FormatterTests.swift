@@ -52,6 +52,19 @@ enum Fixture {
         #expect(Array(lines[1].utf8) == Array(avahi.utf8))
     }
 
+    /// Without -k, avahi-browse -p prints a type its database knows by its description, and so
+    /// does Ciao; a type it does not know, and every type with -k, as it is.
+    @Test func knownTypesAreDescribedAsAvahiDoes() throws {
+        let web = Service(name: "Web", type: try ServiceType("_http._tcp"), interfaceIndex: 2)
+        #expect(formatter.lines(for: .found(web, InterfaceInfo(name: "eth0", families: [.ipv4])), at: Fixture.time)
+            == ["+;eth0;IPv4;Web;Web Site;local"])
+        let raw = ParsableFormatter(describingTypes: false)
+        #expect(raw.lines(for: .found(web, InterfaceInfo(name: "eth0", families: [.ipv4])), at: Fixture.time)
+            == ["+;eth0;IPv4;Web;_http._tcp;local"])
+        #expect(ServiceTypeDescriptions.description(of: "_ipp._tcp") == "Internet Printer")
+        #expect(ServiceTypeDescriptions.description(of: "_ciaotest._tcp") == nil)
+    }
+
     /// Host names are escaped label by label, as avahi prints them.
     @Test func hostNamesAreEscapedAsAvahiDoes() {
         #expect(ParsableFormatter.escapedHostName(#"Held Out Ü.local."#) == #"Held\032Out\032\195\156.local"#)
@@ -273,7 +286,7 @@ enum Fixture {
     }
 
     @Test func formatsPickTheirFormatter() {
-        #expect(OutputFormat.parsable.formatter() is ParsableFormatter)
+        #expect(OutputFormat.parsable(describingTypes: true).formatter() is ParsableFormatter)
         #expect(OutputFormat.json.formatter() is JSONEventFormatter)
         #expect((OutputFormat.human(.plain).formatter() as? HumanFormatter)?.style == .plain)
     }
