@@ -3,7 +3,6 @@ import PackageDescription
 
 let package = Package(
     name: "Ciao",
-    platforms: [.macOS(.v14)],
     products: [
         .library(name: "Ciao", targets: ["Ciao"]),
         .library(name: "CiaoWire", targets: ["CiaoWire"]),
@@ -19,7 +18,7 @@ let package = Package(
         .target(name: "CCiaoShim"),
         // POSIX I/O: mDNS multicast sockets, the interface list and the netlink change monitor.
         .target(name: "CiaoTransport", dependencies: ["CiaoEngine", "CCiaoShim"]),
-        // The public API (DESIGN.md §2) and the runtime binding engine to transport.
+        // The public API and the runtime binding engine to transport.
         .target(name: "Ciao", dependencies: ["CiaoWire", "CiaoEngine", "CiaoTransport"]),
         // Foundation's NetService and NetServiceBrowser for Linux, on the public API.
         .target(name: "CiaoNetService", dependencies: ["Ciao"]),

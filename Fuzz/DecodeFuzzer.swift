@@ -3,7 +3,7 @@
 // Built by Scripts/fuzz.sh, compiled in one swiftc invocation together with Sources/CiaoWire/*.swift
 // (so there is no `import CiaoWire`); it uses only CiaoWire's public API all the same.
 //
-// Property: `Message.decode` is total (DESIGN.md §5). Every input either gives a message or throws a
+// Property: `Message.decode` is total (docs/ARCHITECTURE.md, decoder contract). Every input either gives a message or throws a
 // typed `DecodingError`; anything else (a trap such as an out-of-range index or an overflow, an
 // AddressSanitizer report, a hang past libFuzzer's -timeout, a leak, memory past -rss_limit_mb) is a
 // finding, and libFuzzer saves the input. On top of that, cheap sanity checks on what comes back, each

@@ -5,7 +5,7 @@
 #   bash Scripts/transport-tests.sh [extra `swift test` arguments]
 #
 # The socket tests open mDNS sockets and send multicast, so they must never run on the host's
-# interfaces (DESIGN.md §6). This script builds the tests outside any namespace (building needs no
+# interfaces. This script builds the tests outside any namespace (building needs no
 # network), then creates ONE namespace `ciaotr<pid>` holding a veth pair whose two ends sit in that
 # same namespace, on two subnets:
 #

@@ -11,7 +11,7 @@ public struct MDNSEngine {
     public struct Configuration: Sendable {
         /// The host label, published as `<hostName>.local.`.
         public var hostName: String
-        /// Cached records per interface at most (DESIGN.md §5).
+        /// Cached records per interface at most: memory a flood can take is bounded.
         public var cacheCapacity: Int
         /// Largest datagram to send; larger messages are split (RFC 6762 §17). Records that alone
         /// exceed it are sent in packets of up to 9000 bytes.

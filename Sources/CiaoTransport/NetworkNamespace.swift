@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// Which network namespace this process is in, for test tools that must never touch the
-/// machine's real interfaces (DESIGN.md §6).
+/// machine's real interfaces.
 package enum NetworkNamespace {
     /// True when this process runs in a namespace made with `ip netns add` (bind-mounted under
     /// /run/netns), so never on the machine's own interfaces. PID 1's namespace cannot serve as

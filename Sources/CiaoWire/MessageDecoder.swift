@@ -1,7 +1,7 @@
 /// A decoded message together with the records that were dropped from it.
 public struct DecodedMessage: Hashable, Sendable {
     public var message: Message
-    /// Records with malformed RDATA, skipped via their RDLENGTH (DESIGN.md §5).
+    /// Records with malformed RDATA, skipped via their RDLENGTH.
     public var skippedRecords: [SkippedRecord]
 }
 
@@ -14,7 +14,7 @@ extension Message {
 
     /// Decodes a message total-ly: every input either decodes or gives a ``DecodingError``, in time
     /// and memory bounded by the input's length. Records whose RDATA is malformed are skipped and
-    /// reported, the rest of the message kept (DESIGN.md §5).
+    /// reported, the rest of the message kept.
     public static func decode(_ bytes: [UInt8]) throws(DecodingError) -> DecodedMessage {
         let result = bytes.withUnsafeBytes { buffer in
             withUnsafeTemporaryAllocation(byteCount: DomainName.maximumWireLength, alignment: 1) { scratch in

@@ -1,7 +1,7 @@
 @testable import CiaoEngine
 import Testing
 
-/// The names tried after a conflict (RFC 6762 §9, RFC 6763 §4.1.1, DESIGN.md §4).
+/// The names tried after a conflict (RFC 6762 §9, RFC 6763 §4.1.1).
 @Suite struct InstanceNamerTests {
     @Test func instanceNamesCountUp() {
         #expect(InstanceNamer.nextInstanceName(after: "Name") == "Name (2)")

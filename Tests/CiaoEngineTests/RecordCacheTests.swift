@@ -3,7 +3,7 @@ import CiaoSimulation
 import CiaoWire
 import Testing
 
-/// Cache rules (RFC 6762 §6, §7.1, §10.2) and bounded state under a flood (DESIGN.md §5).
+/// Cache rules (RFC 6762 §6, §7.1, §10.2) and bounded state under a flood.
 @Suite struct RecordCacheTests {
     static let hostName = Querier.name("printer.local.")
     static let instance = Support.instance("Printer")

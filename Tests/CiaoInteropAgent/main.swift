@@ -13,7 +13,7 @@ import Ciao
 import CiaoTransport
 import Dispatch
 
-// A test tool: it must never speak mDNS on the machine's own interfaces (DESIGN.md §6).
+// A test tool: it must never speak mDNS on the machine's own interfaces (see NetworkNamespace).
 guard NetworkNamespace.isPrivate else {
     StandardStream.error.write("CiaoInteropAgent: run me inside a network namespace (ip netns exec ...)\n")
     exit(2)

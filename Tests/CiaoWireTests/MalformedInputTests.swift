@@ -1,7 +1,7 @@
 import Testing
 @testable import CiaoWire
 
-/// Every class of malformed input from DESIGN.md §5 gives a typed error or a skipped record.
+/// Every class of malformed input (the decoder contract, docs/ARCHITECTURE.md) gives a typed error or a skipped record.
 @Suite struct MalformedInputTests {
     typealias F = Fixtures
 
