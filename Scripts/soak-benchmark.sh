@@ -59,7 +59,7 @@ while [ $# -gt 0 ]; do
     --minutes) shift; MINUTES=${1:-} ;;
     --minutes=*) MINUTES=${1#--minutes=} ;;
     --no-install) SKIP_INSTALL=1 ;;
-    -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,41p' "$0"; exit 0 ;;
     -*) die "unknown option $1 (see --help)" ;;
     *) OUT=$1 ;;
   esac
