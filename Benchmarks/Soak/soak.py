@@ -296,7 +296,7 @@ def write_markdown(res: dict, path: str) -> None:
            "the querier's links lossless",
            f"- querier: one PTR query for `{TYPE}` every {m['query_interval_s']:g} s over IPv4 and over IPv6, "
            f"{res['querier']['sent']} sent ({res['querier']['errors']} failed)",
-           f"- ciao {m['versions'].get('ciao', '?')}, {m['versions'].get('avahi-daemon', '?')}, "
+           f"- {m['versions'].get('ciao', '?')}, {m['versions'].get('avahi-daemon', '?')}, "
            f"zeroconf publisher: {m['versions'].get('zeroconf', 'none')}; build: {m['build']}",
            "",
            "| browser | services watched | minutes | spurious removals | per hour | flaps | longest gap |",
@@ -399,8 +399,8 @@ def soak(args: argparse.Namespace, res: dict, work: str) -> None:
         querier.start()
         for b, p in browsers.items():
             try:
-                p.wait_all(lambda e: e.get("event") == "found" and e.get("name") in watched, len(watched), 60)
-                log(f"{b}: all {len(watched)} services listed after {time.monotonic() - t_start:.1f} s")
+                t = p.wait_all(lambda e: e.get("event") == "found" and e.get("name") in watched, len(watched), 60)
+                log(f"{b}: all {len(watched)} services listed after {t - t_start:.1f} s")
             except Exception as e:                          # noqa: BLE001 — recorded, the soak goes on
                 res["errors"].append(f"{b}: {e}")
                 log(f"{b}: not every service listed within 60 s")
