@@ -5,9 +5,10 @@
 # (avahi-daemon with use-ipv6=no, avahi-daemon, `ciao publish`, python-zeroconf). Needs root.
 #
 # Usage:
-#   bash Scripts/soak-benchmark.sh [--minutes N] [--no-install] [RESULTS_DIR]
+#   bash Scripts/soak-benchmark.sh [--minutes N] [--no-install] [--fail-on-removal] [RESULTS_DIR]
 #
 #   --minutes N   how long the browsers watch (default 10; setup and teardown add about a minute)
+#   --fail-on-removal  exit 3 when Ciao's browser reported a spurious removal (for CI)
 #   --no-install  install nothing (or CIAO_SOAK_SKIP_INSTALL=1); without python-zeroconf the run
 #                 goes on without the zeroconf publisher
 #   RESULTS_DIR   where results go (default /tmp/ciao-soak-<date>-<time>): results.json,
@@ -59,7 +60,8 @@ while [ $# -gt 0 ]; do
     --minutes) shift; MINUTES=${1:-} ;;
     --minutes=*) MINUTES=${1#--minutes=} ;;
     --no-install) SKIP_INSTALL=1 ;;
-    -h|--help) sed -n '2,41p' "$0"; exit 0 ;;
+    --fail-on-removal) FAIL_ON_REMOVAL=1 ;;
+    -h|--help) sed -n '2,42p' "$0"; exit 0 ;;
     -*) die "unknown option $1 (see --help)" ;;
     *) OUT=$1 ;;
   esac
@@ -108,6 +110,7 @@ mkdir -p "$OUT"
 ARGS=(--ciao "$CLI" --out "$OUT" --prefix "$PREFIX" --minutes "$MINUTES" --command "$COMMAND" --build "$BUILD"
       --loss "${CIAO_SOAK_LOSS:-5}" --query-interval "${CIAO_SOAK_QUERY_INTERVAL:-5}")
 [ -n "${ZEROCONF_PYTHON:-}" ] && ARGS+=(--zeroconf-python "$ZEROCONF_PYTHON")
+[ -n "${FAIL_ON_REMOVAL:-}" ] && ARGS+=(--fail-on-removal)
 # the soak itself, plus setup, teardown and the capture analysis
 LIMIT=$(awk -v m="$MINUTES" 'BEGIN { printf "%d", m * 60 + 600 }')
 log "ciao $CLI ($("$CLI" --version 2>/dev/null || echo '?')); $(avahi-daemon --version 2>/dev/null | head -1); $MINUTES minutes"

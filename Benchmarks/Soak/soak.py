@@ -452,7 +452,7 @@ def soak(args: argparse.Namespace, res: dict, work: str) -> None:
 
 def main() -> int:
     """Parse the arguments, run the soak, write results.json and results.md; 0 unless the run
-    itself failed (spurious removals are results, not failures)."""
+    itself failed (1) or, with --fail-on-removal, Ciao's browser reported a spurious removal (3)."""
     a = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     a.add_argument("--ciao", required=True, help="path of the ciao executable")
     a.add_argument("--out", required=True, help="results directory")
@@ -464,6 +464,7 @@ def main() -> int:
     a.add_argument("--prefix", default=f"ciaosoak{os.getpid()}")
     a.add_argument("--command", default="", help="the command line to record")
     a.add_argument("--build", default="", help="how ciao was built, to record")
+    a.add_argument("--fail-on-removal", action="store_true", help="exit 3 if Ciao's browser removed a live service")
     args = a.parse_args()
     if args.minutes <= 0 or args.services < 1 or not 0 <= args.loss < 100 or args.query_interval <= 0:
         a.error("--minutes and --query-interval must be positive, --services at least 1, --loss 0..99")
@@ -500,6 +501,8 @@ def main() -> int:
         log(f"{b}: {t['spurious_removals']} spurious removals ({t['removal_lines']} lines) in {t['minutes']:g} min "
             f"= {t['per_hour']} per hour, {t['flaps']} flaps, longest gap {t['longest_gap_s']:g} s")
     log(f"done in {time.monotonic() - t0:.0f} s: {args.out}/results.json, results.md")
+    if rc == 0 and args.fail_on_removal and res["browsers"].get("ciao", {}).get("spurious_removals"):
+        return 3
     return rc
 
 
