@@ -513,9 +513,10 @@ def phase_discovery(b: Bench, pubs: dict[str, Publisher], reps: int) -> None:
 
 def phase_new_and_removal(b: Bench, pubs: dict[str, Publisher], reps: int, idle_secs: float) -> None:
     """(b) and (c): the browsers (a Ciao agent, a zeroconf peer, avahi-browse -r -p per type, an
-    mdns_peer.py) browse all the publishers' types for the whole phase. Per repetition and publisher: publish "New NN"
-    (t0 = the publish command) -> each browser's first resolution; 1.5 s later unpublish (t0 =
-    the unpublish command, goodbyes) -> each browser's `removed` / `-` line. Then the idle
+    mdns_peer.py) browse all the publishers' types for the whole phase. Per repetition and
+    publisher: publish "New NN" (t0 = the publish command) -> each browser's first resolution;
+    1.5 s later unpublish (t0 = the unpublish command, goodbyes) -> each browser's `removed` /
+    `-` line. Then the idle
     measurement (CPU while idle) runs with these browsers and the "Existing Svc" publishers, and
     with an agent started beside the browsers in which Ciao never starts (its baseline)."""
     log(f"(b)/(c) new service and removal, {reps} repetitions")
@@ -594,8 +595,9 @@ def phase_fresh(b: Bench, reps: int) -> None:
     agent and zc_peer.py started and told to publish at once, avahi's `avahi-publish-service`
     and mDNSResponder's `dns-sd -R` against their warm daemons. Every lab namespace but mdnsd's
     keeps the machine's host name, and the Ciao browser only browses. The long-running
-    publishers have left; the browsers browse all the FRESH types for the whole phase. Latency = spawn -> each browser's first resolution of
-    "Fresh NN"; the process is then stopped (SIGTERM, goodbyes) and its removal awaited."""
+    publishers have left; the browsers browse all the FRESH types for the whole phase. Latency =
+    spawn -> each browser's first resolution of "Fresh NN"; the process is then stopped (SIGTERM,
+    goodbyes) and its removal awaited."""
     log(f"(g) a new publishing process per trial, {reps} repetitions")
     browsers = {}
     samples = {(p, s): [] for p in b.stacks for s in b.stacks}

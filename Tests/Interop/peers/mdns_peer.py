@@ -41,12 +41,10 @@ import sys
 import time
 from typing import Callable
 
-FLAGS_MORE_COMING = 0x1
 FLAGS_ADD = 0x2
 FLAGS_NO_AUTO_RENAME = 0x8
 FLAGS_SHARE_CONNECTION = 0x4000
 PROTOCOL_IPV4_IPV6 = 0x1 | 0x2
-ERR_TIMEOUT = -65568
 
 Ref = ctypes.c_void_p
 RegisterReply = ctypes.CFUNCTYPE(None, Ref, ctypes.c_uint32, ctypes.c_int32, ctypes.c_char_p, ctypes.c_char_p,
@@ -116,7 +114,6 @@ class DNSSD:
 
     def __init__(self, path: str):
         lib = ctypes.CDLL(path)
-        err = ctypes.c_int32
         sig = {"DNSServiceCreateConnection": [ctypes.POINTER(Ref)],
                "DNSServiceRefSockFD": [Ref],
                "DNSServiceProcessResult": [Ref],
@@ -133,11 +130,11 @@ class DNSSD:
                                      ctypes.c_char_p, ctypes.c_char_p, ResolveReply, ctypes.c_void_p],
                "DNSServiceGetAddrInfo": [ctypes.POINTER(Ref), ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32,
                                          ctypes.c_char_p, AddrInfoReply, ctypes.c_void_p]}
+        restype = {"DNSServiceRefSockFD": ctypes.c_int, "DNSServiceRefDeallocate": None}
         for name, argtypes in sig.items():
             f = getattr(lib, name)
             f.argtypes = argtypes
-            f.restype = None if name == "DNSServiceRefDeallocate" else (ctypes.c_int if name == "DNSServiceRefSockFD"
-                                                                        else err)
+            f.restype = restype.get(name, ctypes.c_int32)        # DNSServiceErrorType
         self.lib = lib
         self.main = Ref()
         check("DNSServiceCreateConnection", lib.DNSServiceCreateConnection(ctypes.byref(self.main)))
@@ -167,7 +164,7 @@ class DNSSD:
 
 
 class DNSSDError(Exception):
-    pass
+    """A libdns_sd call returned an error code."""
 
 
 def check(call: str, code: int) -> None:
