@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
-# peer-benchmark.sh — Ciao side by side with avahi-daemon 0.8 and python-zeroconf, on the wire, in one
-# run (issue 6): discovery, new service, removal, 200 / 1000 services with packets and bytes
-# (tshark), loss, responder CPU per query, idle CPU, memory. Needs root.
+# peer-benchmark.sh — Ciao side by side with avahi-daemon 0.8, python-zeroconf and, when given,
+# Apple's mDNSResponder, on the wire, in one run (issue 6): discovery, new service, removal,
+# 200 / 1000 services with packets and bytes (tshark), loss, responder CPU per query, idle CPU,
+# memory. Needs root.
 #
 # Usage:
-#   bash Scripts/peer-benchmark.sh [--quick] [--no-install] [--only LIST] [--bulk-runs N] [RESULTS_DIR]
+#   bash Scripts/peer-benchmark.sh [--quick] [--no-install] [--only LIST] [--bulk-runs N]
+#                                  [--mdnsresponder DIR] [RESULTS_DIR]
 #
 #   --quick       few repetitions, 200 services only, for CI smoke runs (< 3 minutes)
-#   (default)     the full run (about 21 minutes on a 2-core machine)
+#   (default)     the full run (about 21 minutes on a 2-core machine without mDNSResponder)
 #   --only LIST   a subset of a,b,c,d,e,f,g,idle (comma-separated), e.g. --only a,b,c
 #   --bulk-runs N how many times each (d) and (e) cell is measured (default 3; 1 with --quick)
+#   --mdnsresponder DIR  Apple's mDNSResponder built for Linux (bin/mdnsd, bin/dns-sd,
+#                 lib/libdns_sd.so), a fourth column; without it (and without CIAO_MDNSRESPONDER /
+#                 CIAO_MDNSRESPONDER_SOURCE) its column is left out
 #   RESULTS_DIR   where results go (default /tmp/ciao-bench-<date>-<time>): results.json,
 #                 results.md (tables: each stack's figure, Ciao's ratio to the best peer),
 #                 latency.svg (latency distributions), work/ (every process's log, the captures)
@@ -32,7 +37,14 @@
 #   CIAO_BENCH_AGENT         a release CiaoInteropAgent to use instead of building one
 #   CIAO_BENCH_SCRATCH       --scratch-path for swift build (default /tmp/bench-build)
 #   CIAO_BENCH_TIMEOUT       seconds the driver may take (default 420 quick, 2700 full; 150 and 450
-#                            more per (d)/(e) run beyond the default 1 and 3)
+#                            more per (d)/(e) run beyond the default 1 and 3; with mDNSResponder a
+#                            third more)
+#   CIAO_MDNSRESPONDER       as --mdnsresponder DIR
+#   CIAO_MDNSRESPONDER_SOURCE  or the mDNSResponder-2600.100.147 source tarball to build it from
+#                            (needs gcc, make and libmbedtls-dev; built once into /opt/ciao-mdnsresponder,
+#                            as Scripts/interop.sh does)
+#   CIAO_MDNSRESPONDER_VERSION its source version, for the report (default: DIR/VERSION, which a
+#                            build from CIAO_MDNSRESPONDER_SOURCE writes)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -45,6 +57,7 @@ SKIP_INSTALL=""
 QUICK=""
 ONLY=""
 BULK_RUNS=""
+MDNSR=${CIAO_MDNSRESPONDER:-}
 OUT=""
 COMMAND="bash Scripts/peer-benchmark.sh $*"
 
@@ -59,7 +72,9 @@ while [ $# -gt 0 ]; do
     --only=*) ONLY=${1#--only=} ;;
     --bulk-runs) shift; BULK_RUNS=${1:-} ;;
     --bulk-runs=*) BULK_RUNS=${1#--bulk-runs=} ;;
-    -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
+    --mdnsresponder) shift; MDNSR=${1:-} ;;
+    --mdnsresponder=*) MDNSR=${1#--mdnsresponder=} ;;
+    -h|--help) sed -n '2,47p' "$0"; exit 0 ;;
     -*) die "unknown option $1 (see --help)" ;;
     *) OUT=$1 ;;
   esac
@@ -73,6 +88,21 @@ OUT=${OUT:-/tmp/ciao-bench-$(date +%Y%m%d-%H%M%S)}
 . "$ROOT/Scripts/lib/peers.sh"
 install_peer_packages tshark:tshark dumpcap:wireshark-common
 ensure_zeroconf
+
+# ------------------------------------------------------------------ Apple's mDNSResponder (optional)
+if [ -z "$MDNSR" ] && [ -n "${CIAO_MDNSRESPONDER_SOURCE:-}" ]; then
+  MDNSR=/opt/ciao-mdnsresponder
+  build_mdnsresponder "$CIAO_MDNSRESPONDER_SOURCE" "$MDNSR" || { log "mDNSResponder did not build"; MDNSR=""; }
+fi
+MDNSR_VERSION=""
+if [ -n "$MDNSR" ]; then
+  for f in bin/mdnsd bin/dns-sd lib/libdns_sd.so; do
+    [ -e "$MDNSR/$f" ] || die "--mdnsresponder $MDNSR: no $f there"
+  done
+  MDNSR_VERSION=${CIAO_MDNSRESPONDER_VERSION:-$(cat "$MDNSR/VERSION" 2>/dev/null || true)}
+else
+  log "mDNSResponder not given (--mdnsresponder DIR, CIAO_MDNSRESPONDER or CIAO_MDNSRESPONDER_SOURCE): its column is left out"
+fi
 
 # ------------------------------------------------------------------ the agent, release mode
 [ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
@@ -108,11 +138,15 @@ ARGS=(--agent "$AGENT" --zeroconf-python "$ZEROCONF_PYTHON" --dbus-python "$DBUS
 [ -n "$QUICK" ] && ARGS+=(--quick)
 [ -n "$ONLY" ] && ARGS+=(--only "$ONLY")
 [ -n "$BULK_RUNS" ] && ARGS+=(--bulk-runs "$BULK_RUNS")
+[ -n "$MDNSR" ] && ARGS+=(--mdnsresponder "$MDNSR" --mdnsresponder-version "$MDNSR_VERSION")
 if [ -n "$QUICK" ]; then BASE_LIMIT=420 PER_RUN=150 DEFAULT_RUNS=1; else BASE_LIMIT=2700 PER_RUN=450 DEFAULT_RUNS=3; fi
 RUNS=${BULK_RUNS:-$DEFAULT_RUNS}
 EXTRA_RUNS=$(( RUNS > DEFAULT_RUNS ? RUNS - DEFAULT_RUNS : 0 ))
-LIMIT=${CIAO_BENCH_TIMEOUT:-$(( BASE_LIMIT + PER_RUN * EXTRA_RUNS ))}
-log "agent $AGENT; $SWIFT_VERSION; zeroconf $("$ZEROCONF_PYTHON" -c 'import zeroconf; print(zeroconf.__version__)'); $(avahi-daemon --version 2>/dev/null | head -1)"
+LIMIT=$(( BASE_LIMIT + PER_RUN * EXTRA_RUNS ))
+[ -n "$MDNSR" ] && LIMIT=$(( LIMIT * 4 / 3 ))
+LIMIT=${CIAO_BENCH_TIMEOUT:-$LIMIT}
+log "agent $AGENT; $SWIFT_VERSION; zeroconf $("$ZEROCONF_PYTHON" -c 'import zeroconf; print(zeroconf.__version__)'); $(avahi-daemon --version 2>/dev/null | head -1)" \
+    "${MDNSR:+; mDNSResponder ${MDNSR_VERSION:-(version not given)} in $MDNSR}"
 rc=0
 # the driver is stdlib only; the peers run with ZEROCONF_PYTHON and DBUS_PYTHON
 timeout -k 10 "$LIMIT" /usr/bin/python3 "$DRIVER" "${ARGS[@]}" &

@@ -1,20 +1,26 @@
 #!/usr/bin/env python3
-"""Ciao, avahi-daemon and python-zeroconf side by side on the wire (issue 6). Run as root,
-through Scripts/peer-benchmark.sh, which installs what is missing and builds the agent.
+"""Ciao, avahi-daemon, python-zeroconf and (when given) Apple's mDNSResponder side by side on the
+wire (issue 6). Run as root, through Scripts/peer-benchmark.sh, which installs what is missing
+and builds the agent.
 
-    bench.py --agent PATH --zeroconf-python PY [--dbus-python PY] --out DIR [--prefix P] [--quick]
-             [--only a,b,c,d,e,f,idle] [--bulk-runs N]
+    bench.py --agent PATH --zeroconf-python PY [--dbus-python PY] [--mdnsresponder DIR] --out DIR
+             [--prefix P] [--quick] [--only a,b,c,d,e,f,idle] [--bulk-runs N]
 
 Everything runs in one lab of network namespaces (Tests/Interop/lab.py, imported, not copied):
 
-    pc pa pz   the publishers: CiaoInteropAgent, avahi-daemon + avahi_peer.py (D-Bus), zc_peer.py
-    bc ba bz   the browsers:   CiaoInteropAgent, avahi-daemon + avahi-browse -r -p,  zc_peer.py
-    q          the query load generator (query_load.py); before it, the idle baseline (an agent
-               in which Ciao never starts)
+    pc pa pz pm  the publishers: CiaoInteropAgent, avahi-daemon + avahi_peer.py (D-Bus), zc_peer.py,
+                 mdnsd + mdns_peer.py (libdns_sd through ctypes)
+    bc ba bz bm  the browsers:   CiaoInteropAgent, avahi-daemon + avahi-browse -r -p,  zc_peer.py,
+                 mdnsd + mdns_peer.py
+    q            the query load generator (query_load.py); before it, the idle baseline (an agent
+                 in which Ciao never starts)
 
-Each publisher stack uses its own service types, of equal length (_bnchc/_bncha/_bnchz for the
-single services, _bulkc/_bulka/_bulkz for 200 and 1000), so the stacks never answer each other's
-questions and every byte count covers the same names. What is measured, and how, is written
+Without --mdnsresponder (DIR with bin/mdnsd, bin/dns-sd, lib/libdns_sd.so) there are no hosts
+pm and bm, and no mDNSResponder in any table.
+
+Each publisher stack uses its own service types, of equal length (_bnchc/_bncha/_bnchz/_bnchm for
+the single services, _bulkc/_bulka/_bulkz/_bulkm for 200 and 1000), so the stacks never answer
+each other's questions and every byte count covers the same names. What is measured, and how, is written
 in the docstrings of the phase functions below and in the Markdown report (report.py).
 
 Writes DIR/results.json, then DIR/results.md and DIR/latency.svg (report.py), and keeps every
@@ -48,11 +54,14 @@ from lab import IFNAME, Failure, Host, JsonProc, Lab  # noqa: E402
 import report  # noqa: E402
 
 PEERS = os.path.join(INTEROP, "peers")
-STACKS = ["ciao", "avahi", "zeroconf"]
-LETTER = {"ciao": "c", "avahi": "a", "zeroconf": "z"}
+STACKS = ["ciao", "avahi", "zeroconf", "mdnsresponder"]   # the run's are Bench.stacks (mdnsresponder if given)
+LETTER = {"ciao": "c", "avahi": "a", "zeroconf": "z", "mdnsresponder": "m"}
 TYPE = {s: f"_bnch{LETTER[s]}._tcp" for s in STACKS}        # single services: (a) (b) (c), idle
 BULK = {s: f"_bulk{LETTER[s]}._tcp" for s in STACKS}        # 200 / 1000 services: (d) (e) (f)
 FRESH = {s: f"_frsh{LETTER[s]}._tcp" for s in STACKS}      # (g) a new publishing process per trial
+# seconds from the last `published` until a stack's announcements are over: mdnsd announces four
+# times, 1, 2 and 4 s apart (a fresh browser started in a gap would hear the last one unasked)
+ANNOUNCED = {"ciao": 4.0, "avahi": 4.0, "zeroconf": 4.0, "mdnsresponder": 8.0}
 WARM = "_bnchw._tcp"                                        # the warm-up browse nobody answers
 TXT = {"v": "31", "id": "6265"}                             # v=1 id=be, the same for every stack
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -157,6 +166,11 @@ def parse_log(line: str) -> dict:
     return {"event": "log", "line": line}
 
 
+def txt_strings() -> list[str]:
+    """TXT as the command-line publishers take it: "key=value" strings."""
+    return [f"{k}={bytes.fromhex(v).decode()}" for k, v in TXT.items()]
+
+
 # ---------------------------------------------------------------------------- the stacks
 
 AVAHI_SCRIPT = ('mount --bind "$1/avahi-run" /run/avahi-daemon && '
@@ -174,6 +188,14 @@ class Bench:
                               "cpu_per_query": [], "idle": [], "memory": [], "withdrawal": [], "errors": []}
         self.lab: Lab | None = None
         self.last_hit: dict[str, float] = {}
+        self.stacks = [s for s in STACKS if s != "mdnsresponder" or args.mdnsresponder]
+        self.pub_hosts: dict[str, Host] = {}        # per stack, once the lab exists
+        self.browse_hosts: dict[str, Host] = {}
+
+    def rotated(self, rep: int) -> list[str]:
+        """The stacks, starting with a different one in each repetition."""
+        k = rep % len(self.stacks)
+        return self.stacks[k:] + self.stacks[:k]
 
     # -- processes --
     def agent(self, h: Host, name: str) -> JsonProc:
@@ -193,6 +215,29 @@ class Bench:
         ev = p.wait_for({"event": "ready"}, 15)
         self.results["meta"]["versions"].setdefault("avahi-daemon (D-Bus)", ev.get("version"))
         return p
+
+    def mdnsd(self, h: Host) -> JsonProc:
+        """(Re)start mdnsd in `h` (Lab.start_mdnsd, its log in the host's mdnsd.log): a fresh,
+        empty cache. Its host name is `<host>-mdns`."""
+        old = getattr(h, "mdnsd_proc", None)
+        if old is not None:
+            old.stop(grace=5)
+        h.mdnsd_proc = self.lab.start_mdnsd(h, self.args.mdnsresponder, log_file=True)
+        return h.mdnsd_proc
+
+    def mdns_client(self, h: Host, name: str) -> JsonProc:
+        """mdns_peer.py against the mdnsd of `h`."""
+        p = h.spawn(name, "env", f"DNSSD_UDS_PATH={h.mdns[1]}", sys.executable, os.path.join(PEERS, "mdns_peer.py"),
+                    "--lib", os.path.join(self.args.mdnsresponder, "lib", "libdns_sd.so"),
+                    "--host", f"{h.name}-mdns.local.")
+        ev = p.wait_for({"event": "ready"}, 15)
+        self.results["meta"]["versions"].setdefault("mDNSResponder client API (libdns_sd, DaemonVersion)",
+                                                    ev.get("version"))
+        return p
+
+    def dns_sd_register(self, h: Host, name: str, type_: str, port: int) -> JsonProc:
+        """`dns-sd -R NAME TYPE local PORT` with TXT, against the mdnsd of `h` (Lab.dns_sd)."""
+        return self.lab.dns_sd(h, f"fresh-{name}", "-R", name, type_, "local", str(port), *txt_strings())
 
     def avahi_daemon(self, h: Host) -> JsonProc:
         """(Re)start avahi-daemon in `h` (its private D-Bus keeps running): a fresh, empty cache."""
@@ -261,7 +306,9 @@ class FreshBrowser:
     """A browser with a cold cache in a warm process: Ciao and zeroconf in a new process whose
     runtime has already been started by a warm-up browse of a type nobody publishes, `settle` s
     before; avahi with a freshly started avahi-daemon (2 × `settle` s before), the browse being `avahi-browse -r -p TYPE` exec'd by a waiting
-    shell when we say go. t0 is taken just before the browse command is written."""
+    shell when we say go; mDNSResponder with a freshly started mdnsd and a new mdns_peer.py whose
+    warm-up browse went through it (2 × `settle` s before). t0 is taken just before the browse
+    command is written."""
 
     def __init__(self, b: Bench, stack: str, h: Host, tag: str, settle: float = 1.0):
         self.b, self.stack, self.h, self.tag = b, stack, h, tag
@@ -270,14 +317,17 @@ class FreshBrowser:
             self.proc = b.agent(h, f"{tag}")
         elif stack == "zeroconf":
             self.proc = b.zeroconf(h, f"{tag}")
+        elif stack == "mdnsresponder":
+            b.mdnsd(h)
+            self.proc = b.mdns_client(h, f"{tag}")
         else:
             self.proc = None
             b.avahi_daemon(h)
         if stack != "avahi":
             self.proc.send(cmd="browse", id="warm", type=WARM)
             self.proc.wait_for({"event": "browsing", "id": "warm"}, 10)
-        # let the stack settle: avahi-daemon announces its host name after startup
-        time.sleep(settle * (2 if stack == "avahi" else 1))
+        # let the stack settle: avahi-daemon and mdnsd announce their host names after startup
+        time.sleep(settle * (2 if stack in ("avahi", "mdnsresponder") else 1))
 
     def prepare(self, type_: str) -> None:
         """Everything before the browse itself (avahi: the waiting shell)."""
@@ -332,20 +382,29 @@ class FreshBrowser:
             return None
 
     def stop_browse(self, type_: str) -> None:
-        if self.stack == "ciao":
+        if self.stack in ("ciao", "mdnsresponder"):
             self.proc.send(cmd="stopBrowse", id=type_)
         elif self.stack == "avahi" and type_ in self.procs:
             self.procs.pop(type_).stop()
         # zc_peer has no stopBrowse: its browser goes on with known-answer-suppressed queries
 
     def pids(self) -> dict[str, int]:
+        """The processes whose CPU is the browser's: avahi-daemon and the avahi-browse processes;
+        mdnsd and its client mdns_peer.py; the agent; zc_peer.py."""
         if self.stack == "avahi":
             out = {"avahi-daemon": self.h.avahi_proc.proc.pid}
             for t, p in self.procs.items():
                 if p.proc.poll() is None:
                     out[f"avahi-browse {t}"] = p.proc.pid
             return out
+        if self.stack == "mdnsresponder":
+            return {"mdnsd": self.h.mdnsd_proc.proc.pid, "mdns_peer": self.proc.proc.pid}
         return {self.stack: self.proc.proc.pid}
+
+    def memory_pids(self) -> dict[str, int]:
+        """The processes whose memory is the browser's: those of `pids` but mDNSResponder's
+        client, a Python interpreter standing in for an application (its RSS is Python's)."""
+        return {k: v for k, v in self.pids().items() if k != "mdns_peer"}
 
     def close(self) -> None:
         for p in self.procs.values():
@@ -356,7 +415,8 @@ class FreshBrowser:
 
 
 class Publisher:
-    """One publishing process per stack for the whole run (avahi: the client of avahi-daemon)."""
+    """One publishing process per stack for the whole run (avahi: the client of avahi-daemon;
+    mDNSResponder: mdns_peer.py, the client of mdnsd)."""
 
     def __init__(self, b: Bench, stack: str, h: Host):
         self.b, self.stack, self.h = b, stack, h
@@ -364,12 +424,20 @@ class Publisher:
             self.proc = b.agent(h, "publisher")
         elif stack == "zeroconf":
             self.proc = b.zeroconf(h, "publisher")
+        elif stack == "mdnsresponder":
+            b.mdnsd(h)
+            self.proc = b.mdns_client(h, "publisher")
         else:
             b.avahi_daemon(h)
             self.proc = b.avahi_client(h, "publisher")
 
     def responder_pid(self) -> int:
-        return self.h.avahi_proc.proc.pid if self.stack == "avahi" else self.proc.proc.pid
+        """The process that answers the network: the daemon for avahi and mDNSResponder."""
+        if self.stack == "avahi":
+            return self.h.avahi_proc.proc.pid
+        if self.stack == "mdnsresponder":
+            return self.h.mdnsd_proc.proc.pid
+        return self.proc.proc.pid
 
     def publish_one(self, name: str, type_: str, port: int) -> float:
         t0 = time.monotonic()
@@ -410,23 +478,21 @@ class Publisher:
 
 def phase_discovery(b: Bench, pubs: dict[str, Publisher], reps: int) -> None:
     """(a) Existing service: each publisher has had "Existing Svc" published for > 4 s. Per
-    repetition, per browser stack (order rotated), one FreshBrowser browses the three publishers'
-    types one after the other (a type that process has never seen); latency = browse command ->
-    first resolution of "Existing Svc" (Ciao, zeroconf: the `resolved` event; avahi: the first
-    `=` line). >= 1.3 s between two measurements against the same publisher."""
+    repetition, per browser stack (order rotated), one FreshBrowser browses the publishers' types
+    one after the other (a type that process has never seen); latency = browse command -> first
+    resolution of "Existing Svc" (Ciao, zeroconf, mDNSResponder: the `resolved` event; avahi: the
+    first `=` line). >= 1.3 s between two measurements against the same publisher."""
     log(f"(a) discovery of an existing service, {reps} repetitions")
-    samples = {(p, s): [] for p in STACKS for s in STACKS}
-    hosts = {"ciao": b.lab["bc"], "avahi": b.lab["ba"], "zeroconf": b.lab["bz"]}
+    samples = {(p, s): [] for p in b.stacks for s in b.stacks}
     for rep in range(reps):
-        order = STACKS[rep % 3:] + STACKS[:rep % 3]
-        for bs in order:
+        for bs in b.rotated(rep):
             try:
-                fb = FreshBrowser(b, bs, hosts[bs], f"a-{bs}-{rep}")
+                fb = FreshBrowser(b, bs, b.browse_hosts[bs], f"a-{bs}-{rep}")
             except Exception as e:                      # noqa: BLE001
                 b.record_error(f"(a) start {bs} browser", e)
                 continue
             try:
-                for ps in STACKS[rep % 3:] + STACKS[:rep % 3]:
+                for ps in b.rotated(rep):
                     b.space(ps)
                     fb.prepare(TYPE[ps])
                     t0 = fb.browse(TYPE[ps])
@@ -446,28 +512,28 @@ def phase_discovery(b: Bench, pubs: dict[str, Publisher], reps: int) -> None:
 
 
 def phase_new_and_removal(b: Bench, pubs: dict[str, Publisher], reps: int, idle_secs: float) -> None:
-    """(b) and (c): the three browsers (a Ciao agent, a zeroconf peer, avahi-browse -r -p per type)
-    browse all three types for the whole phase. Per repetition and publisher: publish "New NN"
-    (t0 = the publish command) -> each browser's first resolution; 1.5 s later unpublish (t0 =
-    the unpublish command, goodbyes) -> each browser's `removed` / `-` line. Then the idle
+    """(b) and (c): the browsers (a Ciao agent, a zeroconf peer, avahi-browse -r -p per type, an
+    mdns_peer.py) browse all the publishers' types for the whole phase. Per repetition and
+    publisher: publish "New NN" (t0 = the publish command) -> each browser's first resolution;
+    1.5 s later unpublish (t0 = the unpublish command, goodbyes) -> each browser's `removed` /
+    `-` line. Then the idle
     measurement (CPU while idle) runs with these browsers and the "Existing Svc" publishers, and
     with an agent started beside the browsers in which Ciao never starts (its baseline)."""
     log(f"(b)/(c) new service and removal, {reps} repetitions")
-    hosts = {"ciao": b.lab["bc"], "avahi": b.lab["ba"], "zeroconf": b.lab["bz"]}
     browsers = {}
-    for bs in STACKS:
-        fb = FreshBrowser(b, bs, hosts[bs], f"bc-{bs}")
-        for ps in STACKS:
+    for bs in b.stacks:
+        fb = FreshBrowser(b, bs, b.browse_hosts[bs], f"bc-{bs}")
+        for ps in b.stacks:
             fb.browse(TYPE[ps])
         browsers[bs] = fb
     # the idle baseline (phase_idle), as old as the browsers; host q is otherwise unused until (f)
     baseline = b.agent(b.lab["q"], "idle-baseline") if "idle" in b.args.only else None
     time.sleep(3)
-    new = {(p, s): [] for p in STACKS for s in STACKS}
-    gone = {(p, s): [] for p in STACKS for s in STACKS}
+    new = {(p, s): [] for p in b.stacks for s in b.stacks}
+    gone = {(p, s): [] for p in b.stacks for s in b.stacks}
     try:
         for rep in range(reps):
-            for ps in STACKS:
+            for ps in b.stacks:
                 name = f"New {rep:02d}"
                 ty = TYPE[ps]
 
@@ -505,14 +571,16 @@ def phase_new_and_removal(b: Bench, pubs: dict[str, Publisher], reps: int, idle_
 def spawn_fresh_publisher(b: Bench, stack: str, h: Host, name: str, port: int) -> tuple[JsonProc, float]:
     """A new process publishing one service of FRESH[stack] at once: the agent and zc_peer.py get
     their publish command as soon as they are spawned; avahi is `avahi-publish-service` against
-    the warm avahi-daemon of `h`. Returns the process and t0, taken just before the spawn."""
+    the warm avahi-daemon of `h`, mDNSResponder `dns-sd -R` against the warm mdnsd of `h`.
+    Returns the process and t0, taken just before the spawn."""
     ty = FRESH[stack]
     t0 = time.monotonic()
     if stack == "avahi":
-        txt = [f"{k}={bytes.fromhex(v).decode()}" for k, v in TXT.items()]
-        p = h.spawn(f"fresh-{name}", "avahi-publish-service", name, ty, str(port), *txt, stdin=False,
+        p = h.spawn(f"fresh-{name}", "avahi-publish-service", name, ty, str(port), *txt_strings(), stdin=False,
                     parse=parse_log)
         return p, t0
+    if stack == "mdnsresponder":
+        return b.dns_sd_register(h, name, ty, port), t0
     if stack == "ciao":
         p = h.spawn(f"fresh-{name}", b.args.agent, "--interface", IFNAME)
     else:
@@ -525,23 +593,23 @@ def spawn_fresh_publisher(b: Bench, stack: str, h: Host, name: str, port: int) -
 def phase_fresh(b: Bench, reps: int) -> None:
     """(g) A new process per trial publishing one service, as a program run from a shell: Ciao's
     agent and zc_peer.py started and told to publish at once, avahi's `avahi-publish-service`
-    against its warm daemon. Every lab namespace keeps the machine's host name, and the Ciao
-    browser only browses. The long-running publishers have left; the three browsers browse the
-    three FRESH types for the whole phase. Latency = spawn -> each browser's first resolution of
-    "Fresh NN"; the process is then stopped (SIGTERM, goodbyes) and its removal awaited."""
+    and mDNSResponder's `dns-sd -R` against their warm daemons. Every lab namespace but mdnsd's
+    keeps the machine's host name, and the Ciao browser only browses. The long-running
+    publishers have left; the browsers browse all the FRESH types for the whole phase. Latency =
+    spawn -> each browser's first resolution of "Fresh NN"; the process is then stopped (SIGTERM,
+    goodbyes) and its removal awaited."""
     log(f"(g) a new publishing process per trial, {reps} repetitions")
-    hosts = {"ciao": b.lab["bc"], "avahi": b.lab["ba"], "zeroconf": b.lab["bz"]}
     browsers = {}
-    samples = {(p, s): [] for p in STACKS for s in STACKS}
+    samples = {(p, s): [] for p in b.stacks for s in b.stacks}
     try:
-        for bs in STACKS:
-            fb = FreshBrowser(b, bs, hosts[bs], f"g-{bs}")
-            for ps in STACKS:
+        for bs in b.stacks:
+            fb = FreshBrowser(b, bs, b.browse_hosts[bs], f"g-{bs}")
+            for ps in b.stacks:
                 fb.browse(FRESH[ps])
             browsers[bs] = fb
         time.sleep(3)
         for rep in range(reps):
-            for ps in STACKS[rep % 3:] + STACKS[:rep % 3]:
+            for ps in b.rotated(rep):
                 name = f"Fresh {rep:02d}"
                 ty = FRESH[ps]
                 marks = {bs: fb.mark(ty) for bs, fb in browsers.items()}
@@ -581,10 +649,11 @@ def runtime_thread(r: dict) -> dict | None:
 
 def phase_idle(b: Bench, pubs: dict[str, Publisher], browsers: dict[str, FreshBrowser], baseline: JsonProc | None,
                secs: float) -> None:
-    """CPU while idle: each publisher with its one "Existing Svc", the three browsers browsing
-    (started > 30 s before), all on one link, nothing published or withdrawn: CPU time and
-    thread wake-ups (context switches) of each responder and browser over `secs` s, per process
-    and per thread (/proc/PID/task/TID). For Ciao, also its own thread (named ciao-mdns) alone,
+    """CPU while idle: each publisher with its one "Existing Svc", the browsers browsing all the
+    types (started > 30 s before), all on one link, nothing published or withdrawn: CPU time and
+    thread wake-ups (context switches) of each responder (the daemon for avahi and mDNSResponder)
+    and browser (FreshBrowser.pids) over `secs` s, per process and per thread
+    (/proc/PID/task/TID). For Ciao, also its own thread (named ciao-mdns) alone,
     and in the same window the baseline: the same agent, started with the browsers and sent only
     `stats` (answered by the agent itself), so that Swift concurrency and Dispatch run in it but
     Ciao's runtime never starts."""
@@ -593,7 +662,7 @@ def phase_idle(b: Bench, pubs: dict[str, Publisher], browsers: dict[str, FreshBr
     # a thread exiting inside the window would leave only utime+stime, counted in 10 ms ticks
     time.sleep(10)
     meters = {}
-    for s in STACKS:
+    for s in b.stacks:
         meters[(s, "publisher")] = CPUMeter({s: pubs[s].responder_pid()})
         meters[(s, "browser")] = CPUMeter(browsers[s].pids())
     if baseline is not None:
@@ -651,8 +720,7 @@ def measure_bulk(b: Bench, ps: str, bs: str, count: int, timeout: float, capture
     are resolved, the packets and bytes on the wire meanwhile, the browser's memory at the end;
     with `loss`, drop that percentage of packets both ways on the browser's link (nftables).
     `run` numbers the repetitions of one cell (its browser's name and capture file say it)."""
-    hosts = {"ciao": b.lab["bc"], "avahi": b.lab["ba"], "zeroconf": b.lab["bz"]}
-    h, ph = hosts[bs], b.pub_hosts[ps]
+    h, ph = b.browse_hosts[bs], b.pub_hosts[ps]
     ty = BULK[ps]
     b.space(ps, 2.0)
     # before the browser starts: its stack caches whatever it hears from then on, asked or not
@@ -670,7 +738,7 @@ def measure_bulk(b: Bench, ps: str, bs: str, count: int, timeout: float, capture
             h.loss(loss)
         # what the browsing processes held before: a process started for this browse (avahi-browse,
         # waiting in its shell) counts whole afterwards
-        before = [proc_mem(pid) for k, pid in fb.pids().items() if not k.startswith("avahi-browse")]
+        before = [proc_mem(pid) for k, pid in fb.memory_pids().items() if not k.startswith("avahi-browse")]
         res["browser_rss_before_kib"] = sum(m["rss_kib"] or 0 for m in before)
         offset = time.time() - time.monotonic()
         t0 = fb.browse(ty)
@@ -682,9 +750,7 @@ def measure_bulk(b: Bench, ps: str, bs: str, count: int, timeout: float, capture
             res.update(loss=loss, within10=sum(x <= 10 for x in times) / count,
                        within30=sum(x <= 30 for x in times) / count, dropped=h.dropped())
             h.loss(0)
-        mem = {}
-        for k, pid in fb.pids().items():
-            mem[k] = proc_mem(pid)
+        mem = {k: proc_mem(pid) for k, pid in fb.memory_pids().items()}
         res["browser_memory"] = mem
         res["browser_rss_kib"] = sum(m["rss_kib"] or 0 for m in mem.values())
         res["browser_hwm_kib"] = sum(m["hwm_kib"] or 0 for m in mem.values())
@@ -712,16 +778,19 @@ def phase_bulk(b: Bench, pubs: dict[str, Publisher]) -> None:
     quick = b.quick
     runs = b.args.bulk_runs
     counts = [200] if quick else [200, 1000]
-    scale_browsers = {"ciao": ["ciao", "avahi", "zeroconf"], "avahi": ["avahi", "ciao", "zeroconf"],
-                      "zeroconf": ["zeroconf", "ciao", "avahi"]}
+    scale_browsers = {"ciao": ["ciao", "avahi", "zeroconf", "mdnsresponder"],
+                      "avahi": ["avahi", "ciao", "zeroconf", "mdnsresponder"],
+                      "zeroconf": ["zeroconf", "ciao", "avahi"], "mdnsresponder": ["mdnsresponder", "ciao", "avahi"]}
     if quick:
-        scale_browsers = {"ciao": ["ciao"], "avahi": ["avahi", "ciao"], "zeroconf": ["zeroconf", "ciao"]}
-    loss_browsers = {"ciao": ["ciao"], "avahi": ["avahi", "ciao", "zeroconf"], "zeroconf": ["zeroconf", "ciao"]}
+        scale_browsers = {"ciao": ["ciao"], "avahi": ["avahi", "ciao"], "zeroconf": ["zeroconf", "ciao"],
+                          "mdnsresponder": ["mdnsresponder", "ciao"]}
+    loss_browsers = {"ciao": ["ciao"], "avahi": ["avahi", "ciao", "zeroconf", "mdnsresponder"],
+                     "zeroconf": ["zeroconf", "ciao"], "mdnsresponder": ["mdnsresponder", "ciao"]}
     if quick:
-        loss_browsers = {"ciao": ["ciao"], "avahi": ["avahi"], "zeroconf": ["zeroconf"]}
+        loss_browsers = {s: [s] for s in STACKS}
     losses = [30] if quick else [10, 30]
     loss_timeout = 10 if quick else 30
-    for ps in STACKS:
+    for ps in b.stacks:
         pub = pubs[ps]
         published = 0
         rss_before = proc_mem(pub.responder_pid())["rss_kib"]   # with the few services of (a)-(c)
@@ -743,9 +812,9 @@ def phase_bulk(b: Bench, pubs: dict[str, Publisher]) -> None:
             except Failure as e:
                 b.record_error(f"{ps} publishing {count}", e)
                 break
-            time.sleep(4)                                  # announcements over
+            time.sleep(ANNOUNCED[ps])                      # announcements over
             if "d" in b.args.only:
-                for run, bs in itertools.product(range(runs), scale_browsers[ps]):
+                for run, bs in itertools.product(range(runs), [s for s in scale_browsers[ps] if s in b.stacks]):
                     try:
                         r = measure_bulk(b, ps, bs, count, timeout=(30 if quick else 90), capture=True, run=run)
                         b.results["scale"].append(r)
@@ -757,7 +826,8 @@ def phase_bulk(b: Bench, pubs: dict[str, Publisher]) -> None:
                         b.record_error(f"(d) {count} {ps} -> {bs}, run {run + 1}", e)
                     b.save()
             if count == 200 and "e" in b.args.only:
-                for run, bs, pct in itertools.product(range(runs), loss_browsers[ps], losses):
+                for run, bs, pct in itertools.product(range(runs), [s for s in loss_browsers[ps] if s in b.stacks],
+                                                      losses):
                     try:
                         r = measure_bulk(b, ps, bs, 200, timeout=loss_timeout, capture=False, loss=pct, run=run)
                         b.results["loss"].append(r)
@@ -787,7 +857,8 @@ def measure_withdrawal(b: Bench, ps: str, pub: Publisher, published: int) -> Non
     """(c) at scale: the publisher leaves with its `published` services (and "Existing Svc")
     still up. Ciao: the process exits (`exit`, exit(0)) and its exit hook withdraws everything;
     avahi: the D-Bus client owning the entry groups quits and the daemon withdraws them;
-    zeroconf: `quit` unpublishes everything, as close() does. Captured on the publisher's switch
+    zeroconf: `quit` unpublishes everything, as close() does; mDNSResponder: mdns_peer.py quits,
+    closing its connection, and mdnsd withdraws the registrations made on it. Captured on the publisher's switch
     port: goodbye packets (responses whose records all have TTL 0) from the publisher, their bytes,
     the services said goodbye to (PTR records of the bulk type), and when the last goodbye left,
     from the command. The publisher is gone afterwards."""
@@ -900,6 +971,15 @@ class LoadSampler(threading.Thread):
             self.samples.append({"t": time.time(), "load1": os.getloadavg()[0], "busy": round(busy, 3)})
 
 
+def mdnsresponder_version(args) -> str:
+    """The mDNSResponder of the run: its source version (--mdnsresponder-version) and the build
+    stamp its mdnsd carries (the Posix build's "mDNSResponder (Engineering Build) (date)")."""
+    with open(os.path.join(args.mdnsresponder, "bin", "mdnsd"), "rb") as f:
+        m = re.search(rb"@\(#\) (mDNSResponder[^\x00]*)", f.read())
+    stamp = m.group(1).decode("ascii", "replace").strip() if m else "no build stamp"
+    return f"{args.mdnsresponder_version or 'source version not given'} (mdnsd: {stamp}; {args.mdnsresponder})"
+
+
 def machine(args) -> dict:
     cpu = "?"
     with open("/proc/cpuinfo") as f:
@@ -918,7 +998,8 @@ def machine(args) -> dict:
         "versions": {"swift": args.swift_version or first_line("swift", "--version"),
                      "avahi-daemon": first_line("avahi-daemon", "--version").replace("Running as", "").strip(),
                      "python (zeroconf)": first_line(args.zeroconf_python, "--version"),
-                     "tshark": first_line("tshark", "--version")},
+                     "tshark": first_line("tshark", "--version"),
+                     **({"mDNSResponder": mdnsresponder_version(args)} if args.mdnsresponder else {})},
     }
 
 
@@ -929,6 +1010,10 @@ def main() -> int:
     a.add_argument("--agent", required=True)
     a.add_argument("--zeroconf-python", required=True)
     a.add_argument("--dbus-python", default="/usr/bin/python3")
+    a.add_argument("--mdnsresponder", default="",
+                   help="Apple's mDNSResponder built for Linux (bin/mdnsd, bin/dns-sd, lib/libdns_sd.so); "
+                        "without it its column is left out")
+    a.add_argument("--mdnsresponder-version", default="", help="its source version, to record")
     a.add_argument("--out", required=True)
     a.add_argument("--prefix", default=f"ciaobench{os.getpid()}")
     a.add_argument("--quick", action="store_true")
@@ -944,6 +1029,9 @@ def main() -> int:
         args.bulk_runs = 1 if args.quick else 3
     if args.bulk_runs < 1:
         a.error("--bulk-runs must be at least 1")
+    if args.mdnsresponder and not all(os.path.exists(os.path.join(args.mdnsresponder, f))
+                                      for f in ("bin/mdnsd", "bin/dns-sd", "lib/libdns_sd.so")):
+        a.error(f"--mdnsresponder {args.mdnsresponder}: no bin/mdnsd, bin/dns-sd and lib/libdns_sd.so there")
     # SIGTERM (the script's timeout or trap): unwind, so the lab's namespaces are removed
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     os.makedirs(args.out, exist_ok=True)
@@ -957,7 +1045,7 @@ def main() -> int:
                          "command": args.command, "build": args.build, "agent": args.agent,
                          "repetitions": {"discovery": reps_a, "new_and_removal": reps_bc, "fresh": reps_bc,
                                          "bulk": args.bulk_runs},
-                         "idle_seconds": idle,
+                         "idle_seconds": idle, "stacks": b.stacks,
                          "load_before": os.getloadavg(), "top_before": top_processes(), **machine(args)}
     sampler = LoadSampler()
     sampler.start()
@@ -966,19 +1054,23 @@ def main() -> int:
     pubs: dict[str, Publisher] = {}
     try:
         random.seed(6)
-        with Lab(args.prefix, b.work, ["pc", "pa", "pz", "bc", "ba", "bz", "q"]) as lab:
+        if not args.mdnsresponder:
+            log("mDNSResponder not given (--mdnsresponder / CIAO_MDNSRESPONDER): its column is left out")
+        hosts = [f"p{LETTER[s]}" for s in b.stacks] + [f"b{LETTER[s]}" for s in b.stacks] + ["q"]
+        with Lab(args.prefix, b.work, hosts) as lab:
             b.lab = lab
-            b.pub_hosts = {"ciao": lab["pc"], "avahi": lab["pa"], "zeroconf": lab["pz"]}
-            log(f"lab {args.prefix}: 7 hosts; logs in {b.work}")
+            b.pub_hosts = {s: lab[f"p{LETTER[s]}"] for s in b.stacks}
+            b.browse_hosts = {s: lab[f"b{LETTER[s]}"] for s in b.stacks}
+            log(f"lab {args.prefix}: {len(hosts)} hosts ({', '.join(b.stacks)}); logs in {b.work}")
             b.avahi_daemon(lab["ba"])
-            for s in STACKS:
+            for s in b.stacks:
                 pubs[s] = Publisher(b, s, b.pub_hosts[s])
-            marks = {s: pubs[s].proc.mark() for s in STACKS}
-            for s in STACKS:
+            marks = {s: pubs[s].proc.mark() for s in b.stacks}
+            for s in b.stacks:
                 pubs[s].publish_one("Existing Svc", TYPE[s], 8000)
-            for s in STACKS:
+            for s in b.stacks:
                 pubs[s].wait_published("Existing Svc", TYPE[s], 20, after=marks[s])
-            time.sleep(4)
+            time.sleep(max(ANNOUNCED[s] for s in b.stacks))
             if "a" in args.only:
                 phase_discovery(b, pubs, reps_a)
             if {"b", "c", "idle"} & args.only:

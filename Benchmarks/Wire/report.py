@@ -15,9 +15,9 @@ import random
 import statistics
 import sys
 
-STACKS = ["ciao", "avahi", "zeroconf"]
-NAMES = {"ciao": "Ciao", "avahi": "avahi", "zeroconf": "zeroconf"}
-COLORS = {"ciao": "#d1495b", "avahi": "#00798c", "zeroconf": "#edae49"}
+STACKS = ["ciao", "avahi", "zeroconf"]      # the stacks of a results.json that does not list its own
+NAMES = {"ciao": "Ciao", "avahi": "avahi", "zeroconf": "zeroconf", "mdnsresponder": "mDNSResponder"}
+COLORS = {"ciao": "#d1495b", "avahi": "#00798c", "zeroconf": "#edae49", "mdnsresponder": "#6a4c93"}
 
 
 # ---------------------------------------------------------------------------- numbers
@@ -56,6 +56,22 @@ def fmt_dist(d: dict | None, expected: int | None = None) -> str:
     if expected and d["n"] < expected:
         s += f" n={d['n']}/{expected}"
     return s
+
+
+def stacks_of(res: dict) -> list[str]:
+    """The stacks measured in the run, Ciao first (meta.stacks; older results: the three)."""
+    return res.get("meta", {}).get("stacks", STACKS)
+
+
+def daemons(stacks: list[str], avahi: str, mdnsresponder: str) -> str:
+    """"(avahi: ...; mDNSResponder: ...)": what the figure of the daemon-based stacks covers, the
+    mDNSResponder part only when it ran."""
+    return f"(avahi: {avahi}" + (f"; mDNSResponder: {mdnsresponder})" if "mdnsresponder" in stacks else ")")
+
+
+def vs_peers(values: dict, higher_better: bool = False) -> str:
+    """`ratio` of values["ciao"] to the other stacks' values (a dict over the run's stacks)."""
+    return ratio(values["ciao"], [v for s, v in values.items() if s != "ciao"], higher_better)
 
 
 def ratio(ciao: float | None, peers: list[float | None], higher_better: bool = False) -> str:
@@ -114,13 +130,13 @@ def runs_by_pair(results: list[dict]) -> dict:
     return runs
 
 
-def view_rows(results: list[dict], key: str):
+def view_rows(results: list[dict], key: str, stacks: list[str]):
     """For each value of `key` among the (d)/(e) results, in order, and each view with at least two
     stacks measured: the value, the view's name and the runs per stack (an empty list where none)."""
     for value in sorted({r[key] for r in results}):
         by_pair = runs_by_pair([r for r in results if r[key] == value])
         for vname, pick in views():
-            runs = {s: by_pair.get(pick(s), []) for s in STACKS}
+            runs = {s: by_pair.get(pick(s), []) for s in stacks}
             if sum(bool(r) for r in runs.values()) >= 2:
                 yield value, vname, runs
 
@@ -183,7 +199,9 @@ def fmt_loss(runs: list[dict]) -> str:
 
 
 def summary(res: dict) -> list[str]:
-    out = ["| measurement | Ciao | avahi | zeroconf | Ciao ÷ best peer | target |", "|---|---|---|---|---|---|"]
+    stacks = stacks_of(res)
+    out = ["| measurement | " + " | ".join(NAMES[s] for s in stacks) + " | Ciao ÷ best peer | target |",
+           "|---|" + "---|" * len(stacks) + "---|---|"]
     reps = res.get("meta", {}).get("repetitions", {})
     targets = {"discovery": "median ≤ 150 ms", "new_service": "median ≤ 1.0 s", "removal": "≤ 1.2 s",
                "fresh_publisher": "median ≤ 0.90 s"}
@@ -198,94 +216,99 @@ def summary(res: dict) -> list[str]:
             continue
         expected = reps.get(expected_of.get(key, "new_and_removal"))
         for vname, pick in views():
-            ds = {s: dist(pm.get(pick(s), {}).get("samples", [])) for s in STACKS}
-            med = {s: ds[s]["median"] if ds[s] else None for s in STACKS}
-            cells = [fmt_dist(ds[s], expected) for s in STACKS]
+            ds = {s: dist(pm.get(pick(s), {}).get("samples", [])) for s in stacks}
+            med = {s: ds[s]["median"] if ds[s] else None for s in stacks}
+            cells = [fmt_dist(ds[s], expected) for s in stacks]
             out.append(f"| {titles[key]}, median (min–max), {vname} | " + " | ".join(cells)
-                       + f" | {ratio(med['ciao'], [med['avahi'], med['zeroconf']])} | {targets[key]} |")
+                       + f" | {vs_peers(med)} | {targets[key]} |")
     withdrawal = {r["stack"]: r for r in res.get("withdrawal", [])}
     if withdrawal:
         n = next(iter(withdrawal.values()))["services"]
-        by = {s: withdrawal.get(s, {}).get("bytes") for s in STACKS}
+        by = {s: withdrawal.get(s, {}).get("bytes") for s in stacks}
         cells = []
-        for s in STACKS:
+        for s in stacks:
             r = withdrawal.get(s)
             cells.append("–" if r is None else
                          f"{r['packets']} pkts ({fmt_bytes(r['bytes'])}), {r['services_said_goodbye']}/{n} services, "
                          f"last after {fmt_time(r['last_s'])}")
         out.append(f"| (c) the publisher leaves with {n} services: goodbye packets (bytes), services said goodbye to, "
                    f"last goodbye after the command | " + " | ".join(cells)
-                   + f" | {ratio(by['ciao'], [by['avahi'], by['zeroconf']])} | |")
-    for count, vname, runs in view_rows(res.get("scale", []), "count"):
-        t = {s: statistics.median(run_times(runs[s])) if runs[s] else None for s in STACKS}
+                   + f" | {vs_peers(by)} | |")
+    for count, vname, runs in view_rows(res.get("scale", []), "count", stacks):
+        t = {s: statistics.median(run_times(runs[s])) if runs[s] else None for s in stacks}
         out.append(f"| (d) {count} services, browse → all resolved, {vname} | "
-                   + " | ".join(fmt_scale_time(runs[s], count) for s in STACKS)
-                   + f" | {ratio(t['ciao'], [t['avahi'], t['zeroconf']])} | |")
-        by = {s: median_of(runs[s], lambda r: r.get("wire", {}).get("bytes")) for s in STACKS}
-        target = "fewer bytes than either peer" if count == 1000 and vname.startswith("each") else ""
+                   + " | ".join(fmt_scale_time(runs[s], count) for s in stacks)
+                   + f" | {vs_peers(t)} | |")
+        by = {s: median_of(runs[s], lambda r: r.get("wire", {}).get("bytes")) for s in stacks}
+        target = "fewer bytes than any peer" if count == 1000 and vname.startswith("each") else ""
         out.append(f"| (d) {count} services, bytes on the wire meanwhile, packets, {vname} | "
-                   + " | ".join(fmt_scale_bytes(runs[s]) for s in STACKS)
-                   + f" | {ratio(by['ciao'], [by['avahi'], by['zeroconf']])} | {target} |")
-    for pct, vname, runs in view_rows(res.get("loss", []), "loss"):
-        f10 = {s: median_of(runs[s], lambda r: r.get("within10")) for s in STACKS}
+                   + " | ".join(fmt_scale_bytes(runs[s]) for s in stacks)
+                   + f" | {vs_peers(by)} | {target} |")
+    for pct, vname, runs in view_rows(res.get("loss", []), "loss", stacks):
+        f10 = {s: median_of(runs[s], lambda r: r.get("within10")) for s in stacks}
         out.append(f"| (e) {pct} % loss, 200 services resolved within 10 s / 30 s, {vname} | "
-                   + " | ".join(fmt_loss(runs[s]) for s in STACKS)
-                   + f" | {ratio(f10['ciao'], [f10['avahi'], f10['zeroconf']], True)} (10 s) | |")
+                   + " | ".join(fmt_loss(runs[s]) for s in stacks)
+                   + f" | {vs_peers(f10, True)} (10 s) | |")
     cpq = {r["stack"]: r for r in res.get("cpu_per_query", [])}
     if cpq:
-        v = {s: cpq.get(s, {}).get("per_1000_ms") for s in STACKS}
+        v = {s: cpq.get(s, {}).get("per_1000_ms") for s in stacks}
         cells = [f"{v[s]:.0f} ms ({cpq[s]['answered']}/{cpq[s]['queries']} answered{rounds_note(cpq[s])})"
-                 if v[s] is not None else "–" for s in STACKS]
+                 if v[s] is not None else "–" for s in stacks]
         av = v.get("avahi")
         tgt = f"≤ {av / 2:.0f} ms (half of avahi's)" if av else "≤ half of avahi's"
         out.append(f"| (f) responder CPU per 1000 queries answered, {cpq.get('ciao', cpq[next(iter(cpq))])['services']} "
-                   f"services published | " + " | ".join(cells) + f" | {ratio(v['ciao'], [v['avahi'], v['zeroconf']])} | {tgt} |")
+                   f"services published | " + " | ".join(cells) + f" | {vs_peers(v)} | {tgt} |")
     idle = {(r["stack"], r["role"]): r for r in res.get("idle", [])}
     if idle:
         for role in ("publisher", "browser"):
-            rows = {s: idle.get((s, role)) for s in STACKS}
+            rows = {s: idle.get((s, role)) for s in stacks}
             v = {s: (r["cpu_s"] / r["seconds"] * 60 if r else None) for s, r in rows.items()}
             cells = [fmt_idle(r["cpu_s"], r["wakeups"], r["seconds"]) if r else "–" for r in rows.values()]
             if rows["ciao"]:
                 cells[0] += ciao_idle_parts(rows["ciao"], idle.get(("ciao", "baseline")))
-            what = ("responder with one service" if role == "publisher"
-                    else "browser of the three types (avahi: daemon + 3 avahi-browse)")
+            what = ("responder with one service " + daemons(stacks, "the daemon", "mdnsd") if role == "publisher"
+                    else f"browser of the {len(stacks)} types "
+                    + daemons(stacks, f"daemon + {len(stacks)} avahi-browse", "mdnsd + its client mdns_peer.py"))
             out.append(f"| (f) CPU while idle per 60 s, {what} | " + " | ".join(cells)
-                       + f" | {ratio(v['ciao'], [v['avahi'], v['zeroconf']])} | only protocol timers |")
+                       + f" | {vs_peers(v)} | only protocol timers |")
     mem = {r["stack"]: r for r in res.get("memory", [])}
     if mem:
         n = next(iter(mem.values()))["services"]
-        v = {s: mem.get(s, {}).get("rss_kib") for s in STACKS}
-        cells = [f"{v[s] / 1024:.1f} MiB (peak {mem[s]['hwm_kib'] / 1024:.1f})" if v[s] else "–" for s in STACKS]
-        out.append(f"| (f) resident memory, {n} services published (avahi: the daemon) | " + " | ".join(cells)
-                   + f" | {ratio(v['ciao'], [v['avahi'], v['zeroconf']])} | |")
-        before = {s: mem.get(s, {}).get("rss_before_kib") for s in STACKS}
+        v = {s: mem.get(s, {}).get("rss_kib") for s in stacks}
+        cells = [f"{v[s] / 1024:.1f} MiB (peak {mem[s]['hwm_kib'] / 1024:.1f})" if v[s] else "–" for s in stacks]
+        out.append(f"| (f) resident memory, {n} services published {daemons(stacks, 'the daemon', 'mdnsd')} | "
+                   + " | ".join(cells)
+                   + f" | {vs_peers(v)} | |")
+        before = {s: mem.get(s, {}).get("rss_before_kib") for s in stacks}
         out.append(growth_line(f"publishing {n} services (the same process before)",
-                               {s: v[s] - before[s] if v[s] and before[s] else None for s in STACKS}))
+                               {s: v[s] - before[s] if v[s] and before[s] else None for s in stacks}))
     scale = res.get("scale", [])
     if scale:
         n = max(r["count"] for r in scale)
         by_pair = runs_by_pair([r for r in scale if r["count"] == n])
-        runs = {s: by_pair.get(("avahi", s), []) for s in STACKS}
-        v = {s: median_of(runs[s], lambda r: r.get("browser_rss_kib")) for s in STACKS}
-        hwm = {s: median_of(runs[s], lambda r: r.get("browser_hwm_kib")) for s in STACKS}
-        cells = [f"{v[s] / 1024:.1f} MiB (peak {hwm[s] / 1024:.1f})" if v[s] else "–" for s in STACKS]
-        median_note = "; the median of the (d) runs" if any(len(r) > 1 for r in runs.values()) else ""
-        out.append(f"| (f) resident memory, {n} services browsed and resolved (avahi: daemon + avahi-browse{median_note}) | "
-                   + " | ".join(cells) + f" | {ratio(v['ciao'], [v['avahi'], v['zeroconf']])} | |")
+        runs = {s: by_pair.get(("avahi", s), []) for s in stacks}
+        v = {s: median_of(runs[s], lambda r: r.get("browser_rss_kib")) for s in stacks}
+        hwm = {s: median_of(runs[s], lambda r: r.get("browser_hwm_kib")) for s in stacks}
+        cells = [f"{v[s] / 1024:.1f} MiB (peak {hwm[s] / 1024:.1f})" if v[s] else "–" for s in stacks]
+        median_note = ", the median of the (d) runs" if any(len(r) > 1 for r in runs.values()) else ""
+        what = daemons(stacks, "daemon + avahi-browse", "mdnsd, its Python client left out")
+        out.append(f"| (f) resident memory, {n} services browsed and resolved {what}{median_note} | "
+                   + " | ".join(cells) + f" | {vs_peers(v)} | |")
         growth = {s: median_of(runs[s], lambda r: r["browser_rss_kib"] - r["browser_rss_before_kib"]
                                if r.get("browser_rss_kib") and r.get("browser_rss_before_kib") else None)
-                  for s in STACKS}
-        out.append(growth_line(f"browsing and resolving {n} services (avahi: the daemon's growth + avahi-browse)",
+                  for s in stacks}
+        out.append(growth_line(f"browsing and resolving {n} services "
+                               + daemons(stacks, "the daemon's growth + avahi-browse", "mdnsd's growth"),
                                growth))
     return out
 
 
 def growth_line(what: str, growth: dict) -> str:
-    """A summary row of what `what` added to resident memory, stack by stack (KiB, None if unknown)."""
-    cells = [f"{growth[s] / 1024:.1f} MiB" if growth[s] is not None else "–" for s in STACKS]
+    """A summary row of what `what` added to resident memory, stack by stack (a dict over the run's
+    stacks: KiB, None if unknown)."""
+    cells = [f"{v / 1024:.1f} MiB" if v is not None else "–" for v in growth.values()]
     return (f"| (f) resident memory added by {what} | " + " | ".join(cells)
-            + f" | {ratio(growth['ciao'], [growth['avahi'], growth['zeroconf']])} | |")
+            + f" | {vs_peers(growth)} | |")
 
 
 def rounds_note(r: dict) -> str:
@@ -296,9 +319,9 @@ def rounds_note(r: dict) -> str:
     return f"; median of {len(rounds)} rounds: " + ", ".join(f"{x:.0f}" for x in rounds) + " ms"
 
 
-def cell_order(r: dict) -> tuple[int, int, int]:
+def cell_order(r: dict, stacks: list[str]) -> tuple[int, int, int]:
     """Where a (d)/(e) run goes in a details table: by publisher, browser, then run."""
-    return STACKS.index(r["publisher"]), STACKS.index(r["browser"]), r.get("run", 0)
+    return stacks.index(r["publisher"]), stacks.index(r["browser"]), r.get("run", 0)
 
 
 def idle_threads(p: dict) -> str:
@@ -311,6 +334,7 @@ def idle_threads(p: dict) -> str:
 
 
 def matrices(res: dict) -> list[str]:
+    stacks = stacks_of(res)
     out = []
     reps = res.get("meta", {}).get("repetitions", {})
     for key, title in (("discovery", "(a) existing service: browse → resolved"),
@@ -322,15 +346,15 @@ def matrices(res: dict) -> list[str]:
             continue
         expected = reps.get({"discovery": "discovery", "fresh_publisher": "fresh"}.get(key, "new_and_removal"))
         out += ["", f"### {title}, median (min–max); rows: publisher, columns: browser", "",
-                "| publisher ＼ browser | Ciao | avahi | zeroconf |", "|---|---|---|---|"]
-        for p in STACKS:
+                "| publisher ＼ browser | " + " | ".join(NAMES[s] for s in stacks) + " |", "|---|" + "---|" * len(stacks)]
+        for p in stacks:
             out.append(f"| {NAMES[p]} | " + " | ".join(fmt_dist(dist(pm.get((p, s), {}).get("samples", [])), expected)
-                                                      for s in STACKS) + " |")
+                                                      for s in stacks) + " |")
     if res.get("scale"):
         out += ["", "### (d) many services on one host: fresh browser → all resolved", "",
                 "| services | publisher | browser | run | time | queries (bytes) | responses (bytes) | total bytes | IPv4 / IPv6 packets | browser RSS (peak) |",
                 "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|"]
-        for r in sorted(res["scale"], key=lambda r: (r["count"], *cell_order(r))):
+        for r in sorted(res["scale"], key=lambda r: (r["count"], *cell_order(r, stacks))):
             w = r.get("wire", {})
             t = fmt_time(r["time_s"]) if r.get("time_s") else f"{r['resolved']}/{r['count']} in {fmt_time(r.get('waited_s'))}"
             out.append(f"| {r['count']} | {NAMES[r['publisher']]} | {NAMES[r['browser']]} | {r.get('run', 0) + 1} | {t} | "
@@ -342,7 +366,7 @@ def matrices(res: dict) -> list[str]:
         out += ["", "### (e) 200 services, loss on the browser's link (both ways)", "",
                 "| loss | publisher | browser | run | within 10 s | within 30 s | all resolved after | packets dropped |",
                 "|---:|---|---|---:|---:|---:|---:|---:|"]
-        for r in sorted(res["loss"], key=lambda r: (r["loss"], *cell_order(r))):
+        for r in sorted(res["loss"], key=lambda r: (r["loss"], *cell_order(r, stacks))):
             w30 = pct_(r['within30']) if ran_30s(r) else "(not run)"
             out.append(f"| {r['loss']} % | {NAMES[r['publisher']]} | {NAMES[r['browser']]} | {r.get('run', 0) + 1} | {pct_(r['within10'])} | "
                        f"{w30} | {fmt_time(r.get('time_s'))} | {r.get('dropped', '–')} |")
@@ -396,17 +420,17 @@ NOTES = [
     "- (a) warm process, cold cache, for every stack: Ciao and zeroconf browse in a new process whose "
     "runtime a warm-up browse (of a type nobody publishes) started 1 s before; avahi-daemon is restarted 2 s "
     "before and `avahi-browse -r -p TYPE` is exec'd by a waiting shell at t0 (its exec and D-Bus connection "
-    "are inside avahi's figure). Each process browses the three publishers' types in turn, never a type "
+    "are inside avahi's figure). Each process browses the publishers' types in turn, never a type "
     "it has seen; >= 1.3 s between two hits on one publisher (responders multicast a record at most once a second).",
-    "- (b) and (c): one long-running browser per stack browses all three types; t0 is the publish / "
-    "unpublish command. All three browsers hear the same announcement, so a row of (b) differs by "
+    "- (b) and (c): one long-running browser per stack browses all the publishers' types; t0 is the publish / "
+    "unpublish command. All the browsers hear the same announcement, so a row of (b) differs by "
     "publisher only. In (c), zeroconf's browser reports the removal as soon as the goodbye arrives; "
     "RFC 6762 §10.1 asks to keep a goodbye record for 1 s, which Ciao and avahi do (≈ 1.00 s): that "
     "row compares different semantics.",
     "- (g) a new process per trial publishing one service, after the long-running publishers have left: "
     "Ciao's agent and zeroconf's peer spawned and told to publish at once, avahi-publish-service against the "
     "host's warm avahi-daemon; t0 just before the spawn. Every namespace keeps the machine's host name; the "
-    "three browsers (Ciao's only browsing) run for the whole phase.",
+    "browsers (Ciao's only browsing) run for the whole phase.",
     "- (c) at scale: after (d)–(f), each publisher leaves with all its services up: Ciao's process exits "
     "(its exit hook withdraws everything), avahi's D-Bus client that owns the entry groups quits (the daemon "
     "withdraws them), zeroconf's peer quits (unregister_all_services, as close() does). Goodbyes = responses "
@@ -424,7 +448,7 @@ NOTES = [
     "were resolved counting as the slowest.",
     "- (f) CPU per query: host q sends QM SRV queries for distinct instances from port 5353 at a fixed rate, "
     "each name asked again only after > 1 s; CPU of the responder process (avahi: the daemon) over the "
-    "load; the median of three rounds of 6000 queries. Idle: the three publishers (one service each) and the three browsers (all three types) on "
+    "load; the median of three rounds of 6000 queries. Idle: the publishers (one service each) and the browsers (all the types) on "
     "one link, nothing changing, 60 s; per thread from /proc/PID/task/TID: wake-ups = voluntary + "
     "involuntary context switches (status), CPU = on-CPU time (schedstat, ns; utime+stime ticks from stat "
     "are in results.json), summed over the process(es). For Ciao, its own thread (named ciao-mdns) apart, "
@@ -436,17 +460,37 @@ NOTES = [
     "The browser's figures are the median of the (d) runs.",
 ]
 
+MDNSRESPONDER_NOTE = (
+    "- mDNSResponder: Apple's `mdnsd` (the mDNSPosix build), one per host in its own UTS namespace (host name "
+    "`<host>-mdns`), driven through libdns_sd.so by `Tests/Interop/peers/mdns_peer.py` (Python ctypes, every "
+    "operation on one shared connection; browse → DNSServiceResolve → DNSServiceGetAddrInfo, `resolved` once "
+    "SRV, TXT and one address are known). As a browser in (a), (d), (e) it is a freshly started mdnsd (cold "
+    "cache) and a new client, 2 s before, like avahi; (g) runs `dns-sd -R` against the warm mdnsd; (c) at scale: "
+    "the client quits and mdnsd withdraws its registrations. Responder CPU and memory are mdnsd's; a browser's "
+    "CPU is mdnsd's and the client's, its memory mdnsd's alone (the client is a Python interpreter standing in "
+    "for an application). mdnsd runs with `-debug`, which keeps it in the foreground and sends its log to "
+    "stdout (`-foreground` would send it to the machine's syslog), here to a file; the Posix daemon always logs "
+    "(it sets mDNS_LoggingEnabled at start), so its CPU figures include that logging, heavy with many services "
+    "(a line per record that does not fit into a packet). In (c) its rows include the time mdnsd takes from "
+    "the cancelled registration to the goodbye (the mDNSResponder → zeroconf cell shows it alone).")
+
 
 def write(out_dir: str) -> None:
     with open(os.path.join(out_dir, "results.json")) as f:
         res = json.load(f)
-    lines = ["# Ciao, avahi-daemon and python-zeroconf on the wire", "",
+    stacks = stacks_of(res)
+    with_mdns = "mdnsresponder" in stacks
+    title = ("Ciao, avahi-daemon, python-zeroconf and mDNSResponder" if with_mdns
+             else "Ciao, avahi-daemon and python-zeroconf")
+    lines = [f"# {title} on the wire", "",
              "Ratio = Ciao ÷ best peer (lower is better, except for the loss fractions); ✓ = Ciao at "
              "least as good as the best peer. Latencies: median (min–max) over the repetitions.", "",
              "## Summary", ""]
     lines += summary(res)
     runs = res.get("meta", {}).get("repetitions", {}).get("bulk", 1)
     lines += ["", "## How", ""] + [n.replace("{bulk_runs}", "once" if runs == 1 else f"{runs} times") for n in NOTES]
+    lines.append(MDNSRESPONDER_NOTE if with_mdns else
+                 "- mDNSResponder was not given to this run (--mdnsresponder DIR / CIAO_MDNSRESPONDER): its column is left out.")
     lines += ["", "## Details"] + matrices(res) + [""] + meta_lines(res)
     if res.get("errors"):
         lines += ["", "## Errors during the run", ""] + [f"- `{e.splitlines()[0][:300]}`" for e in res["errors"]]
@@ -475,12 +519,13 @@ def svg(res: dict, path: str) -> None:
                                   ("removal", "(c) removal: unpublish command → removed on another host")) if res.get(k)]
     if not any(r["samples"] for k, _ in panels for r in res[k]):
         return
+    stacks = stacks_of(res)
     W, left, right, row_h, top_pad = 900, 210, 40, 22, 40
     plot_w = W - left - right
     parts, y = [], 20
     rnd = random.Random(6)
     for key, title in panels:
-        rows = [r for p in STACKS for s in STACKS for r in res[key] if r["publisher"] == p and r["browser"] == s]
+        rows = [r for p in stacks for s in stacks for r in res[key] if r["publisher"] == p and r["browser"] == s]
         vals = [v for r in rows for v in r["samples"]]
         hi_v = max(vals) if vals else 1.0
         step = nice_step(hi_v * 1.05)
@@ -522,9 +567,9 @@ def svg(res: dict, path: str) -> None:
             parts.append(f'<text x="{W - 4}" y="{cy + 4:.1f}" font-size="10" text-anchor="end" fill="#333">'
                          f'{fmt_time(statistics.median(smp))}</text>')
         y += h + 10
-    legend = " ".join(f'<rect x="{left + i * 130}" y="{y}" width="10" height="10" fill="{COLORS[s]}"/>'
-                      f'<text x="{left + i * 130 + 14}" y="{y + 9}" font-size="12">{NAMES[s]} browsing</text>'
-                      for i, s in enumerate(STACKS))
+    legend = " ".join(f'<rect x="{left + i * 160}" y="{y}" width="10" height="10" fill="{COLORS[s]}"/>'
+                      f'<text x="{left + i * 160 + 14}" y="{y + 9}" font-size="12">{NAMES[s]} browsing</text>'
+                      for i, s in enumerate(stacks))
     parts.append(legend)
     parts.append(f'<text x="{left}" y="{y + 28}" font-size="12">rows: publisher → browser; black tick and right '
                  f'column: median; bar: min–max; dots: repetitions</text>')

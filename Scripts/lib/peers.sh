@@ -62,8 +62,9 @@ ensure_zeroconf() {
 }
 
 # Builds Apple's mDNSResponder (the mDNSPosix port) from its source tarball SRC into OUT (bin/mdnsd,
-# bin/dns-sd, lib/libdns_sd.so), unless OUT has it already. Installs gcc, make and libmbedtls-dev
-# if missing. Returns non-zero, with the build's last lines, on failure.
+# bin/dns-sd, lib/libdns_sd.so, and VERSION: the version in the tarball's name, e.g. 2600.100.147),
+# unless OUT has it already. Installs gcc, make and libmbedtls-dev if missing. Returns non-zero,
+# with the build's last lines, on failure.
 build_mdnsresponder() {
   local src=$1 out=$2 work
   [ -x "$out/bin/mdnsd" ] && return 0
@@ -86,6 +87,7 @@ build_mdnsresponder() {
   mkdir -p "$out/bin" "$out/lib"
   cp "$posix/build/prod/mdnsd" "$out/bin/" && cp "$posix/build/prod/libdns_sd.so" "$out/lib/" \
     && cp "$posix/../Clients/build/dns-sd" "$out/bin/" || return 1
+  basename "$src" .tar.gz | sed 's/^mDNSResponder-//' >"$out/VERSION"
   rm -rf "$work"
 }
 

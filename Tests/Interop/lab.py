@@ -415,19 +415,29 @@ class Lab:
         return avahi
 
     # -- Apple's mDNSResponder --
-    def start_mdnsd(self, host: Host, mdns_dir: str, host_name: str | None = None) -> JsonProc:
+    def start_mdnsd(self, host: Host, mdns_dir: str, host_name: str | None = None, log_file: bool = False) -> JsonProc:
         """Start Apple's `mdnsd` (built into `mdns_dir`/bin) in `host`, in private mount and UTS
         namespaces: its own host name (`<host>-mdns` by default) and its client socket under the
         host's work directory, bind-mounted over /run, so that several run side by side and the
-        machine's own /run is untouched. `dns_sd(host, ...)` runs its client against it."""
+        machine's own /run is untouched. `dns_sd(host, ...)` runs its client against it.
+
+        Its log lines are the returned process's events, or, with `log_file`, go straight to
+        `<host dir>/mdnsd.log` (appended; the process then has no events): the daemon logs every
+        record it cannot fit into a packet, 10^5 lines for 1000 services. Called again for the
+        same host (once the previous daemon has stopped), it starts a new daemon with an empty
+        cache on the same socket path."""
         run = os.path.join(host.dir, "mdns-run")
         os.makedirs(run, exist_ok=True)
         os.chmod(run, 0o755)
         sock = os.path.join(run, "mdnsd")
+        if os.path.exists(sock):                 # a previous daemon's: the wait below needs the new one
+            os.unlink(sock)
         script = 'mount --bind "$1" /run && hostname "$2" && exec "$3" -debug'
+        if log_file:
+            script += ' >>"$4" 2>&1'
         p = host.spawn("mdnsd", "unshare", "-m", "-u", "--propagation", "private", "sh", "-c", script, "sh", run,
-                       host_name or f"{host.name}-mdns", os.path.join(mdns_dir, "bin", "mdnsd"), stdin=False,
-                       parse=lambda l: {"event": "log", "line": l})
+                       host_name or f"{host.name}-mdns", os.path.join(mdns_dir, "bin", "mdnsd"),
+                       os.path.join(host.dir, "mdnsd.log"), stdin=False, parse=lambda l: {"event": "log", "line": l})
         deadline = time.monotonic() + 10
         while not os.path.exists(sock):
             if time.monotonic() > deadline or p.proc.poll() is not None:
