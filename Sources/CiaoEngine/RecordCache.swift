@@ -120,13 +120,15 @@ struct NameKey: Hashable {
 /// asking for without an answer are flushed by Passive Observation Of Failures (§10.5). Records
 /// that answer an active query ("watched") are refreshed at 80–95 % of their TTL (§5.2).
 ///
-/// The number of records is capped, and so are TTLs (``maximumTTL``). A full cache turns away new
-/// records from a source that already holds half of it; otherwise it makes room by evicting, in
-/// this order: records no active query asks for, closest to expiry first; then the newest records
-/// of the source holding the most. A flood arrives in bulk from one source, so it cannot push out
-/// what others publish or what was cached before it. Entries live in slots; the indexes and the
-/// two deadline heaps (lifetimes and refreshes, with lazy deletion) hold slot numbers, so a flood
-/// costs O(log n) cheap steps per record and ``nextDeadline`` is O(1).
+/// The number of records is capped, and so are TTLs (``maximumTTL``). A full cache makes room by
+/// evicting, in this order: records no active query asks for, closest to expiry first; then the
+/// newest records of the source holding the most. A source that already holds half of a full
+/// cache gets room only from unasked records, and only for records a query asks for: the rest it
+/// sends is turned away. A flood arrives in bulk from one source, so it cannot push out what
+/// others publish or what was cached before it, and once the cache is full it costs no events.
+/// Entries live in slots; the indexes and the two deadline heaps (lifetimes and refreshes, with
+/// lazy deletion) hold slot numbers, so a flood costs O(log n) cheap steps per record and
+/// ``nextDeadline`` is O(1).
 struct RecordCache {
     /// A cached record. Its name, class and data are those of its key, kept once.
     struct Entry {
@@ -195,7 +197,8 @@ struct RecordCache {
         case refreshed
         /// A goodbye for a record not in the cache.
         case ignored
-        /// A new record turned away: the cache is full and its source holds half of it.
+        /// A new record turned away: the cache is full, its source holds half of it, and no unasked
+        /// record can make room for it.
         case refused
     }
 
@@ -224,6 +227,8 @@ struct RecordCache {
     private var byName: [NameKey: SlotSet] = [:]
     /// How many entries each source holds.
     private var countBySource: [IPAddress: Int] = [:]
+    /// How many entries no active query watches (by their ``Entry/watched`` flag).
+    private var unwatchedCount = 0
     /// Lifetime deadlines; an item is live while its slot's ``Entry/lifetimeDeadline`` equals it.
     private var lifetimes = Heap<SlotDeadline>()
     /// Refresh deadlines of watched entries; live while the slot's ``Entry/refreshDeadline`` equals it.
@@ -257,9 +262,10 @@ struct RecordCache {
         defer { discardStaleTops() }
         let key = key ?? RecordKey(record)
         let existing = slotOf[key]
-        if existing == nil, record.ttl > 0, slotOf.count >= capacity, countBySource[source, default: 0] >= capacity / 2 {
-            return (.refused, [])
-        }
+        // A source holding half of a full cache: only what a query asks for, in place of unasked records.
+        let dominant = existing == nil && record.ttl > 0 && slotOf.count >= capacity
+            && countBySource[source, default: 0] >= capacity / 2
+        if dominant && (unwatchedCount == 0 || !isWatched(key.rrset)) { return (.refused, []) }
         if record.ttl == 0 {
             guard let slot = existing, var entry = slots[slot] else { return (.ignored, []) }
             entry.expiry = min(entry.expiry, now + .seconds(1))
@@ -308,7 +314,13 @@ struct RecordCache {
         byRRSet[rrset, default: .none].insert(slot)
         byName[rrset.nameKey, default: .none].insert(slot)
         store(entry, in: slot)
-        let evicted = slotOf.count > capacity ? evict(isProtected: isWatched) : []
+        guard slotOf.count > capacity else { return (insertion, []) }
+        let evicted = evict(isProtected: isWatched, sparingWatched: dominant)
+        if slotOf.count > capacity {
+            // No unasked record was left to give way after all.
+            remove(slot)
+            return (.refused, [])
+        }
         return (insertion, evicted)
     }
 
@@ -488,6 +500,7 @@ struct RecordCache {
             if let old { countBySource(of: old.source, add: -1) }
             countBySource(of: entry.source, add: 1)
         }
+        if (old.map { !$0.watched } ?? false) != !entry.watched { unwatchedCount += entry.watched ? -1 : 1 }
         if old?.lifetimeDeadline != entry.lifetimeDeadline {
             lifetimes.push(SlotDeadline(time: entry.lifetimeDeadline, slot: slot))
         }
@@ -503,6 +516,7 @@ struct RecordCache {
         freeSlots.append(slot)
         slotOf[entry.key] = nil
         countBySource(of: entry.source, add: -1)
+        if !entry.watched { unwatchedCount -= 1 }
         let rrset = entry.key.rrset
         Self.remove(slot, from: &byRRSet, at: rrset)
         Self.remove(slot, from: &byName, at: rrset.nameKey)
@@ -541,8 +555,8 @@ struct RecordCache {
 
     /// Brings the cache down to 7/8 of its capacity, so that one pass over the entries pays for
     /// the next capacity/8 insertions: unwatched records first, soonest lifetime deadline first;
-    /// then watched ones, the newest first of the sources holding the most.
-    private mutating func evict(isProtected: (RRSetKey) -> Bool) -> [ResourceRecord] {
+    /// then, unless `sparingWatched`, watched ones, the newest first of the sources holding the most.
+    private mutating func evict(isProtected: (RRSetKey) -> Bool, sparingWatched: Bool) -> [ResourceRecord] {
         var excess = slotOf.count - (capacity - capacity / 8)
         var unwatched: [(deadline: Instant, slot: Int)] = []
         var watched: [(held: Int, received: Instant, slot: Int)] = []
@@ -558,7 +572,7 @@ struct RecordCache {
             remove(slot)
             excess -= 1
         }
-        guard excess > 0 else { return [] }
+        guard excess > 0, !sparingWatched else { return [] }
         var evicted: [ResourceRecord] = []
         let victims = watched.sorted { ($0.held, $0.received, $0.slot) > ($1.held, $1.received, $1.slot) }
         for (_, _, slot) in victims.prefix(excess) {

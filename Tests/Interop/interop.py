@@ -907,6 +907,104 @@ def mdnsresponder_same_host(s: Suite) -> list[str]:
         return ["dns-sd -B and ciao browse on the shared host see each other's service; c2 resolves both to m1"]
 
 
+def mdns_peer(s: Suite, host: Host, name: str = "mdns-peer") -> JsonProc:
+    """peers/mdns_peer.py against `host`'s mdnsd (Lab.start_mdnsd), speaking the peers' JSON protocol."""
+    mdns_dir, sock = host.mdns
+    p = host.spawn(name, "env", f"DNSSD_UDS_PATH={sock}", s.zc_python, os.path.join(PEERS, "mdns_peer.py"),
+                   "--lib", os.path.join(mdns_dir, "lib", "libdns_sd.so"), "--host", f"{host.name}-mdns.local.")
+    p.wait_for({"event": "ready"}, 15, what=f"{name} ready")
+    return p
+
+
+@scenario("mdnsresponder-peer", "mDNSResponder as a peer like avahi and zeroconf: both ways, TXT updates, types, IPv6, scale and loss")
+def mdnsresponder_peer(s: Suite) -> list[str]:
+    """With mdnsd driven through its client library (peers/mdns_peer.py): (1) mdnsd on m1
+    publishes "Apple Peer Ü" with a binary TXT; the agent on c2 resolves it with m1's IPv4 and
+    IPv6 addresses, sees a TXT update and the removal. (2) The agent publishes "Ciao For Apple Ü";
+    mdnsd's browser resolves it, sees a TXT update (captured on host obs: Ciao announces the TXT
+    alone, RFC 6762 §8.4), and its removal within 2 s of the agent quitting; `dns-sd -G v4v6`
+    resolves the agent's host to both of c2's addresses. (3) Types both
+    ways: the agent's types session lists mdnsd's _mdtype._tcp, `dns-sd -B _services._dns-sd._udp`
+    lists the agent's _ciaotest._tcp. (4) mdnsd publishes 50 services: a new agent on c3 resolves
+    all within 10 s, and another within 30 s with 20 % loss both ways on its link."""
+    mdns_dir = need_mdnsresponder(s)
+    with s.lab("mdnsresponder-peer", ["m1", "c2", "c3", "obs"]) as lab:
+        m1, c2, c3 = lab["m1"], lab["c2"], lab["c3"]
+        lab.start_mdnsd(m1, mdns_dir)
+        sn = sniffer(s, lab["obs"])
+        mp = mdns_peer(s, m1)
+        host_m = f"{m1.name}-mdns.local."
+        figures = []
+        # (1) mdnsd publishes, Ciao resolves
+        expect_published(mp, "a", "Apple Peer Ü", port=9800)
+        expect_published(mp, "t", "Apple Types", port=9801, type_="_mdtype._tcp")
+        agent = s.agent(c2)
+        t0 = time.monotonic()
+        agent.send(cmd="browse", id="b", type=TYPE)
+        r = wait_resolved(agent, "Apple Peer Ü", host_m, 9800, TXT, m1, 10, id_="b")
+        figures.append(f"mdnsd's service resolved by Ciao (IPv4 and IPv6) {r['t'] - t0:.2f} s")
+        mark, t1 = agent.mark(), time.monotonic()
+        mp.send(cmd="updateTXT", id="a", txt=TXT2)
+        r = wait_resolved(agent, "Apple Peer Ü", host_m, 9800, TXT2, m1, 10, after=mark, id_="b")
+        figures.append(f"its TXT update {r['t'] - t1:.2f} s")
+        mark, t1 = agent.mark(), time.monotonic()
+        mp.send(cmd="unpublish", id="a")
+        r = agent.wait_for({"event": "removed", "name": "Apple Peer Ü", "id": "b"}, 5, after=mark)
+        figures.append(f"its removal {r['t'] - t1:.2f} s")
+
+        # (2) Ciao publishes, mdnsd resolves
+        mp.send(cmd="browse", id="mb", type=TYPE)
+        t0 = time.monotonic()
+        host_c = expect_published(agent, "p", "Ciao For Apple Ü")["host"]
+        r = wait_resolved(mp, "Ciao For Apple Ü", host_c, 8080, TXT, c2, 10, required=("v4",))
+        figures.append(f"Ciao's service resolved by mdnsd {r['t'] - t0:.2f} s")
+        g = lab.dns_sd(m1, "dns-sd-G", "-G", "v4v6", host_c.rstrip("."))
+        for address in (c2.v4, c2.v6):
+            g.wait_for(lambda e, a=address: a in e.get("line", ""), 10, what=f"dns-sd -G of {host_c} giving {address}")
+        g.stop()
+        figures.append("dns-sd -G v4v6 gives both of its addresses")
+        mark, t1 = mp.mark(), time.monotonic()
+        agent.send(cmd="updateTXT", id="p", txt=TXT2)
+        r = wait_resolved(mp, "Ciao For Apple Ü", host_c, 8080, TXT2, c2, 10, after=mark, required=("v4",))
+        figures.append(f"its TXT update seen by mdnsd {r['t'] - t1:.2f} s")
+        time.sleep(2)                      # both announcements of the update (§8.4), a second apart
+        sources = {plain(a) for a in host_addresses(c2) if a}
+        announced = [dnsmsg.TYPE_NAMES.get(rec["type"], str(rec["type"]))
+                     for e in sn.select({"event": "packet"}) if e["t"] >= t1 and plain(e["from"]) in sources
+                     for m in [dnsmsg.parse(bytes.fromhex(e["message"]))] if m["flags"] & 0x8000 and not m["questions"]
+                     for rec in m["answers"]]
+        if not announced or set(announced) != {"TXT"}:
+            raise Failure(f"Ciao's TXT update announced {announced or 'nothing'}; expected the TXT alone")
+        figures.append(f"the update announced as {len(announced)} TXT records and nothing else (capture)")
+
+        # (3) types both ways
+        services = lab.dns_sd(m1, "dns-sd-types", "-B", "_services._dns-sd._udp", "local")
+        services.wait_for(lambda e: "_ciaotest" in e.get("line", ""), 10, what="dns-sd listing Ciao's type")
+        agent.send(cmd="types", id="ty")
+        agent.wait_for({"event": "type", "id": "ty", "type": "_mdtype._tcp"}, 10, what="the agent listing mdnsd's type")
+        figures.append("types listed both ways")
+        mark = mp.mark()
+        tq = quit_agent(agent)
+        r = mp.wait_for({"event": "removed", "name": "Ciao For Apple Ü"}, 2, after=mark, what="mdnsd seeing Ciao leave")
+        figures.append(f"Ciao's removal seen by mdnsd {r['t'] - tq:.2f} s after quit")
+
+        # (4) 50 services, then 20 % loss
+        names = [f"Apple Bulk {i:02d}" for i in range(50)]
+        for i, n in enumerate(names):
+            mp.send(cmd="publish", id=f"bulk{i}", name=n, type=TYPE, port=9900 + i, txt=TXT)
+        mp.wait_all(lambda e: e.get("event") == "published" and str(e.get("id", "")).startswith("bulk"), 50, 30, key="id")
+        for loss, limit in ((0, 10), (20, 30)):
+            if loss:
+                c3.loss(loss)
+            fresh = s.agent(c3, name=f"agent-{loss}")
+            t0 = time.monotonic()
+            fresh.send(cmd="browse", id="b", type=TYPE)
+            took = fresh.wait_all(lambda e: e.get("event") == "resolved" and e.get("name") in names, 50, limit)
+            figures.append(f"50 mdnsd services resolved by a new agent in {took - t0:.2f} s" + (f" at {loss} % loss" if loss else ""))
+            quit_agent(fresh)
+        return figures
+
+
 @scenario("scale", "200 avahi services resolved within 10 s, without and with 10 % loss")
 def scale(s: Suite) -> list[str]:
     """avahi publishes 200 services (D-Bus); a fresh agent browses and must resolve all 200
