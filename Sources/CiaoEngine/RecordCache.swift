@@ -553,31 +553,30 @@ struct RecordCache {
         refreshes = Heap(refreshItems)
     }
 
-    /// Brings the cache down to 7/8 of its capacity, so that one pass over the entries pays for
-    /// the next capacity/8 insertions: unwatched records first, soonest lifetime deadline first;
-    /// then, unless `sparingWatched`, watched ones, the newest first of the sources holding the most.
+    /// Makes room: unwatched records down to 7/8 of the capacity, soonest lifetime deadline first,
+    /// so that one pass over the entries pays for the next capacity/8 insertions; then, if still
+    /// over and unless `sparingWatched`, watched records one by one, the newest of the source
+    /// holding the most (each a removal to report, so no more than the cap requires).
     private mutating func evict(isProtected: (RRSetKey) -> Bool, sparingWatched: Bool) -> [ResourceRecord] {
-        var excess = slotOf.count - (capacity - capacity / 8)
+        let excess = slotOf.count - (capacity - capacity / 8)
         var unwatched: [(deadline: Instant, slot: Int)] = []
-        var watched: [(held: Int, received: Instant, slot: Int)] = []
         for (slot, entry) in slots.enumerated() {
-            guard let entry else { continue }
-            if isProtected(entry.key.rrset) {
-                watched.append((countBySource[entry.source, default: 0], entry.received, slot))
-            } else {
-                unwatched.append((entry.lifetimeDeadline, slot))
-            }
+            if let entry, !isProtected(entry.key.rrset) { unwatched.append((entry.lifetimeDeadline, slot)) }
         }
         for (_, slot) in unwatched.sorted(by: { ($0.deadline, $0.slot) < ($1.deadline, $1.slot) }).prefix(excess) {
             remove(slot)
-            excess -= 1
         }
-        guard excess > 0, !sparingWatched else { return [] }
         var evicted: [ResourceRecord] = []
-        let victims = watched.sorted { ($0.held, $0.received, $0.slot) > ($1.held, $1.received, $1.slot) }
-        for (_, _, slot) in victims.prefix(excess) {
-            if let entry = slots[slot], !entry.replaced { evicted.append(entry.record) }
-            remove(slot)
+        while slotOf.count > capacity && !sparingWatched {
+            var victim: (held: Int, received: Instant, slot: Int)?
+            for (slot, entry) in slots.enumerated() {
+                guard let entry else { continue }
+                let candidate = (countBySource[entry.source, default: 0], entry.received, slot)
+                if victim.map({ candidate > $0 }) ?? true { victim = candidate }
+            }
+            guard let victim, let entry = slots[victim.slot] else { break }
+            if !entry.replaced { evicted.append(entry.record) }
+            remove(victim.slot)
         }
         return evicted
     }
