@@ -113,25 +113,13 @@ if [ -z "$AGENT" ]; then
   # Linked as a Swift program is deployed on Linux: the Swift runtime and libraries statically, so
   # that only what the program uses is mapped (3.3 MiB less resident than linked dynamically).
   # The link prints glibc's "use of mktemp is dangerous": FoundationEssentials' archive, not Ciao.
-  BUILD_FLAGS=(-c release --static-swift-stdlib --scratch-path "$SCRATCH")
-  log "building CiaoInteropAgent (release, static Swift runtime) in $SCRATCH"
-  BUILD="swift build ${BUILD_FLAGS[*]} --product CiaoInteropAgent"
-  (cd "$ROOT" && swift build "${BUILD_FLAGS[@]}" --product CiaoInteropAgent >&2) || die "release build failed"
-  AGENT="$(cd "$ROOT" && swift build "${BUILD_FLAGS[@]}" --show-bin-path)/CiaoInteropAgent"
+  release_product CiaoInteropAgent "$SCRATCH" --static-swift-stdlib
+  AGENT=$BUILT
 fi
 [ -x "$AGENT" ] || die "no agent executable at $AGENT"
 
 # ------------------------------------------------------------------ run
 PREFIX="ciaobench$$"
-DRIVER_PID=""
-cleanup() {
-  set +e
-  stop_driver_and_labs "$DRIVER_PID" "$PREFIX" 10
-  log "results: $OUT"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
 mkdir -p "$OUT"
 ARGS=(--agent "$AGENT" --zeroconf-python "$ZEROCONF_PYTHON" --dbus-python "$DBUS_PYTHON" --prefix "$PREFIX"
       --out "$OUT" --command "$COMMAND" --build "$BUILD" --swift-version "$SWIFT_VERSION")
@@ -147,11 +135,7 @@ LIMIT=$(( BASE_LIMIT + PER_RUN * EXTRA_RUNS ))
 LIMIT=${CIAO_BENCH_TIMEOUT:-$LIMIT}
 log "agent $AGENT; $SWIFT_VERSION; zeroconf $("$ZEROCONF_PYTHON" -c 'import zeroconf; print(zeroconf.__version__)'); $(avahi-daemon --version 2>/dev/null | head -1)" \
     "${MDNSR:+; mDNSResponder ${MDNSR_VERSION:-(version not given)} in $MDNSR}"
-rc=0
 # the driver is stdlib only; the peers run with ZEROCONF_PYTHON and DBUS_PYTHON
-timeout -k 10 "$LIMIT" /usr/bin/python3 "$DRIVER" "${ARGS[@]}" &
-DRIVER_PID=$!
-wait "$DRIVER_PID" || rc=$?
-DRIVER_PID=""
-[ "$rc" = 124 ] && log "the benchmark did not finish within $LIMIT s"
+rc=0
+run_driver "$PREFIX" 10 "$LIMIT" "$DRIVER" "${ARGS[@]}" || rc=$?
 exit "$rc"

@@ -87,25 +87,13 @@ fi
 CLI=${CIAO_SOAK_CLI:-}
 BUILD="given: $CLI"
 if [ -z "$CLI" ]; then
-  BUILD_FLAGS=(-c release --scratch-path "$SCRATCH")
-  log "building ciao (release) in $SCRATCH"
-  BUILD="swift build ${BUILD_FLAGS[*]} --product ciao"
-  (cd "$ROOT" && swift build "${BUILD_FLAGS[@]}" --product ciao >&2) || die "release build failed"
-  CLI="$(cd "$ROOT" && swift build "${BUILD_FLAGS[@]}" --show-bin-path)/ciao"
+  release_product ciao "$SCRATCH"
+  CLI=$BUILT
 fi
 [ -x "$CLI" ] || die "no ciao executable at $CLI"
 
 # ------------------------------------------------------------------ run
 PREFIX="ciaosoak$$"
-DRIVER_PID=""
-cleanup() {
-  set +e
-  stop_driver_and_labs "$DRIVER_PID" "$PREFIX" 20
-  log "results: $OUT"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
 mkdir -p "$OUT"
 ARGS=(--ciao "$CLI" --out "$OUT" --prefix "$PREFIX" --minutes "$MINUTES" --command "$COMMAND" --build "$BUILD"
       --loss "${CIAO_SOAK_LOSS:-5}" --query-interval "${CIAO_SOAK_QUERY_INTERVAL:-5}")
@@ -114,11 +102,7 @@ ARGS=(--ciao "$CLI" --out "$OUT" --prefix "$PREFIX" --minutes "$MINUTES" --comma
 # the soak itself, plus setup, teardown and the capture analysis
 LIMIT=$(awk -v m="$MINUTES" 'BEGIN { printf "%d", m * 60 + 600 }')
 log "ciao $CLI ($("$CLI" --version 2>/dev/null || echo '?')); $(avahi-daemon --version 2>/dev/null | head -1); $MINUTES minutes"
-rc=0
 # the driver is stdlib only; the zeroconf publisher runs with ZEROCONF_PYTHON
-timeout -k 10 "$LIMIT" /usr/bin/python3 "$DRIVER" "${ARGS[@]}" &
-DRIVER_PID=$!
-wait "$DRIVER_PID" || rc=$?
-DRIVER_PID=""
-[ "$rc" = 124 ] && log "the soak did not finish within $LIMIT s"
+rc=0
+run_driver "$PREFIX" 20 "$LIMIT" "$DRIVER" "${ARGS[@]}" || rc=$?
 exit "$rc"

@@ -50,7 +50,7 @@ INTEROP = os.path.join(HERE, "..", "..", "Tests", "Interop")
 sys.path.insert(0, INTEROP)
 import dnsmsg  # noqa: E402
 from interop import parse_avahi_browse_line  # noqa: E402
-from lab import IFNAME, Host, JsonProc, Lab  # noqa: E402
+from lab import IFNAME, Host, JsonProc, Lab, first_line  # noqa: E402
 
 PEERS = os.path.join(INTEROP, "peers")
 TYPE = "_ciaosoak._tcp"
@@ -63,15 +63,6 @@ BROWSERS = {"ciao": "bc", "avahi": "ba"}
 def log(msg: str) -> None:
     """One progress line on stdout, with the wall-clock time."""
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
-
-
-def first_line(*cmd: str) -> str:
-    """The first line a command prints (stdout, else stderr), or "?" if it cannot run."""
-    try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
-        return (r.stdout or r.stderr).strip().splitlines()[0]
-    except (OSError, IndexError, subprocess.TimeoutExpired):
-        return "?"
 
 
 def parse_log(line: str) -> dict:

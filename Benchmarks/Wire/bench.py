@@ -49,7 +49,7 @@ INTEROP = os.path.join(HERE, "..", "..", "Tests", "Interop")
 sys.path.insert(0, INTEROP)
 sys.path.insert(0, HERE)
 from interop import avahi_unescape  # noqa: E402
-from lab import IFNAME, Failure, Host, JsonProc, Lab  # noqa: E402
+from lab import IFNAME, Failure, Host, JsonProc, Lab, first_line  # noqa: E402
 
 import report  # noqa: E402
 
@@ -934,13 +934,6 @@ def phase_cpu_per_query(b: Bench, ps: str, pub: Publisher, published: int) -> No
 
 
 # ---------------------------------------------------------------------------- machine and versions
-
-def first_line(*cmd: str) -> str:
-    try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
-        return (r.stdout or r.stderr).strip().splitlines()[0]
-    except (OSError, IndexError, subprocess.TimeoutExpired):
-        return "?"
 
 
 def top_processes(n: int = 8) -> list[str]:

@@ -1,10 +1,12 @@
-# peers.sh — sourced by Scripts/interop.sh and Scripts/peer-benchmark.sh: installs the real mDNS
+# peers.sh — sourced by Scripts/interop.sh, peer-benchmark.sh and soak-benchmark.sh: installs the real mDNS
 # peers (Debian's avahi-daemon and friends, PyPI's python-zeroconf in a venv) without ever
 # starting a daemon in the root namespace.
 #
 # The caller defines log, die, VENV, ZEROCONF_SPEC and SKIP_INSTALL, then calls
 #   install_peer_packages [COMMAND:PACKAGE ...]   (extra commands beyond the common ones)
 #   ensure_zeroconf                                (sets ZEROCONF_PYTHON)
+#   release_product PRODUCT SCRATCH [FLAG...]      (sets BUILT and BUILD)
+#   run_driver PREFIX GRACE LIMIT DRIVER [ARG...]  (the driver, its labs cleaned up on exit)
 #   stop_driver_and_labs PID PREFIX SECONDS        (from its exit trap)
 
 # Installs the Debian packages whose commands (or python modules) are missing.
@@ -89,6 +91,38 @@ build_mdnsresponder() {
     && cp "$posix/../Clients/build/dns-sd" "$out/bin/" || return 1
   basename "$src" .tar.gz | sed 's/^mDNSResponder-//' >"$out/VERSION"
   rm -rf "$work"
+}
+
+# release_product PRODUCT SCRATCH [FLAG...]: builds PRODUCT of the package at $ROOT in release
+# mode (with the extra swift build FLAGs) into SCRATCH; sets BUILT to the executable's path and
+# BUILD to the command, for the results. Exits through die() if the build fails.
+release_product() {
+  local product=$1 scratch=$2
+  shift 2
+  local flags=(-c release "$@" --scratch-path "$scratch")
+  log "building $product (release) in $scratch"
+  BUILD="swift build ${flags[*]} --product $product"
+  (cd "$ROOT" && swift build "${flags[@]}" --product "$product" >&2) || die "release build failed"
+  BUILT="$(cd "$ROOT" && swift build "${flags[@]}" --show-bin-path)/$product"
+}
+
+# run_driver PREFIX GRACE LIMIT DRIVER [ARG...]: runs a Python driver (stdlib only) for at most
+# LIMIT seconds; an exit trap then stops it and what runs in its labs (namespaces PREFIX-*, GRACE
+# seconds to end) and says where the results ($OUT) are. Returns the driver's status (124: out
+# of time).
+run_driver() {
+  local prefix=$1 grace=$2 limit=$3 rc=0
+  shift 3
+  DRIVER_PID=""
+  RUN_PREFIX=$prefix RUN_GRACE=$grace
+  trap 'set +e; stop_driver_and_labs "$DRIVER_PID" "$RUN_PREFIX" "$RUN_GRACE"; log "results: $OUT"' EXIT
+  trap 'exit 130' INT TERM
+  timeout -k 10 "$limit" /usr/bin/python3 "$@" &
+  DRIVER_PID=$!
+  wait "$DRIVER_PID" || rc=$?
+  DRIVER_PID=""
+  [ "$rc" = 124 ] && log "the driver did not finish within $limit s"
+  return "$rc"
 }
 
 # The safety net of an exit trap: stops the driver (PID, possibly empty) with TERM, then KILL after

@@ -160,19 +160,31 @@ import Testing
             """)
     }
 
-    /// One host with more records than half the cache, most of them unasked (as NSECs are): the
-    /// records a query asks for still all get in, in place of the unasked ones, and what no one
-    /// asked for is turned away once the cache is full.
-    @Test func aLargePublisherGetsRoomFromUnaskedRecords() {
-        var network = SimulatedNetwork(seed: 52)
+    /// A link with an engine-less observer (the source of what the test injects) and a browser
+    /// with a cache of `capacity` records browsing the test type, settled.
+    static func browsingLab(seed: UInt64, capacity: Int) -> (
+        network: SimulatedNetwork, link: SimulatedNetwork.LinkID, observer: SimulatedNetwork.HostID,
+        browser: SimulatedNetwork.HostID, query: QueryID
+    ) {
+        var network = SimulatedNetwork(seed: seed)
         let link = network.addLink()
         let observer = network.addHost(named: nil, links: [link])
-        let capacity = 512
         let browserHost = network.addHost(named: "beta", links: [link], cacheCapacity: capacity)
         network.run(for: .seconds(2))
         let query = network.withEngine(browserHost) { engine, now in
             engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
         }
+        return (network, link, observer, browserHost, query)
+    }
+
+    /// One host with more records than half the cache, most of them unasked (as NSECs are): the
+    /// records a query asks for still all get in, in place of the unasked ones, and what no one
+    /// asked for is turned away once the cache is full.
+    @Test func aLargePublisherGetsRoomFromUnaskedRecords() {
+        let capacity = 512
+        let lab = Self.browsingLab(seed: 52, capacity: capacity)
+        var network = lab.network
+        let (link, observer, browserHost, query) = (lab.link, lab.observer, lab.browser, lab.query)
         func inject(_ records: [ResourceRecord]) {
             for start in stride(from: 0, to: records.count, by: 50) {
                 Querier.inject(Querier.response(Array(records[start..<min(start + 50, records.count)])), from: observer,
@@ -194,15 +206,10 @@ import Testing
     /// A flood of records that all answer an active query (PTRs of the browsed type): protection
     /// cannot hold them all, and the cap still holds.
     @Test func floodOfAnswersToAnActiveQueryStaysBounded() {
-        var network = SimulatedNetwork(seed: 51)
-        let link = network.addLink()
-        let observer = network.addHost(named: nil, links: [link])
         let capacity = 512
-        let browserHost = network.addHost(named: "beta", links: [link], cacheCapacity: capacity)
-        network.run(for: .seconds(2))
-        let query = network.withEngine(browserHost) { engine, now in
-            engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
-        }
+        let lab = Self.browsingLab(seed: 51, capacity: capacity)
+        var network = lab.network
+        let (link, observer, browserHost, query) = (lab.link, lab.observer, lab.browser, lab.query)
         var largest = 0
         for batch in 0..<40 {
             let records = (0..<100).map { index in

@@ -198,6 +198,15 @@ class JsonProc:
         self._log.close()
 
 
+def first_line(*cmd: str) -> str:
+    """The first line a command prints (stdout, else stderr), or "?" if it cannot run."""
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+        return (r.stdout or r.stderr).strip().splitlines()[0]
+    except (OSError, IndexError, subprocess.TimeoutExpired):
+        return "?"
+
+
 def matcher(match) -> Callable[[dict], bool]:
     if callable(match):
         return match
