@@ -8,8 +8,8 @@
 #   bash Scripts/peer-benchmark.sh [--quick] [--no-install] [--only LIST] [--bulk-runs N]
 #                                  [--mdnsresponder DIR] [RESULTS_DIR]
 #
-#   --quick       few repetitions, 200 services only, for CI smoke runs (< 3 minutes)
-#   (default)     the full run (about 21 minutes on a 2-core machine without mDNSResponder)
+#   --quick       few repetitions, 200 services only, for CI smoke runs (about 4 minutes; 5 with mDNSResponder)
+#   (default)     the full run (about 21 minutes on a 2-core machine; 31 with mDNSResponder)
 #   --only LIST   a subset of a,b,c,d,e,f,g,idle (comma-separated), e.g. --only a,b,c
 #   --bulk-runs N how many times each (d) and (e) cell is measured (default 3; 1 with --quick)
 #   --mdnsresponder DIR  Apple's mDNSResponder built for Linux (bin/mdnsd, bin/dns-sd,
