@@ -85,19 +85,27 @@ final class RuntimeLoop {
     func flush(countingMulticastOver family: IPFamily? = nil) -> Int {
         var multicastSent = 0
         while true {
-            for datagram in engine.takeDatagrams() {
-                guard let socket = sockets[datagram.family] else { continue }
-                sentDatagrams.record(datagram.bytes, at: now)
-                // A failed send is a lost datagram; mDNS retransmits everything that matters (§8, §5.2).
-                guard (try? socket.send(datagram.bytes, on: datagram.interface, to: datagram.destination)) != nil else {
-                    continue
-                }
-                if case .multicast = datagram.destination, datagram.family == family { multicastSent += 1 }
-            }
+            multicastSent += sendDatagrams(countingMulticastOver: family)
             let events = engine.takeEvents()
             guard !events.isEmpty else { return multicastSent }
             for delivery in directory.handle(events, engine: &engine, at: now) { delivery() }
         }
+    }
+
+    /// Sends the datagrams the engine has ready; returns how many multicast ones went out over
+    /// `family` (those the kernel accepted).
+    private func sendDatagrams(countingMulticastOver family: IPFamily?) -> Int {
+        var multicastSent = 0
+        for datagram in engine.takeDatagrams() {
+            guard let socket = sockets[datagram.family] else { continue }
+            sentDatagrams.record(datagram.bytes, at: now)
+            // A failed send is a lost datagram; mDNS retransmits everything that matters (§8, §5.2).
+            guard (try? socket.send(datagram.bytes, on: datagram.interface, to: datagram.destination)) != nil else {
+                continue
+            }
+            if case .multicast = datagram.destination, datagram.family == family { multicastSent += 1 }
+        }
+        return multicastSent
     }
 
     /// Deregisters every publication and leaves every interface: goodbyes for all our records.
@@ -126,20 +134,27 @@ final class RuntimeLoop {
     /// query. A full batch goes back to poll first, so the other descriptors get their turn.
     private func receive(from socket: MulticastSocket) {
         let packets = try? socket.receiveWaiting(limit: Self.receiveBatch)
-        handle(packets)
-        let multicastSent = flush(countingMulticastOver: socket.family)
+        let multicastSent = handle(packets, countingMulticastOver: socket.family)
         if multicastSent > 0, (packets?.count ?? 0) < Self.receiveBatch {
-            handle(try? socket.receiveWaiting(limit: multicastSent))
+            handle(try? socket.receiveWaiting(limit: multicastSent), countingMulticastOver: socket.family)
         }
     }
 
-    private func handle(_ packets: [ReceivedPacket]?) {
+    /// Hands the datagrams to the engine one by one, sending what each calls for before the next:
+    /// the engine stamps a multicast with the time it handled the datagram, for the once-a-second
+    /// rule (RFC 6762 §6), so the send must not wait for the rest of the batch, however long. The
+    /// batch's events are delivered after it. Returns the multicast datagrams sent over `family`.
+    @discardableResult
+    private func handle(_ packets: [ReceivedPacket]?, countingMulticastOver family: IPFamily) -> Int {
+        var multicastSent = 0
         for packet in packets ?? [] {
             let datagram = packet.datagram
             let time = now
             if isOwn(datagram, at: time) { continue }
             engine.receive(datagram, at: time)
+            multicastSent += sendDatagrams(countingMulticastOver: family)
         }
+        return multicastSent + flush(countingMulticastOver: family)
     }
 
     /// Our own multicast, looped back by the kernel so that other stacks on this host hear it:
