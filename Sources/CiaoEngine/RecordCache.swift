@@ -116,7 +116,8 @@ struct NameKey: Hashable {
 /// The records learned on one interface, with their lifetimes (RFC 6762 §10).
 ///
 /// TTLs expire; goodbyes (TTL 0) expire after one second (§10.1); a cache-flush record flushes the
-/// rest of its RRset received more than a second earlier (§10.2); records that other hosts keep
+/// rest of its RRset received more than a second earlier (§10.2); both only for records that came
+/// over the family they came over; records that other hosts keep
 /// asking for without an answer are flushed by Passive Observation Of Failures (§10.5). Records
 /// that answer an active query ("watched") are refreshed at 80–95 % of their TTL (§5.2).
 ///
@@ -267,7 +268,10 @@ struct RecordCache {
             && countBySource[source, default: 0] >= capacity / 2
         if dominant && (unwatchedCount == 0 || !isWatched(key.rrset)) { return (.refused, []) }
         if record.ttl == 0 {
-            guard let slot = existing, var entry = slots[slot] else { return (.ignored, []) }
+            // A responder says goodbye over each family it announced on; one over a family the
+            // record never came over is another host's (an IPv4-only responder cannot hear, and
+            // so cannot refute, a goodbye forged over IPv6).
+            guard let slot = existing, var entry = slots[slot], entry.wasHeard(over: family) else { return (.ignored, []) }
             entry.expiry = min(entry.expiry, now + .seconds(1))
             entry.nextRefresh = nil
             entry.isLeaving = true
@@ -278,8 +282,10 @@ struct RecordCache {
         if record.cacheFlush, let members = byRRSet[key.rrset] {
             // Members of the RRset older than one second go in a second (RFC 6762 §10.2).
             let others = members.filter { $0 != existing }
+            // As for goodbyes, only members that came over the family the new record came over.
             for other in others {
-                guard var entry = slots[other], now - entry.received > .seconds(1) else { continue }
+                guard var entry = slots[other], now - entry.received > .seconds(1), entry.wasHeard(over: family)
+                else { continue }
                 entry.expiry = min(entry.expiry, now + .seconds(1))
                 entry.nextRefresh = nil
                 entry.isLeaving = true

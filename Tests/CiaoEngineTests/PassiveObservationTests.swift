@@ -44,6 +44,36 @@ import Testing
         #expect(browsers[0].removals.isEmpty, "\(browsers[0].removals)")
     }
 
+    /// Goodbyes and cache-flush records for an IPv4-only responder's records, forged over IPv6 by
+    /// a third host (which the responder cannot hear to refute), remove and replace nothing; the
+    /// responder's own goodbye, over IPv4, still removes its service.
+    @Test func recordsOfAnIPv4OnlyResponderIgnoreGoodbyesAndFlushesOverIPv6() throws {
+        var (network, link, publisher, observer, browsers) = Self.lab(seed: 9, ipv4Only: true)
+        let instance = Support.instance("Web")
+        #expect(browsers[0].resolved[instance] != nil)
+        let v6 = network.address(of: observer, on: link, family: .v6)
+        let srv = try #require(network.engine(browsers[0].host).cachedRecords(on: InterfaceID(1)).first {
+            $0.name == instance && $0.type == .srv
+        })
+        var goodbyes = [ResourceRecord(name: Support.serviceType, ttl: 0, data: .ptr(instance)), srv]
+        goodbyes[1].ttl = 0
+        var moved = srv
+        moved.data = .srv(SRVData(priority: 0, weight: 0, port: 9, target: Responder.name("forger.local.")))
+        network.inject(Message(header: .response(), answers: goodbyes), from: observer, on: link, sourceAddress: v6)
+        network.inject(Message(header: .response(), answers: [moved]), from: observer, on: link, sourceAddress: v6)
+        network.run(until: network.now + .seconds(5), browsers: &browsers)
+        #expect(browsers[0].removals.isEmpty, "\(browsers[0].removals)")
+        #expect(network.engine(browsers[0].host).cachedRecords(on: InterfaceID(1)).contains {
+            $0.name == instance && $0.data == srv.data
+        })
+        // The responder leaves the link: its goodbyes, over IPv4, remove the service.
+        network.setLink(link, of: publisher, up: false)
+        network.run(until: network.now + .seconds(3), browsers: &browsers)
+        #expect(browsers[0].removals.contains {
+            if case .removed(_, let record, _) = $0.event { record.data == .ptr(instance) } else { false }
+        })
+    }
+
     /// Three ordinary queries 0.2 s apart, and a responder that, like avahi-daemon, answers the
     /// first and by the once-a-second rule (§6) not the others, nor later: nothing is removed.
     @Test(arguments: [UInt64(1), 2, 3, 4, 5])
