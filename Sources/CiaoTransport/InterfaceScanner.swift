@@ -10,6 +10,13 @@ import CiaoEngine
 /// of a selected family. Its IPv4 and IPv6 addresses, link-local included, come with prefix lengths
 /// from their netmasks, which the engine uses for the on-link check (RFC 6762 §11).
 public enum InterfaceScanner {
+    /// The name of the interface with `index` (if_indextoname(3)), nil when there is none.
+    public static func name(ofIndex index: UInt32) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(IF_NAMESIZE) + 1)
+        guard if_indextoname(index, &buffer) != nil else { return nil }
+        return SystemCall.string(fromNulTerminated: buffer)
+    }
+
     /// The qualifying interfaces, sorted by index.
     public static func current(selection: InterfaceSelection = .all) throws(TransportError) -> [NetworkInterface] {
         var list: UnsafeMutablePointer<ifaddrs>?

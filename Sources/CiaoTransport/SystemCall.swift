@@ -43,9 +43,8 @@ enum SystemCall {
 extension SystemCall {
     /// "eth0 (index 2)", or "interface index 2" when the index no longer names an interface.
     static func interfaceDescription(_ interface: InterfaceID) -> String {
-        var buffer = [CChar](repeating: 0, count: Int(IF_NAMESIZE) + 1)
-        guard if_indextoname(interface.index, &buffer) != nil else { return "interface index \(interface.index)" }
-        return "\(string(fromNulTerminated: buffer)) (index \(interface.index))"
+        guard let name = InterfaceScanner.name(ofIndex: interface.index) else { return "interface index \(interface.index)" }
+        return "\(name) (index \(interface.index))"
     }
 
     /// The UTF-8 text in a C buffer, up to its first NUL.

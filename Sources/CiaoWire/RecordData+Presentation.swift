@@ -11,8 +11,24 @@ extension RecordData: CustomStringConvertible {
         case .nsec(let nsec): ([nsec.nextDomainName.description] + nsec.types.map(\.description)).joined(separator: " ")
         case .opt(let options):
             options.map { "OPTION\($0.code)=\(Self.hex($0.data))" }.joined(separator: " ")
+        case .unknown(.hinfo, let bytes) where Self.characterStrings(bytes)?.count == 2:
+            Self.characterStrings(bytes)!.map(Self.quoted).joined(separator: " ")
         case .unknown(_, let bytes): "\\# \(bytes.count)" + (bytes.isEmpty ? "" : " \(Self.hex(bytes))")
         }
+    }
+
+    /// RDATA that is exactly a run of length-prefixed character strings (RFC 1035 §3.3), such as
+    /// HINFO's CPU and OS; nil when the lengths do not add up to the whole.
+    static func characterStrings(_ bytes: [UInt8]) -> [ArraySlice<UInt8>]? {
+        var strings: [ArraySlice<UInt8>] = []
+        var index = 0
+        while index < bytes.count {
+            let end = index + 1 + Int(bytes[index])
+            guard end <= bytes.count else { return nil }
+            strings.append(bytes[(index + 1)..<end])
+            index = end
+        }
+        return strings
     }
 
     /// A character string in double quotes: `"` and `\` escaped, bytes outside printable ASCII as `\DDD`.

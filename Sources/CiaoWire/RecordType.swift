@@ -23,6 +23,10 @@ public struct RecordType: RawRepresentable, Hashable, Comparable, Sendable, Cust
         41: "OPT", 47: "NSEC", 255: "ANY",
     ]
 
+    /// The types by mnemonic, such as `"AAAA"`, as zone files and `dig` name them.
+    public static let mnemonicValues: [String: UInt16] = Dictionary(
+        uniqueKeysWithValues: mnemonics.map { ($0.value, $0.key) })
+
     /// The mnemonic, or `TYPEn` for types without one (RFC 3597 §5).
     public var description: String { Self.mnemonics[rawValue] ?? "TYPE\(rawValue)" }
 

@@ -205,11 +205,12 @@ final class FakeBackend: DiscoveryBackend, Sendable {
         case browse(BackendToken, ServiceType)
         case resolve(BackendToken, Service)
         case browseTypes(BackendToken)
+        case lookUp(BackendToken, RecordLookup)
         case cancel(BackendToken)
     }
 
     enum Operation: Hashable, Sendable {
-        case publish, browse, resolve, browseTypes
+        case publish, browse, resolve, browseTypes, lookUp
     }
 
     struct State: Sendable {
@@ -220,6 +221,7 @@ final class FakeBackend: DiscoveryBackend, Sendable {
         var browseCallbacks: [BackendToken: @Sendable ([BrowseUpdate]) -> Void] = [:]
         var resolveCallbacks: [BackendToken: @Sendable (ResolvedService) -> Void] = [:]
         var typeCallbacks: [BackendToken: @Sendable (ServiceType) -> Void] = [:]
+        var lookupCallbacks: [BackendToken: @Sendable ([RecordEvent]) -> Void] = [:]
         /// The next call of each operation throws this error instead.
         var failures: [Operation: CiaoError] = [:]
         /// Run inside the next ``updateTXT(_:of:)``, synchronously on the caller's thread.
@@ -245,6 +247,9 @@ final class FakeBackend: DiscoveryBackend, Sendable {
         }
         var typeBrowses: [BackendToken] {
             calls.compactMap { if case .browseTypes(let token) = $0 { token } else { nil } }
+        }
+        var lookups: [(token: BackendToken, lookup: RecordLookup)] {
+            calls.compactMap { if case .lookUp(let token, let lookup) = $0 { (token, lookup) } else { nil } }
         }
         var txtUpdates: [(token: BackendToken, txtRecord: TXTRecord)] {
             calls.compactMap { if case .updateTXT(let token, let txt) = $0 { (token, txt) } else { nil } }
@@ -312,6 +317,18 @@ final class FakeBackend: DiscoveryBackend, Sendable {
         }.get()
     }
 
+    func lookUp(_ lookup: RecordLookup, onUpdate: @escaping @Sendable ([RecordEvent]) -> Void) throws(CiaoError)
+        -> BackendToken
+    {
+        try state.update { state -> Result<BackendToken, CiaoError> in
+            if let failure = state.failures.removeValue(forKey: .lookUp) { return .failure(failure) }
+            let token = state.makeToken()
+            state.lookupCallbacks[token] = onUpdate
+            state.calls.append(.lookUp(token, lookup))
+            return .success(token)
+        }.get()
+    }
+
     func cancel(_ token: BackendToken) {
         state.update { $0.calls.append(.cancel(token)) }
     }
@@ -329,6 +346,7 @@ final class FakeBackend: DiscoveryBackend, Sendable {
     var browses: [(token: BackendToken, type: ServiceType)] { state.read { $0.browses } }
     var resolutions: [(token: BackendToken, service: Service)] { state.read { $0.resolutions } }
     var typeBrowses: [BackendToken] { state.read { $0.typeBrowses } }
+    var lookups: [(token: BackendToken, lookup: RecordLookup)] { state.read { $0.lookups } }
     var txtUpdates: [(token: BackendToken, txtRecord: TXTRecord)] { state.read { $0.txtUpdates } }
     var cancelled: [BackendToken] { state.read { $0.cancelled } }
 
@@ -380,6 +398,14 @@ final class FakeBackend: DiscoveryBackend, Sendable {
         return state.read { $0.typeBrowses[index] }
     }
 
+    /// The `index`th record lookup (0-based), once it has been asked for.
+    func lookup(_ index: Int = 0, within limit: Duration = .seconds(30)) async throws
+        -> (token: BackendToken, lookup: RecordLookup)
+    {
+        try await state.wait("lookup #\(index)", within: limit) { $0.lookups.count > index }
+        return state.read { $0.lookups[index] }
+    }
+
     /// Returns once `token` has been cancelled.
     func cancellation(of token: BackendToken, within limit: Duration = .seconds(30)) async throws {
         try await state.wait("cancellation of token \(token.rawValue)", within: limit) { $0.cancelled.contains(token) }
@@ -425,5 +451,13 @@ final class FakeBackend: DiscoveryBackend, Sendable {
             return
         }
         callback(type)
+    }
+
+    func emitRecords(_ token: BackendToken, _ events: [RecordEvent]) {
+        guard let callback = state.read({ $0.lookupCallbacks[token] }) else {
+            Issue.record("no lookup has token \(token.rawValue)")
+            return
+        }
+        callback(events)
     }
 }

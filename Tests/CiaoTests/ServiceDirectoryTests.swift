@@ -302,6 +302,8 @@ struct DirectoryHarness {
     private let deliveredBrowse = Inbox<BrowseUpdate>()
     private let deliveredResolved = Inbox<ResolvedService>()
     private let deliveredPublication = Inbox<(SimulatedNetwork.HostID, PublicationUpdate)>()
+    /// The batches of record events lookups on the browser host received.
+    let recordBatches = Inbox<[RecordEvent]>()
 
     init() {
         link = network.addLink()
@@ -386,6 +388,17 @@ struct DirectoryHarness {
             directory.resolve(service, token: token, onUpdate: { resolved in sink.append(resolved) }, engine: &engine, at: now)
         }
         directories[browser] = directory
+        return token
+    }
+
+    /// Looks up records on the browser host; their events go to ``recordBatches``.
+    @discardableResult
+    mutating func lookUp(_ lookup: RecordLookup) -> BackendToken {
+        let token = takeToken()
+        let sink = recordBatches
+        withDirectory(browser) { directory, engine, now in
+            directory.lookUp(lookup, token: token, onUpdate: { events in sink.append(events) }, engine: &engine, at: now)
+        }
         return token
     }
 

@@ -18,6 +18,10 @@ protocol DiscoveryBackend: Sendable {
     func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError) -> BackendToken
     /// Enumerates the service types on the network (RFC 6763 §9), each reported once.
     func browseTypes(onUpdate: @escaping @Sendable (ServiceType) -> Void) throws(CiaoError) -> BackendToken
+    /// Asks for records of a name continuously (RFC 6762 §5.2); each callback carries the changes
+    /// of one batch, in order, records already cached first.
+    func lookUp(_ lookup: RecordLookup, onUpdate: @escaping @Sendable ([RecordEvent]) -> Void) throws(CiaoError)
+        -> BackendToken
     /// Stops what `token` started; a publication is withdrawn with goodbyes (RFC 6762 §10.1).
     func cancel(_ token: BackendToken)
     /// Returns once everything asked before has been carried out, goodbyes sent included.

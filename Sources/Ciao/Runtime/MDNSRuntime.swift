@@ -85,6 +85,14 @@ final class MDNSRuntime: DiscoveryBackend {
         }
     }
 
+    func lookUp(_ lookup: RecordLookup, onUpdate: @escaping @Sendable ([RecordEvent]) -> Void) throws(CiaoError)
+        -> BackendToken
+    {
+        try submitting { token, loop in
+            loop.directory.lookUp(lookup, token: token, onUpdate: onUpdate, engine: &loop.engine, at: loop.now)
+        }
+    }
+
     func cancel(_ token: BackendToken) {
         submitIfRunning { loop in loop.directory.cancel(token, engine: &loop.engine, at: loop.now) }
     }

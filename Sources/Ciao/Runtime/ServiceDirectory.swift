@@ -23,6 +23,9 @@ struct ServiceDirectory {
     private var addressFollows: [AddressTarget: AddressFollow] = [:]
     /// Which target each address query asks about.
     private var addressQueryTargets: [QueryID: AddressTarget] = [:]
+    /// The callbacks of record lookups, and which lookup each of their queries feeds.
+    private var lookups: [BackendToken: @Sendable ([RecordEvent]) -> Void] = [:]
+    private var lookupQueries: [QueryID: BackendToken] = [:]
     /// Interface names, for the `%zone` of IPv6 link-local addresses.
     var interfaceNames: [InterfaceID: String] = [:]
 
@@ -154,6 +157,19 @@ struct ServiceDirectory {
         for query in queries { resolutionQueries[query] = token }
     }
 
+    /// Asks for `lookup`'s name and types until cancelled, reporting each answering record as it
+    /// comes, changes and goes; records already cached are reported at once.
+    mutating func lookUp(
+        _ lookup: RecordLookup, token: BackendToken, onUpdate: @escaping @Sendable ([RecordEvent]) -> Void,
+        engine: inout MDNSEngine, at now: Instant
+    ) {
+        let interfaces: Set<InterfaceID>? = lookup.interfaceIndex == 0 ? nil : [InterfaceID(lookup.interfaceIndex)]
+        let queries = lookup.types.map { engine.startQuery(name: lookup.name, type: $0, interfaces: interfaces, at: now) }
+        lookups[token] = onUpdate
+        queriesByToken[token] = queries
+        for query in queries { lookupQueries[query] = token }
+    }
+
     /// Stops whatever `token` started; a publication is deregistered with goodbyes.
     mutating func cancel(_ token: BackendToken, engine: inout MDNSEngine, at now: Instant) {
         if let id = registrationsByToken.removeValue(forKey: token) {
@@ -164,11 +180,13 @@ struct ServiceDirectory {
         if let target = resolutions.removeValue(forKey: token)?.addressTarget {
             unfollow(target, token: token, engine: &engine)
         }
+        lookups[token] = nil
         for query in queries {
             engine.stopQuery(query)
             browses[query] = nil
             typeBrowses[query] = nil
             resolutionQueries[query] = nil
+            lookupQueries[query] = nil
         }
     }
 
@@ -190,6 +208,8 @@ struct ServiceDirectory {
         var browseOrder: [QueryID] = []
         var touchedResolutions: [BackendToken] = []
         var touchedTargets: [AddressTarget] = []
+        var lookupBatches: [BackendToken: [RecordEvent]] = [:]
+        var lookupOrder: [BackendToken] = []
         for event in events {
             switch event {
             case .registered(let id, let name):
@@ -235,8 +255,22 @@ struct ServiceDirectory {
                 } else if let target = addressQueryTargets[query] {
                     addressRecord(record, change, on: interface, of: target)
                     if !touchedTargets.contains(target) { touchedTargets.append(target) }
+                } else if let token = lookupQueries[query] {
+                    let found = DNSRecord(record, interfaceIndex: interface.index)
+                    let recordEvent: RecordEvent =
+                        switch change {
+                        case .added: .added(found)
+                        case .replaced: .updated(found)
+                        case .removed: .removed(found)
+                        }
+                    if lookupBatches[token] == nil { lookupOrder.append(token) }
+                    lookupBatches[token, default: []].append(recordEvent)
                 }
             }
+        }
+        for token in lookupOrder {
+            guard let onUpdate = lookups[token], let batch = lookupBatches[token] else { continue }
+            deliveries.append { onUpdate(batch) }
         }
         for query in browseOrder {
             guard let onUpdate = browses[query]?.onUpdate, let batch = browseBatches[query] else { continue }

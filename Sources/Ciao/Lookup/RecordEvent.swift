@@ -1,0 +1,17 @@
+/// A change to the records answering a ``RecordQuerySession``'s question, on one interface.
+public enum RecordEvent: Hashable, Sendable {
+    /// A record appeared.
+    case added(DNSRecord)
+    /// A unique record's data changed (a cache-flush replacement, RFC 6762 §10.2): `record`
+    /// replaces the records of its name and type on its interface.
+    case updated(DNSRecord)
+    /// A record expired, said goodbye, or its interface went away; its `ttl` is as last received.
+    case removed(DNSRecord)
+
+    /// The record the event is about.
+    public var record: DNSRecord {
+        switch self {
+        case .added(let record), .updated(let record), .removed(let record): record
+        }
+    }
+}

@@ -1,0 +1,35 @@
+/// Asks for the records of a name and type until stopped, as `dns-sd -Q` does: the records
+/// answering it as they come, change and go (RFC 6762 §5.2 continuous querying), those already
+/// cached first. It lasts until ``stop()`` or until ``events`` is released.
+public final class RecordQuerySession: Sendable {
+    /// The changes, each on one interface; finishes after ``stop()``, or with
+    /// `invalidConfiguration` if the name cannot be asked for.
+    public let events: AsyncThrowingStream<RecordEvent, any Error>
+    private let sink: AsyncThrowingStream<RecordEvent, any Error>.Continuation
+
+    /// Asks for `type` records of `name` (such as `printer.local.` or `_ipp._tcp.local.`; a
+    /// trailing dot is optional) on every interface, or on the one with `interfaceIndex`.
+    public convenience init(name: String, type: DNSRecordType, interfaceIndex: UInt32 = 0) {
+        self.init(name: name, types: [type], interfaceIndex: interfaceIndex, backend: MDNSRuntime.shared)
+    }
+
+    init(name: String, types: [DNSRecordType], interfaceIndex: UInt32, backend: any DiscoveryBackend) {
+        let (events, sink) = AsyncThrowingStream<RecordEvent, any Error>.makeStream()
+        self.events = events
+        self.sink = sink
+        do {
+            let lookup = try RecordLookup(name: name, types: types, interfaceIndex: interfaceIndex)
+            let token = try backend.lookUp(lookup) { events in
+                for event in events { sink.yield(event) }
+            }
+            sink.onTermination = { [backend] _ in backend.cancel(token) }
+        } catch {
+            sink.finish(throwing: error)
+        }
+    }
+
+    /// Stops asking; ``events`` finishes.
+    public func stop() {
+        sink.finish()
+    }
+}

@@ -1,0 +1,133 @@
+import Testing
+
+@testable import Ciao
+
+/// The one-shot lookups and the record and host sessions of the public API, on a fake backend.
+@Suite struct LookupTests {
+    static func record(
+        _ name: String, _ type: DNSRecordType, _ value: String, data: [UInt8], ttl: UInt32 = 120, interface: UInt32 = 2
+    ) -> DNSRecord {
+        DNSRecord(name: name, type: type, ttl: ttl, data: data, value: value, isUnique: true, interfaceIndex: interface)
+    }
+
+    static let v4 = record("alpha.local.", .a, "198.18.0.1", data: [198, 18, 0, 1])
+    static let v4Moved = record("alpha.local.", .a, "198.18.0.9", data: [198, 18, 0, 9])
+    static let v6 = record("alpha.local.", .aaaa, "fd00::1", data: [0xFD] + [UInt8](repeating: 0, count: 14) + [1])
+
+    /// A host's answers may come in several packets: all that come before answers pause are
+    /// returned, IPv4 first, a replaced address as its replacement.
+    @Test func resolveHostReturnsWhatCameBeforeAnswersPaused() async throws {
+        let backend = FakeBackend()
+        let resolution = Task {
+            try await CiaoResolver.resolveHost(
+                "alpha", families: [.ipv4, .ipv6], interfaceIndex: 0, timeout: .seconds(30), backend: backend)
+        }
+        let (token, lookup) = try await backend.lookup()
+        #expect(lookup.name.description == "alpha.local.")
+        #expect(lookup.types == [.a, .aaaa])
+        backend.emitRecords(token, [.added(Self.v6)])
+        backend.emitRecords(token, [.added(Self.v4), .updated(Self.v4Moved)])
+        let addresses = try await result(of: resolution)
+        #expect(addresses.map(\.address) == ["198.18.0.9", "fd00::1"])
+        #expect(addresses.map(\.interfaceIndex) == [2, 2])
+        #expect(backend.isCancelled(token))
+    }
+
+    @Test func nothingAnsweringTimesOutAndEndsTheLookup() async throws {
+        let backend = FakeBackend()
+        await #expect(throws: CiaoError.timedOut) {
+            try await CiaoResolver.query(name: "nobody.local", type: .a, interfaceIndex: 0, timeout: .milliseconds(50), backend: backend)
+        }
+        #expect(backend.isCancelled(try await backend.lookup().token))
+        backend.state.update { $0.interfacesPresent = false }
+        await #expect(throws: CiaoError.noUsableInterface) {
+            try await CiaoResolver.query(name: "nobody.local", type: .a, interfaceIndex: 0, timeout: .milliseconds(50), backend: backend)
+        }
+    }
+
+    /// A record that came and went before answers paused is not returned; with nothing left the
+    /// lookup goes on until something answers or the timeout.
+    @Test func aRecordWithdrawnIsNotReturned() async throws {
+        let backend = FakeBackend()
+        let query = Task {
+            try await CiaoResolver.query(name: "alpha.local.", type: .a, interfaceIndex: 0, timeout: .seconds(30), backend: backend)
+        }
+        let token = try await backend.lookup().token
+        backend.emitRecords(token, [.added(Self.v4)])
+        backend.emitRecords(token, [.removed(Self.v4)])
+        backend.emitRecords(token, [.added(Self.v4Moved)])
+        #expect(try await result(of: query) == [Self.v4Moved])
+    }
+
+    @Test func resolveAddressReturnsTheNameOfThePTRRecord() async throws {
+        let backend = FakeBackend()
+        let resolution = Task {
+            try await CiaoResolver.resolveAddress("198.18.0.1", interfaceIndex: 0, timeout: .seconds(30), backend: backend)
+        }
+        let (token, lookup) = try await backend.lookup()
+        #expect(lookup.name.description == "1.0.18.198.in-addr.arpa.")
+        #expect(lookup.types == [.ptr])
+        let name = Array("\u{5}alpha\u{5}local\u{0}".utf8)
+        backend.emitRecords(token, [.added(Self.record("1.0.18.198.in-addr.arpa.", .ptr, "alpha.local.", data: name))])
+        #expect(try await result(of: resolution) == "alpha.local.")
+    }
+
+    @Test func badArgumentsFailBeforeAnyNetworkWork() async throws {
+        let backend = FakeBackend()
+        await #expect(throws: CiaoError.self) {
+            try await CiaoResolver.query(name: "alpha.local", type: .a, interfaceIndex: 0, timeout: .zero, backend: backend)
+        }
+        await #expect(throws: CiaoError.self) {
+            try await CiaoResolver.resolveHost("www.example.com", families: [.ipv4], interfaceIndex: 0, timeout: .seconds(1), backend: backend)
+        }
+        await #expect(throws: CiaoError.self) {
+            try await CiaoResolver.resolveAddress("not-an-address", interfaceIndex: 0, timeout: .seconds(1), backend: backend)
+        }
+        #expect(backend.calls.isEmpty)
+    }
+
+    @Test func cancellingTheCallerEndsTheLookup() async throws {
+        let backend = FakeBackend()
+        let query = Task {
+            try await CiaoResolver.query(name: "alpha.local", type: .a, interfaceIndex: 0, timeout: .seconds(30), backend: backend)
+        }
+        let token = try await backend.lookup().token
+        query.cancel()
+        await #expect(throws: CancellationError.self) { try await query.value }
+        try await backend.cancellation(of: token)
+    }
+
+    /// A host session reports each address once, a replacement as the old one's removal before
+    /// the new one, and a goodbye as a removal; stopping it stops the lookup.
+    @Test func aHostSessionFollowsAddressesAsTheyChange() async throws {
+        let backend = FakeBackend()
+        let session = HostSession(hostName: "alpha.local", families: [.ipv4], interfaceIndex: 0, backend: backend)
+        let events = StreamRecorder(session.events)
+        let (token, lookup) = try await backend.lookup()
+        #expect(lookup.types == [.a])
+        backend.emitRecords(token, [.added(Self.v4), .added(Self.v4)])
+        backend.emitRecords(token, [.updated(Self.v4Moved)])
+        backend.emitRecords(token, [.removed(Self.v4Moved)])
+        session.stop()
+        let addresses = try await events.remainder()
+        #expect(addresses == [
+            .added(HostAddress(Self.v4)!), .removed(HostAddress(Self.v4)!), .added(HostAddress(Self.v4Moved)!),
+            .removed(HostAddress(Self.v4Moved)!),
+        ])
+        try await backend.cancellation(of: token)
+    }
+
+    @Test func aRecordSessionPassesEveryEventOnAndRefusesABadName() async throws {
+        let backend = FakeBackend()
+        let session = RecordQuerySession(name: "_ciao._tcp.local", types: [.ptr], interfaceIndex: 3, backend: backend)
+        let events = StreamRecorder(session.events)
+        let (token, lookup) = try await backend.lookup()
+        #expect(lookup.interfaceIndex == 3)
+        backend.emitRecords(token, [.added(Self.v4), .removed(Self.v4)])
+        session.stop()
+        #expect(try await events.remainder() == [.added(Self.v4), .removed(Self.v4)])
+
+        let refused = StreamRecorder(RecordQuerySession(name: "a..b", types: [.a], interfaceIndex: 0, backend: backend).events)
+        await #expect(throws: CiaoError.self) { _ = try await refused.next() }
+    }
+}
