@@ -17,6 +17,9 @@ enum CommandLineTool {
           publish NAME TYPE PORT [TXT]   publish a service until interrupted
           resolve NAME TYPE              print a service's host, port, addresses and TXT
           types                          list the service types on the network
+          resolve-host NAME...           print the addresses of hosts in local.
+          resolve-address ADDRESS...     print the host name each address maps back to
+          query NAME TYPE                print records of any type, once or as they change (-c)
           decode [FILE]                  print the DNS messages in a capture, hex dump or raw file
 
         Run "ciao <command> --help" for a command's options, "ciao --version" for the version.
@@ -29,6 +32,9 @@ enum CommandLineTool {
         "publish": (PublishCommand.spec, PublishCommand.run),
         "resolve": (ResolveCommand.spec, ResolveCommand.run),
         "types": (TypesCommand.spec, TypesCommand.run),
+        "resolve-host": (ResolveHostCommand.spec, ResolveHostCommand.run),
+        "resolve-address": (ResolveAddressCommand.spec, ResolveAddressCommand.run),
+        "query": (QueryCommand.spec, QueryCommand.run),
         "decode": (DecodeCommand.spec, { DecodeCommand.run($0) }),
     ]
 
@@ -73,9 +79,14 @@ enum CommandLineTool {
     }
 
     private static func writeToStandardError(_ text: String) {
+        write(text, to: STDERR_FILENO)
+    }
+
+    /// Writes all of `text` to the descriptor with write(2), unbuffered.
+    static func write(_ text: String, to descriptor: Int32) {
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
             guard written > 0 else { return }
             bytes = bytes.dropFirst(written)
         }

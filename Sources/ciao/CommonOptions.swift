@@ -80,6 +80,30 @@ enum CommonOptions {
         }
     }
 
+    /// Runs `lookUp` for each argument in turn, as `avahi-resolve` does: a lookup that times out
+    /// is reported with `describingFailure` and the others still run. Returns the exit status: 0
+    /// when all succeeded, 1 when one failed, 2 (with the usage) for an argument the library refuses.
+    static func lookUpEach(
+        _ arguments: [String], usage: String, _ lookUp: (String) async throws -> Void,
+        describingFailure: (String) -> String
+    ) async -> Int32 {
+        var status: Int32 = 0
+        for argument in arguments {
+            do {
+                try await lookUp(argument)
+            } catch CiaoError.timedOut {
+                CommandLineTool.printError(describingFailure(argument))
+                status = 1
+            } catch where CommandLineTool.isArgumentError(error) {
+                return CommandLineTool.usageError("\(error)", usage: usage)
+            } catch {
+                CommandLineTool.printError("\(error)")
+                status = 1
+            }
+        }
+        return status
+    }
+
     static func outputFormat(_ arguments: ParsedArguments) throws(ArgumentError) -> OutputFormat {
         switch (arguments.has("--parsable"), arguments.has("--json")) {
         case (true, true): throw ArgumentError("choose one of --parsable and --json")

@@ -136,6 +136,7 @@ import Testing
 @Suite struct UsageTests {
     static let specs: [CommandSpec] = [
         BrowseCommand.spec, PublishCommand.spec, ResolveCommand.spec, TypesCommand.spec, DecodeCommand.spec,
+        ResolveHostCommand.spec, ResolveAddressCommand.spec, QueryCommand.spec,
     ]
 
     @Test(arguments: specs.map(\.name))
@@ -166,6 +167,9 @@ import Testing
         #expect(firstLine(ResolveCommand.spec) == "usage: ciao resolve [options] NAME TYPE [DOMAIN]")
         #expect(firstLine(DecodeCommand.spec) == "usage: ciao decode [FILE]")
         #expect(firstLine(TypesCommand.spec) == "usage: ciao types [options]")
+        #expect(firstLine(ResolveHostCommand.spec) == "usage: ciao resolve-host [options] [NAME...]")
+        #expect(firstLine(ResolveAddressCommand.spec) == "usage: ciao resolve-address [options] [ADDRESS...]")
+        #expect(firstLine(QueryCommand.spec) == "usage: ciao query [options] NAME TYPE")
     }
 
     @Test func commandOptions() {
@@ -187,6 +191,12 @@ import Testing
         for label in ["-t, --terminate", "-i, --interface NAME", "-p, --parsable", "--json"] {
             #expect(types.contains(label), "types: \(label)")
         }
+        for spec in [ResolveHostCommand.spec, ResolveAddressCommand.spec, QueryCommand.spec] {
+            for label in ["--timeout SECONDS", "-i, --interface NAME", "  -4  ", "  -6  ", "--json"] {
+                #expect(spec.usage.contains(label), "\(spec.name): \(label)")
+            }
+        }
+        #expect(QueryCommand.spec.usage.contains("-c, --continuous"))
         #expect(!DecodeCommand.spec.usage.contains("Options:"))
     }
 
@@ -194,6 +204,8 @@ import Testing
         for name in CommandLineTool.commands.keys {
             #expect(CommandLineTool.usage.contains("\n  \(name) "), "\(name)")
         }
-        #expect(Set(CommandLineTool.commands.keys) == ["browse", "publish", "resolve", "types", "decode"])
+        #expect(Set(CommandLineTool.commands.keys) == [
+            "browse", "publish", "resolve", "types", "decode", "resolve-host", "resolve-address", "query",
+        ])
     }
 }

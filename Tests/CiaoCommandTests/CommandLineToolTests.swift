@@ -6,7 +6,10 @@ import Testing
 /// Exit statuses of whole command lines that stop before any network use: help, and arguments
 /// that fail parsing or validation ahead of `CommonOptions.applyNetworkScope`.
 @Suite struct CommandLineToolTests {
-    @Test(arguments: [["--help"], ["-h"], ["help"], ["browse", "--help"], ["publish", "-h"], ["decode", "--help"]])
+    @Test(arguments: [
+        ["--help"], ["-h"], ["help"], ["browse", "--help"], ["publish", "-h"], ["decode", "--help"],
+        ["resolve-host", "--help"], ["resolve-address", "-h"], ["query", "--help"],
+    ])
     func helpSucceeds(_ arguments: [String]) async {
         #expect(await CommandLineTool.run(arguments) == 0)
     }
@@ -37,6 +40,17 @@ import Testing
         ["types", "--parsable", "--json"],
         ["decode", "a", "b"],
         ["decode", "--bogus"],
+        ["resolve-host"],
+        ["resolve-host", "--timeout", "0", "alpha"],
+        ["resolve-host", "-p", "alpha"],
+        ["resolve-address"],
+        ["resolve-address", "--timeout", "-1", "192.0.2.7"],
+        ["query", "alpha.local"],
+        ["query", "alpha.local", "BOGUS"],
+        ["query", "alpha.local", "OPT"],
+        ["query", "alpha.local", "0"],
+        ["query", "alpha.local", "A", "extra"],
+        ["query", "-c", "--timeout", "x", "alpha.local", "A"],
     ])
     func badArgumentsExitWithStatus2(_ arguments: [String]) async {
         #expect(await CommandLineTool.run(arguments) == 2)

@@ -27,7 +27,7 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dnsmsg  # noqa: E402
-from lab import HERE, Failure, Host, JsonProc, Lab, show_txt  # noqa: E402
+from lab import HERE, IFNAME, Failure, Host, JsonProc, Lab, show_txt  # noqa: E402
 
 PEERS = os.path.join(HERE, "peers")
 TYPE = "_ciaotest._tcp"
@@ -1669,6 +1669,132 @@ def chat_deliver(sender: JsonProc, nick: str, receivers: list[JsonProc], text: s
     t0 = chat_say(sender, text)
     return [r.wait_for({"event": "message", "nick": nick, "text": text}, timeout, after=m,
                        what=f"message {nick}: {text!r}")["t"] - t0 for r, m in zip(receivers, marks)]
+
+
+@scenario("lookups", "resolve-host, resolve-address and query against avahi's, python-zeroconf's and Ciao's records")
+def lookups(s: Suite) -> list[str]:
+    """From host q, `ciao resolve-host` finds the addresses of avahi's, python-zeroconf's and
+    Ciao's host names (both families, -4 and -6 alone, link-local with its zone) and
+    `resolve-address` maps each address back where the peer answers reverse lookups; an unknown
+    name fails with exit 1 at its timeout. `ciao query` asks for PTR, SRV, TXT, A, AAAA, NSEC,
+    HINFO and TYPE16, and `query -c` reports avahi's TXT update and its goodbye as they happen."""
+    with s.lab("lookups", ["q", "av", "zc", "c"]) as lab:
+        q, av, zch, c = lab["q"], lab["av"], lab["zc"], lab["c"]
+        lab.start_avahi(av, hinfo=True)
+        ap = s.avahi_client(av)
+        zc = s.zeroconf(zch)
+        expect_published(ap, "a", "Avahi Lookup", port=9000)
+        expect_published(zc, "z", "Zeroconf Lookup", port=9001)
+        pub = s.ciao(c, "ciao-publish", "publish", "--json", "Ciao Lookup", TYPE, "9002")
+        s.agents.append(pub)
+        ciao_host = ciao_published(pub, "Ciao Lookup")["host"].rstrip(".")
+        figures = []
+
+        def json_lines(p: JsonProc, event: str) -> list[dict]:
+            return [e for e in p.select({"event": event})]
+
+        owners = [(f"{av.name}-avahi.local", av, True), (f"{zch.name}-zc.local", zch, False), (ciao_host, c, True)]
+        for name, owner, answers_reverse in owners:
+            want_v4, want_v6 = {plain(owner.v4)}, {plain(owner.v6), plain(owner.link_local())}
+            p, rc, took = s.ciao_once(q, "ciao-resolve-host", "resolve-host", "--json", name.removesuffix(".local"))
+            got = [e["address"] for e in json_lines(p, "address")]
+            v4 = {plain(a) for a in got if ":" not in a}
+            v6 = {plain(a) for a in got if ":" in a}
+            if rc != 0 or v4 != want_v4 or not v6 or not v6 <= want_v6:
+                raise Failure(f"ciao resolve-host {name}: exit {rc}, {got} (expected {want_v4} and within {want_v6})\n{p.tail()}")
+            zoned = [a for a in got if a.lower().startswith("fe80")]
+            if any(not a.endswith(f"%{IFNAME}") for a in zoned):
+                raise Failure(f"ciao resolve-host {name}: link-local addresses without the zone %{IFNAME}: {zoned}")
+            if got.index(next(a for a in got if ":" not in a)) != 0:
+                raise Failure(f"ciao resolve-host {name}: IPv4 not first: {got}")
+            for flag, want in (("-4", want_v4), ("-6", want_v6)):
+                p, rc, _ = s.ciao_once(q, f"ciao-resolve-host{flag}", "resolve-host", flag, name)
+                fields = [line.split("\t") for line in p.lines if "\t" in line]
+                addresses = {plain(f[1]) for f in fields}
+                if rc != 0 or not addresses or not addresses <= want or any(f[0] != name for f in fields):
+                    raise Failure(f"ciao resolve-host {flag} {name}: exit {rc}, lines {p.lines}")
+            figures.append(f"{name}: {len(got)} addresses in {took:.2f} s, "
+                           f"{'with' if zoned else 'without'} link-local")
+            if not answers_reverse:
+                # python-zeroconf publishes no reverse PTR records (seen on the wire), so there is
+                # nothing to map its addresses back with.
+                p, rc, _ = s.ciao_once(q, "ciao-resolve-address-zc", "resolve-address", "--timeout", "2", owner.v4)
+                if rc != 1:
+                    raise Failure(f"ciao resolve-address {owner.v4} (python-zeroconf, no reverse records): exit {rc}\n{p.tail()}")
+                continue
+            for address in (owner.v4, owner.v6):
+                p, rc, _ = s.ciao_once(q, "ciao-resolve-address", "resolve-address", address)
+                fields = [line.split("\t") for line in p.lines if "\t" in line]
+                if rc != 0 or len(fields) != 1 or fields[0] != [address, name]:
+                    raise Failure(f"ciao resolve-address {address}: exit {rc}, lines {p.lines} (expected {address}<TAB>{name})")
+        figures.append("resolve-address maps avahi's and Ciao's addresses back; python-zeroconf's times out (no reverse records)")
+
+        # A host whose only IPv6 address is link-local (as on most home networks): avahi and
+        # Ciao then publish it, and it is shown with its zone.
+        for name, owner in ((f"{av.name}-avahi.local", av), (ciao_host, c)):
+            owner.run("ip", "-6", "addr", "del", f"{owner.v6}/64", "dev", IFNAME)
+        deadline = time.monotonic() + 10
+        for name, owner in ((f"{av.name}-avahi.local", av), (ciao_host, c)):
+            want = f"{owner.link_local()}%{IFNAME}"
+            while True:
+                p, rc, _ = s.ciao_once(q, "ciao-resolve-host-6", "resolve-host", "-6", name)
+                got = [line.split("\t")[1] for line in p.lines if "\t" in line]
+                if rc == 0 and got == [want]:
+                    break
+                if time.monotonic() > deadline:
+                    raise Failure(f"ciao resolve-host -6 {name} with only a link-local IPv6 address: exit {rc}, "
+                                  f"{got} (expected [{want}])\n{p.tail()}")
+                time.sleep(0.5)
+        figures.append(f"only link-local IPv6: avahi's and Ciao's shown as fe80::…%{IFNAME}")
+
+        p, rc, took = s.ciao_once(q, "ciao-resolve-host-unknown", "resolve-host", "--timeout", "2", "nobody-here")
+        if rc != 1 or not any("nobody-here" in line and "not resolved" in line for line in p.lines) or took > 5:
+            raise Failure(f"ciao resolve-host nobody-here: exit {rc} after {took:.1f} s\n{p.tail()}")
+        figures.append(f"an unknown name: exit 1 after {took:.1f} s (timeout 2 s)")
+
+        av_host = f"{av.name}-avahi.local."
+        instance = f"Avahi Lookup.{TYPE}.local."
+        checks = [
+            (f"{TYPE}.local", "PTR", lambda vs: {f"Avahi Lookup.{TYPE}.local.", f"Zeroconf Lookup.{TYPE}.local.", f"Ciao Lookup.{TYPE}.local."} <= set(vs)),
+            (instance, "SRV", lambda vs: vs == [f"0 0 9000 {av_host}"]),
+            (instance, "TXT", lambda vs: len(vs) == 1 and '"k=v"' in vs[0] and '"flag"' in vs[0]),
+            (instance, "TYPE16", lambda vs: len(vs) == 1 and '"k=v"' in vs[0]),
+            (av_host, "A", lambda vs: vs == [av.v4]),
+            (av_host, "AAAA", lambda vs: bool(vs) and {plain(v) for v in vs} <= {plain(av.v6), plain(av.link_local())}),
+            (av_host, "HINFO", lambda vs: len(vs) == 1 and vs[0].count('"') == 4),
+            (f"{ciao_host}.", "NSEC", lambda vs: len(vs) == 1 and "A" in vs[0].split() and "AAAA" in vs[0].split()),
+            (f"{ciao_host}.", "28", lambda vs: bool(vs)),
+        ]
+        for name, rtype, good in checks:
+            p, rc, _ = s.ciao_once(q, f"ciao-query-{rtype}", "query", "--json", name, rtype)
+            records = json_lines(p, "record")
+            values = [r["value"] for r in records]
+            if rc != 0 or not good(values) or any(r["interface"] != IFNAME or r["ttl"] <= 0 for r in records):
+                raise Failure(f"ciao query {name} {rtype}: exit {rc}, {records}\n{p.tail()}")
+        figures.append("query PTR, SRV, TXT, TYPE16, A, AAAA, HINFO, NSEC and 28: the peers' records")
+
+        follow = s.ciao(q, "ciao-query-c", "query", "-c", "--json", instance, "TXT")
+        follow.wait_for({"event": "added"}, 5, what="the TXT record added")
+        t0 = time.monotonic()
+        ap.send(cmd="updateTXT", id="a", txt=TXT2)
+        # The new record comes at once; the old one, flushed by its cache-flush bit, goes a
+        # second later (RFC 6762 §10.2), as `dns-sd -Q` shows them.
+        def is_new(e: dict) -> bool:
+            return '"new"' in e.get("value", "")
+        r = follow.wait_for(lambda e: e.get("event") in ("added", "updated") and is_new(e), 5, what="the TXT update")
+        updated = r["t"] - t0
+        r = follow.wait_for(lambda e: e.get("event") == "removed" and not is_new(e), 5, what="the old TXT flushed")
+        flushed = r["t"] - t0
+        t0 = time.monotonic()
+        ap.send(cmd="unpublish", id="a")
+        r = follow.wait_for(lambda e: e.get("event") == "removed" and is_new(e), 5, what="the goodbye")
+        figures.append(f"query -c: TXT update after {updated:.2f} s, the old one flushed after {flushed:.2f} s, "
+                       f"goodbye after {r['t'] - t0:.2f} s")
+        follow.proc.send_signal(signal.SIGINT)
+        rc = follow.wait_exit(5)
+        if rc != 0:
+            raise Failure(f"ciao query -c after SIGINT: exit {rc}")
+        return figures
 
 
 @scenario("chat", "Examples/Chat: instances find each other with Ciao, connect over TCP, relay lines")

@@ -387,11 +387,11 @@ class Lab:
         raise RuntimeError("lab: IPv6 link-local addresses did not come up")
 
     # -- avahi-daemon with a private D-Bus --
-    def start_avahi(self, host: Host, host_name: str | None = None, ipv6: bool = True) -> JsonProc:
+    def start_avahi(self, host: Host, host_name: str | None = None, ipv6: bool = True, hinfo: bool = False) -> JsonProc:
         """Start a private system bus and avahi-daemon in `host`; wait until it is running.
 
         avahi uses `host_name` (by default `<host>-avahi`; the machine's own name, as on a
-        desktop, when asked), over IPv4 alone unless `ipv6`. It runs in a private mount namespace with /run/avahi-daemon and
+        desktop, when asked), over IPv4 alone unless `ipv6`, with a HINFO record if `hinfo`. It runs in a private mount namespace with /run/avahi-daemon and
         /etc/avahi/services bind-mounted from the host's work directory, so the machine's own are
         never touched. Returns the daemon, whose log lines are its events.
         """
@@ -404,7 +404,7 @@ class Lab:
             f.write(DBUS_CONF.format(sock=sock))
         with open(os.path.join(d, "avahi-daemon.conf"), "w") as f:
             f.write(AVAHI_CONF.format(host=host_name or f"{host.name}-avahi", ifname=IFNAME,
-                                      ipv6="yes" if ipv6 else "no"))
+                                      ipv6="yes" if ipv6 else "no", hinfo="yes" if hinfo else "no"))
         dbus = host.spawn("dbus", "dbus-daemon", f"--config-file={d}/dbus.conf", "--nofork", "--nopidfile",
                           stdin=False)
         deadline = time.monotonic() + 5
@@ -533,7 +533,7 @@ cache-entries-max=16384
 [wide-area]
 enable-wide-area=no
 [publish]
-publish-hinfo=no
+publish-hinfo={hinfo}
 publish-workstation=no
 publish-addresses=yes
 publish-aaaa-on-ipv4=yes

@@ -1,0 +1,110 @@
+import Ciao
+
+/// `ciao query NAME TYPE`: any record by multicast DNS, once as `dig` prints it, or continuously
+/// as `dns-sd -Q` does.
+enum QueryCommand {
+    static let spec = CommandSpec(
+        name: "query",
+        summary: "Asks for records of a name and type: the answers once, or as they come and go.",
+        options: [
+            .init(names: ["-c", "--continuous"], value: nil, help: "report records as they come, change and go, until interrupted"),
+            .init(names: ["--timeout"], value: "SECONDS", help: "give up (or, with -c, stop) after this long (default 5; -c none)"),
+        ] + CommonOptions.network + LookupPrinter.options,
+        positionals: [
+            .init(name: "NAME", help: "the name, such as alpha.local or _http._tcp.local"),
+            .init(name: "TYPE", help: "A, AAAA, PTR, SRV, TXT, NSEC, HINFO, ANY, TYPE65 or a number"),
+        ],
+        details: """
+            Output: each record as dig prints it, "NAME TTL IN TYPE DATA" separated by tabs, with
+            "; INTERFACE" after it; types this tool does not parse print as \\# LENGTH HEX (RFC 3597).
+            Once, every record that answers before answers pause for a quarter of a second is
+            printed. With -c each line starts with the time and Add, Upd (the record's data
+            changed) or Rmv. With --json one object per record per line.
+
+            Exit status: 0 answered, or with -c interrupted or timed out; 1 no answer in time;
+            2 bad arguments.
+            """)
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        let name: String
+        let type: DNSRecordType
+        let timeout: Duration?
+        let parsed: ParsedArguments
+        let scope: NetworkScope
+        do {
+            parsed = try spec.parse(arguments)
+            name = parsed.positional("NAME") ?? ""
+            let typeText = parsed.positional("TYPE") ?? ""
+            guard let known = DNSRecordType(typeText) else {
+                throw ArgumentError("\"\(typeText)\" is not a record type: give a mnemonic such as AAAA, TYPE65 or a number")
+            }
+            type = known
+            let continuous = parsed.has("--continuous")
+            timeout = try (parsed.value("--timeout") ?? (continuous ? nil : "5")).map { (text) throws(ArgumentError) in
+                try BrowseOptions.seconds(text, option: "--timeout")
+            }
+            scope = try CommonOptions.applyNetworkScope(parsed)
+        } catch {
+            return CommandLineTool.usageError("\(error)", usage: spec.usage)
+        }
+        await CommonOptions.waitForInterface(scope, untilPresent: parsed.has("--continuous"))
+        CommonOptions.warnAboutMembershipFailures()
+        let printer = LookupPrinter(format: LookupPrinter.format(parsed), scope: scope)
+        guard parsed.has("--continuous") else {
+            return await CommonOptions.lookUpEach([name], usage: spec.usage) { name in
+                for record in try await CiaoResolver.query(name: name, type: type, timeout: timeout!) {
+                    printer.print(record)
+                }
+            } describingFailure: { name in
+                "no \(type) record of \(name) answered within \(timeout!)"
+            }
+        }
+        return await follow(RecordQuerySession(name: name, type: type), until: timeout, printer: printer)
+    }
+
+    /// Prints the session's events until SIGINT or SIGTERM, or until `timeout`.
+    private static func follow(_ session: RecordQuerySession, until timeout: Duration?, printer: LookupPrinter) async -> Int32 {
+        enum Input {
+            case event(RecordEvent)
+            case failed(any Error)
+            case done
+        }
+        let (feed, sink) = AsyncStream<Input>.makeStream()
+        let tasks = [
+            Task {
+                do {
+                    for try await event in session.events { sink.yield(.event(event)) }
+                } catch {
+                    sink.yield(.failed(error))
+                }
+                sink.yield(.done)
+            },
+            Task {
+                for await _ in SignalMonitor.interruptions() { sink.yield(.done) }
+            },
+            Task {
+                guard let timeout else { return }
+                try? await Task.sleep(for: timeout)
+                sink.yield(.done)
+            },
+        ]
+        defer {
+            session.stop()
+            for task in tasks { task.cancel() }
+        }
+        printer.printContinuousHeader()
+        for await input in feed {
+            switch input {
+            case .event(let event): printer.print(event.record, change: event)
+            case .failed(let error) where CommandLineTool.isArgumentError(error):
+                return CommandLineTool.usageError("\(error)", usage: spec.usage)
+            case .failed(let error):
+                CommandLineTool.printError("\(error)")
+                return 1
+            case .done:
+                return 0
+            }
+        }
+        return 0
+    }
+}

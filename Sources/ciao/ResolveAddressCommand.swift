@@ -1,0 +1,42 @@
+import Ciao
+
+/// `ciao resolve-address ADDRESS...`: the host name each address maps back to, as
+/// `avahi-resolve -a` prints them.
+enum ResolveAddressCommand {
+    static let spec = CommandSpec(
+        name: "resolve-address",
+        summary: "Resolves IPv4 and IPv6 addresses to host names (reverse PTR records).",
+        options: [.init(names: ["--timeout"], value: "SECONDS", help: "give up after this long (default 5)")]
+            + CommonOptions.network + LookupPrinter.options,
+        positionals: [.init(name: "ADDRESS", help: "an address such as 192.0.2.7 or fe80::1%eth0", isVariadic: true)],
+        details: """
+            Output: a line per address, "ADDRESS<TAB>NAME"; with --json one object per line.
+
+            Exit status: 0 every address resolved; 1 an address not resolved in time; 2 bad arguments.
+            """)
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        let addresses: [String]
+        let timeout: Duration
+        let parsed: ParsedArguments
+        let scope: NetworkScope
+        do {
+            parsed = try spec.parse(arguments)
+            addresses = parsed.variadic("ADDRESS")
+            guard !addresses.isEmpty else { throw ArgumentError("give an ADDRESS") }
+            timeout = try BrowseOptions.seconds(parsed.value("--timeout") ?? "5", option: "--timeout")
+            scope = try CommonOptions.applyNetworkScope(parsed)
+        } catch {
+            return CommandLineTool.usageError("\(error)", usage: spec.usage)
+        }
+        await CommonOptions.waitForInterface(scope, untilPresent: false)
+        CommonOptions.warnAboutMembershipFailures()
+        let printer = LookupPrinter(format: LookupPrinter.format(parsed), scope: scope)
+        return await CommonOptions.lookUpEach(addresses, usage: spec.usage) { address in
+            let hostName = try await CiaoResolver.resolveAddress(address, timeout: timeout)
+            printer.print(hostName: hostName, of: address)
+        } describingFailure: { address in
+            "\(address) was not resolved within \(timeout)"
+        }
+    }
+}

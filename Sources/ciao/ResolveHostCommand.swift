@@ -1,0 +1,50 @@
+import Ciao
+
+/// `ciao resolve-host NAME...`: the addresses of hosts in `local.`, as `avahi-resolve -n` prints them.
+enum ResolveHostCommand {
+    static let spec = CommandSpec(
+        name: "resolve-host",
+        summary: "Resolves host names in local. to their addresses (A and AAAA records).",
+        options: [.init(names: ["--timeout"], value: "SECONDS", help: "give up after this long (default 5)")]
+            + CommonOptions.network + LookupPrinter.options,
+        positionals: [.init(name: "NAME", help: "a host name such as raspberrypi or raspberrypi.local", isVariadic: true)],
+        details: """
+            Output: a line per address, "NAME<TAB>ADDRESS", IPv4 first; an IPv6 link-local address
+            carries its interface as %zone. -4 or -6 asks for that family only. With --json one
+            object per address per line. Every address that answers before answers pause for a
+            quarter of a second is printed.
+
+            Exit status: 0 every name resolved; 1 a name not resolved in time; 2 bad arguments.
+            """)
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        let names: [String]
+        let timeout: Duration
+        let parsed: ParsedArguments
+        let scope: NetworkScope
+        do {
+            parsed = try spec.parse(arguments)
+            names = parsed.variadic("NAME")
+            guard !names.isEmpty else { throw ArgumentError("give a host NAME") }
+            timeout = try BrowseOptions.seconds(parsed.value("--timeout") ?? "5", option: "--timeout")
+            scope = try CommonOptions.applyNetworkScope(parsed)
+        } catch {
+            return CommandLineTool.usageError("\(error)", usage: spec.usage)
+        }
+        await CommonOptions.waitForInterface(scope, untilPresent: false)
+        CommonOptions.warnAboutMembershipFailures()
+        let printer = LookupPrinter(format: LookupPrinter.format(parsed), scope: scope)
+        return await CommonOptions.lookUpEach(names, usage: spec.usage) { name in
+            let addresses = try await CiaoResolver.resolveHost(name, families: scope.families, timeout: timeout)
+            for address in addresses { printer.print(address, of: Self.displayName(name)) }
+        } describingFailure: { name in
+            "\(name) was not resolved within \(timeout)"
+        }
+    }
+
+    /// The name as resolved: `alpha` is `alpha.local.`.
+    private static func displayName(_ name: String) -> String {
+        let bare = name.hasSuffix(".") ? String(name.dropLast()) : name
+        return bare.lowercased().hasSuffix(".local") ? bare + "." : bare + ".local."
+    }
+}
