@@ -156,8 +156,8 @@ open class NetService: NSObject {
 
     // MARK: Resolving
 
-    @available(*, deprecated, message: "Use resolve(withTimeout:) instead.")
     /// Resolves within 5 seconds: ``resolve(withTimeout:)`` with 5.
+    @available(*, deprecated, message: "Use resolve(withTimeout:) instead.")
     open func resolve() {
         resolve(withTimeout: 5)
     }
