@@ -51,6 +51,7 @@ for module in "${modules[@]}"; do
         hosting=(--transform-for-static-hosting --hosting-base-path "$module")
     else
         output="$work/archives/$module.doccarchive"
+        mkdir -p "$work/archives"
         hosting=()
     fi
     docc convert "Sources/$module/$module.docc" --additional-symbol-graph-dir "$work/graphs/$module" \
