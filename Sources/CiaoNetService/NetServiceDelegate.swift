@@ -3,7 +3,7 @@ import Foundation
 
 /// Foundation's `NetServiceDelegate`: every method is optional (default: do nothing).
 public protocol NetServiceDelegate: AnyObject {
-    /// Publishing has begun: the name is being probed on the network (RFC 6762 §8.1).
+    /// Publishing is starting: the name is about to be probed on the network (RFC 6762 §8.1).
     func netServiceWillPublish(_ sender: NetService)
     /// The service is published under `sender.name`, which a conflict may have changed.
     func netServiceDidPublish(_ sender: NetService)
