@@ -2,6 +2,8 @@
 public actor CiaoBrowser {
     private let backend: any DiscoveryBackend
 
+    /// Creates a browser on the process's shared mDNS runtime, which starts with the first
+    /// browse, publication or resolution.
     public init() {
         self.init(backend: MDNSRuntime.shared)
     }

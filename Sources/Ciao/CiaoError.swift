@@ -20,41 +20,75 @@ public enum CiaoError: Error, Equatable, Hashable, Sendable, CustomStringConvert
 
     /// The DNS-SD error codes (`kDNSServiceErr_*` in Apple's `dns_sd.h`) carried by ``dnsService(_:)``.
     public enum Code {
+        /// `kDNSServiceErr_Unknown`: an error with no more specific code.
         public static let unknown: Int32 = -65537
+        /// `kDNSServiceErr_NoSuchName`: the name was not found.
         public static let noSuchName: Int32 = -65538
+        /// `kDNSServiceErr_NoMemory`: out of memory.
         public static let noMemory: Int32 = -65539
+        /// `kDNSServiceErr_BadParam`: an argument was invalid.
         public static let badParam: Int32 = -65540
+        /// `kDNSServiceErr_BadReference`: the operation's handle is no longer valid.
         public static let badReference: Int32 = -65541
+        /// `kDNSServiceErr_BadState`: the operation is not allowed at this point.
         public static let badState: Int32 = -65542
+        /// `kDNSServiceErr_BadFlags`: invalid flags.
         public static let badFlags: Int32 = -65543
+        /// `kDNSServiceErr_Unsupported`: the operation is not supported.
         public static let unsupported: Int32 = -65544
+        /// `kDNSServiceErr_NotInitialized`: not initialized.
         public static let notInitialized: Int32 = -65545
+        /// `kDNSServiceErr_AlreadyRegistered`: already registered.
         public static let alreadyRegistered: Int32 = -65547
         /// The name is in use by another host and renaming was not allowed (RFC 6762 §9).
         public static let nameConflict: Int32 = -65548
+        /// `kDNSServiceErr_Invalid`: an invalid argument.
         public static let invalid: Int32 = -65549
+        /// `kDNSServiceErr_Firewall`: blocked by a firewall.
         public static let firewall: Int32 = -65550
+        /// `kDNSServiceErr_Incompatible`: client and daemon versions are incompatible.
         public static let incompatible: Int32 = -65551
+        /// `kDNSServiceErr_BadInterfaceIndex`: no network interface has this index.
         public static let badInterfaceIndex: Int32 = -65552
+        /// `kDNSServiceErr_Refused`: refused.
         public static let refused: Int32 = -65553
+        /// `kDNSServiceErr_NoSuchRecord`: the DNS record does not exist.
         public static let noSuchRecord: Int32 = -65554
+        /// `kDNSServiceErr_NoAuth`: not authorized.
         public static let noAuth: Int32 = -65555
+        /// `kDNSServiceErr_NoSuchKey`: the TXT record has no such key.
         public static let noSuchKey: Int32 = -65556
+        /// `kDNSServiceErr_NATTraversal`: NAT traversal failed.
         public static let natTraversal: Int32 = -65557
+        /// `kDNSServiceErr_DoubleNAT`: more than one NAT gateway is in the path.
         public static let doubleNAT: Int32 = -65558
+        /// `kDNSServiceErr_BadTime`: the clock is wrong for a signed update.
         public static let badTime: Int32 = -65559
+        /// `kDNSServiceErr_BadSig`: a bad signature.
         public static let badSig: Int32 = -65560
+        /// `kDNSServiceErr_BadKey`: a bad key.
         public static let badKey: Int32 = -65561
+        /// `kDNSServiceErr_Transient`: a transient failure; try again.
         public static let transient: Int32 = -65562
+        /// `kDNSServiceErr_ServiceNotRunning`: the DNS-SD service is not running.
         public static let serviceNotRunning: Int32 = -65563
+        /// `kDNSServiceErr_NATPortMappingUnsupported`: the NAT gateway does not map ports.
         public static let natPortMappingUnsupported: Int32 = -65564
+        /// `kDNSServiceErr_NATPortMappingDisabled`: port mapping is disabled on the NAT gateway.
         public static let natPortMappingDisabled: Int32 = -65565
+        /// `kDNSServiceErr_NoRouter`: no network route is available.
         public static let noRouter: Int32 = -65566
+        /// `kDNSServiceErr_PollingMode`: polling mode.
         public static let pollingMode: Int32 = -65567
+        /// `kDNSServiceErr_Timeout`: no answer arrived in time.
         public static let timeout: Int32 = -65568
+        /// `kDNSServiceErr_DefunctConnection`: the connection to the DNS-SD service was lost.
         public static let defunctConnection: Int32 = -65569
+        /// `kDNSServiceErr_PolicyDenied`: denied by policy, such as local network permission.
         public static let policyDenied: Int32 = -65570
+        /// `kDNSServiceErr_NotPermitted`: the operation is not permitted.
         public static let notPermitted: Int32 = -65571
+        /// `kDNSServiceErr_StaleData`: stale data.
         public static let staleData: Int32 = -65572
 
         /// The `dns_sd.h` constant name and a plain-language meaning for `code`, or `nil` if unknown.
@@ -110,6 +144,8 @@ public enum CiaoError: Error, Equatable, Hashable, Sendable, CustomStringConvert
         "no usable network interface was found: none is up, connected and able to multicast (loopback does not count);"
             + " connect one, or choose another with NetworkScope")
 
+    /// The error in a sentence for the user; for ``dnsService(_:)`` also the constant's name and
+    /// meaning (see ``Code/name(for:)``).
     public var description: String {
         switch self {
         case .invalidServiceType(let message):

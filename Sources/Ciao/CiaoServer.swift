@@ -39,6 +39,8 @@ public actor CiaoServer {
         var hasLostAName = false
     }
 
+    /// Creates a server on the process's shared mDNS runtime; nothing is published until
+    /// ``start(_:timeout:)``.
     public init() {
         self.init(backend: MDNSRuntime.shared)
     }

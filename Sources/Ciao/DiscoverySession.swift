@@ -7,6 +7,8 @@ import Synchronization
 /// afterwards. Cancelling the task that iterates ``events``, or releasing the session and its
 /// events, stops the session; ``stop()`` is idempotent.
 public actor DiscoverySession {
+    /// The session's events, in the order ``DiscoveryEvent`` describes; finishes after
+    /// ``DiscoveryEvent/stopped``.
     public nonisolated let events: AsyncThrowingStream<DiscoveryEvent, any Error>
     private let core: DiscoveryCore
 

@@ -5,19 +5,25 @@ import CiaoTransport
 /// ``use(_:)`` before the first server, browser or resolver starts; by default every interface
 /// that can multicast (loopback excluded), IPv4 and IPv6.
 public struct NetworkScope: Hashable, Sendable {
+    /// An IP address family multicast DNS runs over (RFC 6762 §3).
     public enum AddressFamily: Hashable, Sendable, CaseIterable {
+        /// `ipv4` is IPv4, mDNS group 224.0.0.251; `ipv6` is IPv6, mDNS group ff02::fb.
         case ipv4, ipv6
     }
 
     /// Interface names such as `eth0`; nil for all.
     public var interfaces: Set<String>?
+    /// The address families to use; at least one.
     public var families: Set<AddressFamily>
 
+    /// A scope of the named interfaces (nil: every one that can multicast) and the given families.
+    /// ``use(_:)`` checks it.
     public init(interfaces: Set<String>? = nil, families: Set<AddressFamily> = [.ipv4, .ipv6]) {
         self.interfaces = interfaces
         self.families = families
     }
 
+    /// Every interface that can multicast, loopback excluded, over IPv4 and IPv6: the default.
     public static let all = NetworkScope()
 
     /// An interface on which the runtime could not join the mDNS group for one family: multicast
@@ -27,10 +33,12 @@ public struct NetworkScope: Hashable, Sendable {
     public struct MembershipFailure: Hashable, Sendable, CustomStringConvertible {
         /// The interface's name, such as `eth0`.
         public var interface: String
+        /// The family whose group could not be joined.
         public var family: AddressFamily
         /// What the kernel said, worded for a user.
         public var reason: String
 
+        /// The ``reason``.
         public var description: String { reason }
     }
 

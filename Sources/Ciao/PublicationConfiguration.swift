@@ -10,20 +10,28 @@ public struct PublicationConfiguration: Hashable, Sendable {
         case listener
     }
 
+    /// The service type to publish under.
     public var type: ServiceType
     /// The instance name, up to 63 bytes of UTF-8; empty means the host name.
     public var name: String
     /// Empty or `local.`: multicast DNS serves only the `local.` domain (RFC 6762 §3).
     public var domain: String
+    /// The port to advertise in ``Mode-swift.enum/externalPort`` mode; ignored in
+    /// ``Mode-swift.enum/listener`` mode, where Ciao picks one.
     public var port: UInt16
+    /// Who owns the advertised port.
     public var mode: Mode
     /// On a name conflict, rename to `Name (2)`, `Name (3)` …; when false the publication fails
     /// with ``CiaoError/dnsService(_:)`` −65548 (RFC 6762 §9).
     public var allowsRenaming: Bool
+    /// The TXT record to publish (RFC 6763 §6); ``CiaoServer/updateTXT(_:)`` replaces it later.
     public var txtRecord: TXTRecord
     /// Subtypes under which the service is also found, such as `_printer` (RFC 6763 §7.1).
     public var subtypes: [String]
 
+    /// A configuration of `type`. By default: the host name as instance name, domain `local.`,
+    /// ``Mode-swift.enum/listener`` mode, renaming allowed, an empty TXT record, no subtypes.
+    /// ``CiaoServer/start(_:timeout:)`` checks the values.
     public init(
         type: ServiceType, name: String = "", domain: String = "", port: UInt16 = 0, mode: Mode = .listener,
         allowsRenaming: Bool = true, txtRecord: TXTRecord = .empty, subtypes: [String] = []

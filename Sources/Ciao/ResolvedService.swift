@@ -14,6 +14,7 @@ public struct ResolvedService: Equatable, Hashable, Sendable {
     /// The service's TXT attributes.
     public var txtRecord: TXTRecord
 
+    /// Creates a resolved service; ``CiaoResolver`` and ``DiscoverySession`` report them.
     public init(service: Service, hostName: String, port: UInt16, addresses: [String], txtRecord: TXTRecord) {
         self.service = service
         self.hostName = hostName

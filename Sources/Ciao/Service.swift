@@ -11,9 +11,11 @@ public struct Service: Hashable, Identifiable, Sendable, Codable {
     public struct ID: Hashable, Sendable, CustomStringConvertible {
         /// The instance name with ASCII letters lowercased (other characters unchanged).
         public let name: String
+        /// The service type.
         public let type: ServiceType
         /// The normalised domain with ASCII letters lowercased, e.g. `local.`.
         public let domain: String
+        /// The interface index; 0 for any interface.
         public let interfaceIndex: UInt32
 
         fileprivate init(_ service: Service) {
@@ -23,21 +25,25 @@ public struct Service: Hashable, Identifiable, Sendable, Codable {
             interfaceIndex = service.interfaceIndex
         }
 
-        // Byte-wise (not Unicode canonical-equivalence) comparison, as on the wire.
+        /// True when every field is equal, the strings compared byte-wise as on the wire (not by
+        /// Unicode canonical equivalence).
         public static func == (lhs: ID, rhs: ID) -> Bool {
             lhs.interfaceIndex == rhs.interfaceIndex && lhs.type == rhs.type
                 && lhs.name.utf8.elementsEqual(rhs.name.utf8) && lhs.domain.utf8.elementsEqual(rhs.domain.utf8)
         }
 
+        /// Hashes what ``==(_:_:)`` compares.
         public func hash(into hasher: inout Hasher) {
             Service.hash(interfaceIndex, type, name, domain, into: &hasher)
         }
 
+        /// `name.type.domain%interfaceIndex`, e.g. `kitchen._chat._tcp.local.%2`.
         public var description: String { "\(name).\(type).\(domain)%\(interfaceIndex)" }
     }
 
     /// The instance name, any UTF-8 text up to 63 bytes (RFC 6763 §4.1.1), e.g. `Living Room Speaker`.
     public let name: String
+    /// The service type, such as `_http._tcp`.
     public let type: ServiceType
     /// The domain, always with a trailing dot; `local.` for Multicast DNS.
     public let domain: String
@@ -56,14 +62,17 @@ public struct Service: Hashable, Identifiable, Sendable, Codable {
     /// The identity of this service; see ``ID``.
     public var id: ID { ID(self) }
 
-    // As ``ID`` compares (RFC 6762 §16), without building one: sets and dictionaries of services
-    // compare and hash them often.
+    // As ``ID`` compares, without building one: sets and dictionaries of services compare and
+    // hash them often.
+    /// True when the two have the same ``id``: name and domain equal with ASCII letters
+    /// case-folded (RFC 6762 §16), and the same type and interface index.
     public static func == (lhs: Service, rhs: Service) -> Bool {
         lhs.interfaceIndex == rhs.interfaceIndex && lhs.type == rhs.type
             && ASCIICaseInsensitive.equal(lhs.name, rhs.name)
             && ASCIICaseInsensitive.equal(lhs.domain, rhs.domain)
     }
 
+    /// Hashes what ``==(_:_:)`` compares.
     public func hash(into hasher: inout Hasher) {
         Self.hash(interfaceIndex, type, name, domain, into: &hasher)
     }
@@ -94,6 +103,7 @@ public struct Service: Hashable, Identifiable, Sendable, Codable {
             interfaceIndex: try container.decodeIfPresent(UInt32.self, forKey: .interfaceIndex) ?? 0)
     }
 
+    /// Encodes `name`, `type` (as its ``ServiceType/rawValue``), `domain` and `interfaceIndex`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(name, forKey: .name)

@@ -9,7 +9,9 @@ import CiaoWire
 public struct ServiceType: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The transport label, `_tcp` or `_udp` (RFC 6763 §7).
     public enum Transport: String, Hashable, Sendable, Codable, CaseIterable {
+        /// `_tcp`: the service runs over TCP.
         case tcp
+        /// `_udp`: every other service, whatever its transport (RFC 6763 §7).
         case udp
     }
 
@@ -21,6 +23,7 @@ public struct ServiceType: Hashable, Sendable, Codable, CustomStringConvertible 
     /// The canonical form `_name._tcp` / `_name._udp`: lowercase, no trailing dot.
     public var rawValue: String { "_\(name)._\(transport.rawValue)" }
 
+    /// The ``rawValue``, e.g. `_http._tcp`.
     public var description: String { rawValue }
 
     /// Parses `_name._tcp` or `_name._udp`, with an optional trailing dot, in any letter case.
@@ -110,6 +113,7 @@ public struct ServiceType: Hashable, Sendable, Codable, CustomStringConvertible 
         self.transport = transport
     }
 
+    /// Decodes a single string, accepted as ``init(observed:)`` accepts it.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let string = try container.decode(String.self)
@@ -121,6 +125,7 @@ public struct ServiceType: Hashable, Sendable, Codable, CustomStringConvertible 
         }
     }
 
+    /// Encodes the ``rawValue`` as a single string.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)

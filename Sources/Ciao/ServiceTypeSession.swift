@@ -6,6 +6,8 @@ public final class ServiceTypeSession: Sendable {
     public let types: AsyncThrowingStream<ServiceType, any Error>
     private let sink: AsyncThrowingStream<ServiceType, any Error>.Continuation
 
+    /// Starts enumerating at once, in `domain` (empty or `local.`). A domain multicast DNS does
+    /// not serve, or a failure to start, finishes ``types`` with the error.
     public convenience init(domain: String = "") {
         self.init(domain: domain, backend: MDNSRuntime.shared)
     }

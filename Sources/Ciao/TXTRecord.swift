@@ -26,9 +26,12 @@ public struct TXTRecord: Hashable, Sendable {
 
     /// One attribute as it stands in the record: its key as spelled, and its value.
     public struct Entry: Hashable, Sendable {
+        /// The key as spelled: printable ASCII without `=`.
         public var key: String
+        /// The value: a flag or bytes.
         public var value: Value
 
+        /// An entry; the ``TXTRecord`` initializers check it.
         public init(key: String, value: Value) {
             self.key = key
             self.value = value
@@ -180,8 +183,11 @@ public struct TXTRecord: Hashable, Sendable {
     /// the empty record is the single byte `0` (RFC 6763 §6.1).
     public var wireData: Data { Data(wireBytes) }
 
+    /// True when the two records have the same wire bytes: the same entries in the same order,
+    /// keys spelled alike.
     public static func == (lhs: TXTRecord, rhs: TXTRecord) -> Bool { lhs.wireBytes == rhs.wireBytes }
 
+    /// Hashes the wire bytes, as ``==(_:_:)`` compares.
     public func hash(into hasher: inout Hasher) { hasher.combine(wireBytes) }
 
     /// The value for `key`, compared case-insensitively; `nil` if absent.

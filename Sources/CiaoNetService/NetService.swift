@@ -8,8 +8,11 @@ import Foundation
 ///
 /// Not thread-safe, like Foundation's: use it from its run loop's thread.
 open class NetService: NSObject {
+    /// Options for ``publish(options:)``.
     public struct Options: OptionSet, Sendable {
+        /// The options as bits.
         public let rawValue: UInt
+        /// Options from their bits.
         public init(rawValue: UInt) { self.rawValue = rawValue }
         /// Fail with `collisionError` instead of renaming on a name conflict.
         public static let noAutoRename = Options(rawValue: 1 << 0)
@@ -21,26 +24,43 @@ open class NetService: NSObject {
 
     /// The error codes in the dictionaries given to `didNotPublish` and `didNotResolve`.
     public enum ErrorCode: Int, Sendable {
+        /// A failure with no more specific code, such as a network error.
         case unknownError = -72000
+        /// The name is taken on the network and ``Options/noAutoRename`` forbade another.
         case collisionError = -72001
+        /// The service was not found. Not reported on Linux: a resolution that finds nothing
+        /// reports ``timeoutError``.
         case notFoundError = -72002
+        /// The object is already publishing, resolving or searching.
         case activityInProgress = -72003
+        /// An argument is invalid: the type, the port, the domain, the timeout, or
+        /// ``Options/listenForConnections`` on Linux.
         case badArgumentError = -72004
+        /// The operation was cancelled before it finished.
         case cancelledError = -72005
+        /// The object is in an invalid state. Not reported on Linux.
         case invalidError = -72006
+        /// The operation did not finish within its timeout.
         case timeoutError = -72007
+        /// Apple platforms report it when the app lacks the configuration local networking
+        /// requires. Not reported on Linux.
         case missingRequiredConfigurationError = -72008
     }
 
     /// Keys of the error dictionaries.
     public static let errorCode = "NSNetServicesErrorCode"
+    /// The key of the error domain in the error dictionaries; Ciao sets it to 10.
     public static let errorDomain = "NSNetServicesErrorDomain"
 
+    /// The object told of publishing, resolving and TXT changes; held weakly.
     public weak var delegate: (any NetServiceDelegate)?
     /// Accepted for source compatibility; multicast DNS runs on the network interfaces only.
     public var includesPeerToPeer = false
+    /// The instance name; once published, the name in use, which a conflict may have changed.
     public private(set) var name: String
+    /// The service type as given, such as `_http._tcp.`.
     public let type: String
+    /// The domain; an empty one given becomes `local.`, the only domain multicast DNS serves.
     public let domain: String
     /// The port: given when publishing, learnt by resolving; -1 until then.
     public private(set) var port: Int
@@ -81,16 +101,21 @@ open class NetService: NSObject {
 
     // MARK: Run loops
 
+    /// Delivers delegate callbacks on `runLoop` in `mode` from now on. On Linux the service has
+    /// one run loop and mode at a time: this replaces the earlier one.
     open func schedule(in runLoop: RunLoop, forMode mode: RunLoop.Mode) {
         delivery = RunLoopDelivery(runLoop: runLoop, modes: [mode])
     }
 
+    /// Stops delivery on `runLoop`. On Linux callbacks then go to the main run loop again, and
+    /// `mode` is not looked at.
     open func remove(from runLoop: RunLoop, forMode mode: RunLoop.Mode) {
         if delivery.runLoop === runLoop { delivery = .main }
     }
 
     // MARK: Publishing
 
+    /// Publishes with no options: a conflict renames the service.
     open func publish() {
         publish(options: [])
     }
@@ -131,6 +156,7 @@ open class NetService: NSObject {
 
     // MARK: Resolving
 
+    /// Resolves within 5 seconds: ``resolve(withTimeout:)`` with 5.
     @available(*, deprecated, message: "Use resolve(withTimeout:) instead.")
     open func resolve() {
         resolve(withTimeout: 5)
@@ -202,6 +228,8 @@ open class NetService: NSObject {
 
     // MARK: TXT record
 
+    /// The TXT record data: as set with ``setTXTRecord(_:)``, or as last resolved or monitored;
+    /// nil before any.
     open func txtRecordData() -> Data? {
         txtRecord
     }
@@ -245,6 +273,7 @@ open class NetService: NSObject {
         }
     }
 
+    /// Ends the monitoring ``startMonitoring()`` began.
     open func stopMonitoring() {
         monitor?.cancel()
         monitor = nil

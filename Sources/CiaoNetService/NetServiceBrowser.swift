@@ -7,6 +7,7 @@ import Synchronization
 /// with `moreComing` set while more of the same batch are queued) and the browsable domains
 /// (always `local.` for multicast DNS). Callbacks arrive on the run loop it is scheduled in.
 open class NetServiceBrowser: NSObject {
+    /// The object told of the search and of the services and domains found; held weakly.
     public weak var delegate: (any NetServiceBrowserDelegate)?
     /// Accepted for source compatibility.
     public var includesPeerToPeer = false
@@ -24,6 +25,7 @@ open class NetServiceBrowser: NSObject {
         var isScheduled = false
     }
 
+    /// A browser that is not searching yet; callbacks go to the main run loop.
     public override init() {
         super.init()
     }
@@ -32,19 +34,25 @@ open class NetServiceBrowser: NSObject {
         search?.cancel()
     }
 
+    /// Delivers delegate callbacks on `runLoop` in `mode` from now on. On Linux the browser has
+    /// one run loop and mode at a time: this replaces the earlier one.
     open func schedule(in runLoop: RunLoop, forMode mode: RunLoop.Mode) {
         delivery = RunLoopDelivery(runLoop: runLoop, modes: [mode])
     }
 
+    /// Stops delivery on `runLoop`. On Linux callbacks then go to the main run loop again, and
+    /// `mode` is not looked at.
     open func remove(from runLoop: RunLoop, forMode mode: RunLoop.Mode) {
         if delivery.runLoop === runLoop { delivery = .main }
     }
 
-    /// Multicast DNS has one domain: `local.`.
+    /// Reports the domains to browse in: multicast DNS has one, `local.` (RFC 6762 §3), reported
+    /// once through `netServiceBrowser(_:didFindDomain:moreComing:)`.
     open func searchForBrowsableDomains() {
         reportDomain()
     }
 
+    /// Reports the domains to publish in: `local.` alone, as ``searchForBrowsableDomains()`` does.
     open func searchForRegistrationDomains() {
         reportDomain()
     }

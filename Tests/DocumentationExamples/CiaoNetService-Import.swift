@@ -1,0 +1,4 @@
+#if canImport(CiaoNetService)
+import CiaoNetService
+#endif
+import Foundation
