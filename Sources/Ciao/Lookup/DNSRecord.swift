@@ -5,6 +5,7 @@ import CiaoWire
 public struct DNSRecord: Hashable, Sendable, CustomStringConvertible {
     /// The owner name with its trailing dot, labels escaped as in zone files (`My\032Printer._ipp._tcp.local.`).
     public var name: String
+    /// The record type, such as ``DNSRecordType/srv``.
     public var type: DNSRecordType
     /// The time to live the responder gave, in seconds; 0 in a goodbye (RFC 6762 §10.1).
     public var ttl: UInt32
@@ -19,6 +20,7 @@ public struct DNSRecord: Hashable, Sendable, CustomStringConvertible {
     /// The interface it came over.
     public var interfaceIndex: UInt32
 
+    /// A record with these fields; the lookups make them from what they receive.
     public init(
         name: String, type: DNSRecordType, ttl: UInt32, data: [UInt8], value: String, isUnique: Bool,
         interfaceIndex: UInt32

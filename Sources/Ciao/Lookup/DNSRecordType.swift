@@ -2,8 +2,10 @@ import CiaoWire
 
 /// A DNS record type (RFC 1035 §3.2.2) by number, with its mnemonic where it has one.
 public struct DNSRecordType: RawRepresentable, Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The type's number, as in a record's TYPE field.
     public var rawValue: UInt16
 
+    /// The type numbered `rawValue`.
     public init(rawValue: UInt16) { self.rawValue = rawValue }
 
     /// An IPv4 address (RFC 1035 §3.4.1).
@@ -41,6 +43,7 @@ public struct DNSRecordType: RawRepresentable, Hashable, Comparable, Sendable, C
     /// The mnemonic, or `TYPEn` for a type without one (RFC 3597 §5).
     public var description: String { RecordType(rawValue).description }
 
+    /// Orders types by number.
     public static func < (lhs: DNSRecordType, rhs: DNSRecordType) -> Bool { lhs.rawValue < rhs.rawValue }
 
     var wireType: RecordType { RecordType(rawValue) }

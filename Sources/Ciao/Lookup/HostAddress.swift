@@ -5,12 +5,14 @@ public struct HostAddress: Hashable, Sendable, CustomStringConvertible {
     /// The numeric address: `192.0.2.7`, `fd00::7`, or `fe80::1%eth0` for an IPv6 link-local
     /// address, which is usable only with its interface as `%zone`.
     public var address: String
+    /// IPv4 (an A record) or IPv6 (AAAA).
     public var family: NetworkScope.AddressFamily
     /// The interface it came over.
     public var interfaceIndex: UInt32
     /// The time to live the host gave, in seconds.
     public var ttl: UInt32
 
+    /// An address with these fields; the lookups make them from the records they receive.
     public init(address: String, family: NetworkScope.AddressFamily, interfaceIndex: UInt32, ttl: UInt32) {
         self.address = address
         self.family = family
@@ -18,6 +20,7 @@ public struct HostAddress: Hashable, Sendable, CustomStringConvertible {
         self.ttl = ttl
     }
 
+    /// The numeric address, ``address``.
     public var description: String { address }
 }
 
