@@ -46,7 +46,7 @@ extension MDNSEngine {
 
     mutating func handleResponse(_ message: Message, from datagram: ReceivedDatagram, at now: Instant) {
         guard let interface = interfaces[datagram.interface]?.interface else { return }
-        detectConflicts(in: message, on: interface, at: now)
+        detectConflicts(in: message, from: datagram.source, on: interface, at: now)
         // Duplicate answer suppression (§7.4): someone else just multicast what we were about to.
         let family = datagram.source.address.family
         // Only a copy with at least our TTL counts; we treat ours as sent then.

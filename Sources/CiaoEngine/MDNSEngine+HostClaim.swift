@@ -56,7 +56,7 @@ extension MDNSEngine {
     mutating func askWhoHoldsHostName() {
         let questions = [RecordType.a, .aaaa].map { Question(name: host.name, type: $0) }
         for id in interfaces.keys.sorted() {
-            multicast(Message(questions: questions), on: interfaces[id]!.interface)
+            multicast(Message(questions: questions), on: interfaces[id]!.interface, purpose: .query)
         }
     }
 

@@ -138,7 +138,7 @@ extension MDNSEngine {
                 var message = Message(
                     questions: names.map { Question(name: $0, type: .any, unicastResponse: true) }, authorities: proposed)
                 message.header.id = 0
-                multicast(message, on: interface)
+                multicast(message, on: interface, purpose: .probe)
             }
             let announcements = announcing.filter { $0.appliesTo(interface.id) }
             if !announcements.isEmpty {
@@ -153,7 +153,7 @@ extension MDNSEngine {
                     let due = records.filter {
                         !wasMulticast($0, on: interface.id, family: family, within: Self.multicastInterval, at: now)
                     }
-                    send(Message(header: .response(), answers: due), on: interface.id, to: .multicast(family))
+                    send(Message(header: .response(), answers: due), on: interface.id, to: .multicast(family), purpose: .announcement)
                     noteMulticast(due, on: interface.id, family: family, at: now)
                 }
             }
@@ -186,7 +186,7 @@ extension MDNSEngine {
                     goodbyes.append(record.goodbye)
                 }
             }
-            multicast(Message(header: .response(), answers: goodbyes), on: interface)
+            multicast(Message(header: .response(), answers: goodbyes), on: interface, purpose: .goodbye)
             withdrawPendingAnswers(Set(goodbyes.map(RecordKey.init)), on: id)
         }
     }
@@ -205,7 +205,7 @@ extension MDNSEngine {
     // MARK: Conflicts
 
     /// Checks a response for records that conflict with names we own or are probing (§8.1, §9).
-    mutating func detectConflicts(in message: Message, on interface: NetworkInterface, at now: Instant) {
+    mutating func detectConflicts(in message: Message, from source: SocketAddress, on interface: NetworkInterface, at now: Instant) {
         yieldContestedReverseNames(in: message.answers + message.additionals)
         let names = Set((message.answers + message.additionals).map(\.name))
         for id in registrationIDs(publishingAnyOf: names) {
@@ -227,6 +227,8 @@ extension MDNSEngine {
                 return isProbing(registration) || (ourTypes.contains(record.type) && record.type != .ptr && record.type != .nsec)
             }
             guard conflicting else { continue }
+            let whileProbing = isProbing(registration)
+            diagnose(.conflict(name: registration.name, from: source, on: interface.id, whileProbing: whileProbing))
             if isProbing(registration) {
                 rename(id, at: now)
             } else {
@@ -259,6 +261,7 @@ extension MDNSEngine {
             case .probing, .waitingForInterface:
                 // The lexicographically later set wins; on a loss, wait a second and probe again.
                 if Self.compareProbeRecords(ours, theirs) < 0 {
+                    diagnose(.lostProbeTieBreak(name: registration.name, from: source, on: interface.id))
                     setState(of: id, to: .probing(sent: 0, next: now + .seconds(1)))
                 }
             case .announcing, .established:

@@ -101,7 +101,7 @@ extension MDNSEngine {
                     let answers = knownAnswers(for: familyQuestions, on: interface, at: now, omittingRecentIPv6For: omitting)
                     sent = (asking, omitting, Message(questions: asking, answers: answers))
                 }
-                send(sent!.message, on: interfaceID, to: .multicast(family))
+                send(sent!.message, on: interfaceID, to: .multicast(family), purpose: .query)
             }
         }
     }

@@ -88,6 +88,9 @@ public struct MDNSEngine {
     private var nextQueryNumber = 1
     var outgoing: [OutgoingDatagram] = []
     var events: [EngineEvent] = []
+    /// Collect ``EngineDiagnostic``s for ``takeDiagnostics()``; off, the engine keeps none.
+    public var reportsDiagnostics = false
+    var diagnostics: [EngineDiagnostic] = []
     /// When ``forgetOldMulticasts(at:)`` next looks at the interfaces' last-multicast tables.
     var nextMulticastSweep: Instant = .zero
 
@@ -128,6 +131,17 @@ public struct MDNSEngine {
     }
 
     /// Events since the last call, in order; clears them.
+    /// The diagnostics collected since the last call, in order.
+    public mutating func takeDiagnostics() -> [EngineDiagnostic] {
+        defer { diagnostics = [] }
+        return diagnostics
+    }
+
+    /// Keeps `diagnostic` if diagnostics are on; built only then.
+    mutating func diagnose(_ diagnostic: @autoclosure () -> EngineDiagnostic) {
+        if reportsDiagnostics { diagnostics.append(diagnostic()) }
+    }
+
     public mutating func takeEvents() -> [EngineEvent] {
         reportOwnRecords()
         defer { events = [] }
@@ -159,7 +173,7 @@ public struct MDNSEngine {
             let current = Set(host.records(hostName: host.name, interface: interface))
             let goodbyes = host.records(hostName: host.name, interface: existing.interface)
                 .filter { $0.type != .nsec && !current.contains($0) }.map(\.goodbye)
-            multicast(Message(header: .response(), answers: goodbyes), on: existing.interface)
+            multicast(Message(header: .response(), answers: goodbyes), on: existing.interface, purpose: .goodbye)
             withdrawPendingAnswers(Set(goodbyes.map(RecordKey.init)), on: interface.id)
         }
         interfaces[interface.id]?.interface = interface
@@ -179,7 +193,7 @@ public struct MDNSEngine {
         let goodbyes = announced.flatMap {
             $0.records(hostName: host.name, interface: state.interface)
         }.filter { seen.insert(RecordKey($0)).inserted }
-        multicast(Message(header: .response(), answers: goodbyes.map(\.goodbye)), on: state.interface)
+        multicast(Message(header: .response(), answers: goodbyes.map(\.goodbye)), on: state.interface, purpose: .goodbye)
         for record in state.cache.removeAll() { report(.removed, record, on: id) }
         interfaces[id] = nil
         sharedFirstQueryTimes[id] = nil
@@ -306,41 +320,61 @@ public struct MDNSEngine {
 
     // MARK: Receiving
 
-    /// Handles one received datagram (RFC 6762 §6, §11, §18).
-    public mutating func receive(_ datagram: ReceivedDatagram, at now: Instant) {
+    /// Handles one received datagram (RFC 6762 §6, §11, §18); returns why it was ignored, if it was.
+    @discardableResult
+    public mutating func receive(_ datagram: ReceivedDatagram, at now: Instant) -> DropReason? {
+        if let reason = handle(datagram, at: now) {
+            diagnose(.dropped(reason, from: datagram.source, on: datagram.interface))
+            return reason
+        }
+        return nil
+    }
+
+    private mutating func handle(_ datagram: ReceivedDatagram, at now: Instant) -> DropReason? {
         // Only the interface: a copy of its whole state would make the cache copy itself on write.
-        guard let interface = interfaces[datagram.interface]?.interface,
-            let message = try? Message(decoding: datagram.bytes)
-        else { return }
+        guard let interface = interfaces[datagram.interface]?.interface else { return .unknownInterface }
+        let message: Message
+        do {
+            message = try Message(decoding: datagram.bytes)
+        } catch {
+            return .undecodable(error)
+        }
         // §11: unicast packets must come from on-link sources (CERT VU#550620).
-        guard datagram.isMulticast || interface.isOnLink(datagram.source.address) else { return }
+        guard datagram.isMulticast || interface.isOnLink(datagram.source.address) else { return .offLink }
         advance(to: now)
         refreshRegistrationIndex()
         if message.header.isResponse {
             // §18.11 and §6: responses with an error code or from a port other than 5353 are ignored.
-            guard message.header.rcode == 0, datagram.source.port == mdnsPort else { return }
+            guard message.header.rcode == 0 else { return .errorResponse(rcode: message.header.rcode) }
+            guard datagram.source.port == mdnsPort else { return .responseFromOtherPort(datagram.source.port) }
+            diagnose(.received(message, from: datagram.source, on: datagram.interface))
             noteHostNameHolder(in: message, at: now)
             handleResponse(message, from: datagram, at: now)
         } else {
+            diagnose(.received(message, from: datagram.source, on: datagram.interface))
             handleQuery(message, from: datagram, at: now)
         }
+        return nil
     }
 
     // MARK: Sending
 
     /// Sends `message` to the mDNS group on every family `interface` has an address of.
-    mutating func multicast(_ message: Message, on interface: NetworkInterface) {
+    mutating func multicast(_ message: Message, on interface: NetworkInterface, purpose: OutgoingDatagram.Purpose) {
         for family in interface.families {
-            send(message, on: interface.id, to: .multicast(family))
+            send(message, on: interface.id, to: .multicast(family), purpose: purpose)
         }
     }
 
-    mutating func send(_ message: Message, on interface: InterfaceID, to destination: OutgoingDatagram.Destination) {
+    mutating func send(
+        _ message: Message, on interface: InterfaceID, to destination: OutgoingDatagram.Destination,
+        purpose: OutgoingDatagram.Purpose = .answer
+    ) {
         guard !message.questions.isEmpty || !message.answers.isEmpty || !message.authorities.isEmpty else { return }
         let packets =
             (try? message.encodedPackets(maximumSize: configuration.maximumDatagramSize))
             ?? (try? message.encodedPackets(maximumSize: Message.maximumSize)) ?? []
-        outgoing += packets.map { OutgoingDatagram(bytes: $0, interface: interface, destination: destination) }
+        outgoing += packets.map { OutgoingDatagram(bytes: $0, interface: interface, destination: destination, purpose: purpose) }
     }
 
     /// Reports a cache change to every query the record answers on that interface.

@@ -183,9 +183,24 @@ public struct OutgoingDatagram: Hashable, Sendable {
         case unicast(SocketAddress)
     }
 
+    /// Why the engine sends a datagram, for logs.
+    public enum Purpose: Hashable, Sendable {
+        /// Probing for a name (RFC 6762 §8.1).
+        case probe
+        /// Announcing records, first or after a change (§8.3, §8.4).
+        case announcement
+        /// Answering a query, or defending a name (§6).
+        case answer
+        /// Withdrawing records with TTL 0 (§10.1).
+        case goodbye
+        /// Asking a question (§5).
+        case query
+    }
+
     public var bytes: [UInt8]
     public var interface: InterfaceID
     public var destination: Destination
+    public var purpose: Purpose = .answer
 
     public var family: IPFamily {
         switch destination {

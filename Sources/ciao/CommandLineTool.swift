@@ -55,7 +55,9 @@ enum CommandLineTool {
             print(command.spec.usage)
             return 0
         }
-        return await command.run(rest)
+        let status = await command.run(rest)
+        await Verbose.printStatistics()
+        return status
     }
 
     /// True for what the library rejects in the arguments themselves (a 64-byte name, a bad

@@ -8,6 +8,7 @@ enum CommonOptions {
         .init(names: ["-i", "--interface"], value: "NAME", help: "use only this interface (repeatable)", repeatable: true),
         .init(names: ["-4"], value: nil, help: "use IPv4 only"),
         .init(names: ["-6"], value: nil, help: "use IPv6 only"),
+        .init(names: ["-v", "--verbose"], value: nil, help: "log on standard error what multicast DNS does, and the counters at the end"),
     ]
 
     static let domain = CommandSpec.Option(
@@ -41,6 +42,7 @@ enum CommonOptions {
         } catch {
             throw ArgumentError("\(error)")
         }
+        if arguments.has("--verbose") { Verbose.start() }
         return scope
     }
 

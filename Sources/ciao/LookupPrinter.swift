@@ -75,7 +75,7 @@ final class LookupPrinter {
         case .human:
             let line = "\(record.name)\t\(record.ttl)\tIN\t\(record.type)\t\(record.value)\t; \(interface)"
             guard let change else { return write(line) }
-            write("\(Self.timeOfDay())  \(Self.word(for: change))  \(line)")
+            write("\(TimeOfDay.now())  \(Self.word(for: change))  \(line)")
         case .json:
             write(Line(
                 event: change.map(Self.jsonEvent) ?? "record", time: Self.now(), name: record.name, interface: interface,
@@ -111,19 +111,6 @@ final class LookupPrinter {
 
     private static func now() -> String {
         Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-    }
-
-    /// `HH:MM:SS.mmm` in local time.
-    private static func timeOfDay() -> String {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        var parts = tm()
-        var seconds = now.tv_sec
-        localtime_r(&seconds, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let millis = Int(now.tv_nsec / 1_000_000)
-        let fraction = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
-        return "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(fraction)"
     }
 
     private func write(_ line: Line) {

@@ -99,6 +99,14 @@ final class MDNSRuntime: DiscoveryBackend {
 
     var hasUsableInterface: Bool { interfacesPresent.load(ordering: .relaxed) }
 
+    /// The loop's counters; empty before it has started.
+    func statistics() async -> CiaoStatistics {
+        await withCheckedContinuation { (continuation: CheckedContinuation<CiaoStatistics, Never>) in
+            let submitted = submitIfRunning { loop in continuation.resume(returning: loop.statisticsSnapshot()) }
+            if !submitted { continuation.resume(returning: CiaoStatistics(interfaces: [], sockets: [])) }
+        }
+    }
+
     func flush() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let submitted = submitIfRunning { loop in

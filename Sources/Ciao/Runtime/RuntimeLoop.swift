@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CiaoEngine
 import CiaoTransport
+import CiaoWire
 
 /// The runtime's thread: one poll(2) over the mDNS sockets, the netlink monitor and a wake-up
 /// descriptor, sleeping until the engine's next deadline. It is the engine's serial executor:
@@ -25,6 +26,12 @@ final class RuntimeLoop {
     private let reportMembershipFailures: ([NetworkScope.MembershipFailure]) -> Void
     private var sentDatagrams = SentDatagramLog()
     private var poller = Poller()
+    private let diagnostics = DiagnosticHub.shared
+    private var statistics = RuntimeStatistics()
+    /// What each socket had counted when last looked at, to report what it counts anew.
+    private var socketCountersSeen: [IPFamily: MulticastSocketCounters] = [:]
+    /// Consecutive failed polls, for the back-off.
+    private var pollFailures = 0
     private let origin = ContinuousClock.now
     /// Datagrams read per socket before the loop looks at its other descriptors again.
     private static let receiveBatch = 256
@@ -61,10 +68,18 @@ final class RuntimeLoop {
         rescanInterfaces()
         let descriptors = [wakeup.fileDescriptor, monitor.fileDescriptor] + sockets.values.map(\.fileDescriptor)
         while true {
+            engine.reportsDiagnostics = diagnostics.isOn
             engine.advance(to: now)
             flush()
             let timeout = engine.nextDeadline.map { max($0 - now, .zero) }
-            let readable = (try? poller.wait(fileDescriptors: descriptors, timeout: timeout)) ?? []
+            let readable: [Int32]
+            do {
+                readable = try poller.wait(fileDescriptors: descriptors, timeout: timeout)
+                pollFailures = 0
+            } catch {
+                backOff(after: error)
+                continue
+            }
             if readable.contains(wakeup.fileDescriptor) {
                 wakeup.drain()
                 for job in takeJobs() { job(self) }
@@ -85,11 +100,28 @@ final class RuntimeLoop {
     func flush(countingMulticastOver family: IPFamily? = nil) -> Int {
         var multicastSent = 0
         while true {
+            reportEngineDiagnostics()
             multicastSent += sendDatagrams(countingMulticastOver: family)
             let events = engine.takeEvents()
             guard !events.isEmpty else { return multicastSent }
+            report(events)
             for delivery in directory.handle(events, engine: &engine, at: now) { delivery() }
         }
+    }
+
+    /// The counters since the loop started.
+    func statisticsSnapshot() -> CiaoStatistics {
+        statistics.snapshot(sockets: sockets.mapValues(\.counters))
+    }
+
+    /// After a failed poll(2), waits before the next: 10 ms, doubling up to a second while it
+    /// keeps failing, so that a persistent failure neither spins nor goes unsaid.
+    private func backOff(after error: TransportError) {
+        pollFailures += 1
+        let milliseconds = min(10 << min(pollFailures - 1, 7), 1000)
+        diagnostics.emit(.error, .socket, "poll(2) failed, trying again in \(milliseconds) ms: \(error)")
+        var pause = timespec(tv_sec: 0, tv_nsec: milliseconds * 1_000_000)
+        nanosleep(&pause, nil)
     }
 
     /// Sends the datagrams the engine has ready; returns how many multicast ones went out over
@@ -99,10 +131,22 @@ final class RuntimeLoop {
         for datagram in engine.takeDatagrams() {
             guard let socket = sockets[datagram.family] else { continue }
             sentDatagrams.record(datagram.bytes, at: now)
-            // A failed send is a lost datagram; mDNS retransmits everything that matters (§8, §5.2).
-            guard (try? socket.send(datagram.bytes, on: datagram.interface, to: datagram.destination)) != nil else {
+            do {
+                try socket.send(datagram.bytes, on: datagram.interface, to: datagram.destination)
+            } catch {
+                // A lost datagram: mDNS retransmits everything that matters (§8, §5.2).
+                statistics.update(datagram.interface, datagram.family, name: interfaceName(datagram.interface)) {
+                    $0.sendFailures += 1
+                }
+                diagnostics.emit(.warning, .socket, interface: interfaceName(datagram.interface),
+                    "could not send \(Self.noun(for: datagram.purpose)) to \(datagram.destination): \(error)")
                 continue
             }
+            statistics.update(datagram.interface, datagram.family, name: interfaceName(datagram.interface)) {
+                $0.packetsSent += 1
+                $0.bytesSent += UInt64(datagram.bytes.count)
+            }
+            reportSent(datagram)
             if case .multicast = datagram.destination, datagram.family == family { multicastSent += 1 }
         }
         return multicastSent
@@ -133,10 +177,22 @@ final class RuntimeLoop {
     /// hear it), so it is already waiting, and reading it now saves a poll(2) round per answered
     /// query. A full batch goes back to poll first, so the other descriptors get their turn.
     private func receive(from socket: MulticastSocket) {
-        let packets = try? socket.receiveWaiting(limit: Self.receiveBatch)
+        let packets = read(socket, limit: Self.receiveBatch)
         let multicastSent = handle(packets, countingMulticastOver: socket.family)
-        if multicastSent > 0, (packets?.count ?? 0) < Self.receiveBatch {
-            handle(try? socket.receiveWaiting(limit: multicastSent), countingMulticastOver: socket.family)
+        if multicastSent > 0, packets.count < Self.receiveBatch {
+            handle(read(socket, limit: multicastSent), countingMulticastOver: socket.family)
+        }
+    }
+
+    /// Up to `limit` datagrams waiting on `socket`; a failed read is counted and reported.
+    private func read(_ socket: MulticastSocket, limit: Int) -> [ReceivedPacket] {
+        defer { reportNewSocketCounts(socket) }
+        do {
+            return try socket.receiveWaiting(limit: limit)
+        } catch {
+            statistics.noteReceiveFailure(over: socket.family)
+            diagnostics.emit(.warning, .socket, "reading the \(Self.familyName(socket.family)) socket failed: \(error)")
+            return []
         }
     }
 
@@ -145,13 +201,31 @@ final class RuntimeLoop {
     /// rule (RFC 6762 §6), so the send must not wait for the rest of the batch, however long. The
     /// batch's events are delivered after it. Returns the multicast datagrams sent over `family`.
     @discardableResult
-    private func handle(_ packets: [ReceivedPacket]?, countingMulticastOver family: IPFamily) -> Int {
+    private func handle(_ packets: [ReceivedPacket], countingMulticastOver family: IPFamily) -> Int {
         var multicastSent = 0
-        for packet in packets ?? [] {
+        for packet in packets {
             let datagram = packet.datagram
             let time = now
-            if isOwn(datagram, at: time) { continue }
-            engine.receive(datagram, at: time)
+            let name = interfaceName(datagram.interface)
+            statistics.update(datagram.interface, family, name: name) {
+                $0.packetsReceived += 1
+                $0.bytesReceived += UInt64(datagram.bytes.count)
+            }
+            if isOwn(datagram, at: time) {
+                statistics.update(datagram.interface, family, name: name) { $0.ownPacketsIgnored += 1 }
+                diagnostics.emit(.debug, .packet, interface: name, "ignored our own multicast, looped back by the kernel")
+                continue
+            }
+            if let reason = engine.receive(datagram, at: time) {
+                statistics.update(datagram.interface, family, name: name) { counters in
+                    switch reason {
+                    case .undecodable: counters.undecodable += 1
+                    case .offLink: counters.offLink += 1
+                    default: counters.otherDropped += 1
+                    }
+                }
+            }
+            reportEngineDiagnostics()
             multicastSent += sendDatagrams(countingMulticastOver: family)
         }
         return multicastSent + flush(countingMulticastOver: family)
@@ -169,12 +243,26 @@ final class RuntimeLoop {
     /// Brings the engine and the group memberships in line with the interfaces now present:
     /// new ones probed and announced, changed addresses announced, vanished ones withdrawn.
     private func rescanInterfaces() {
-        guard let current = try? InterfaceScanner.current(selection: selection) else { return }
+        let current: [NetworkInterface]
+        do {
+            current = try InterfaceScanner.current(selection: selection)
+        } catch {
+            diagnostics.emit(.error, .interface, "cannot list the network interfaces: \(error)")
+            return
+        }
         let time = now
         let currentIDs = Set(current.map(\.id))
         for id in interfaces.keys.sorted() where !currentIDs.contains(id) {
             engine.removeInterface(id, at: time)
-            for socket in sockets.values { try? socket.leave(id) }
+            for socket in sockets.values {
+                do {
+                    try socket.leave(id)
+                } catch {
+                    diagnostics.emit(.warning, .interface, interface: interfaces[id]?.name,
+                        "could not leave the \(Self.familyName(socket.family)) mDNS group: \(error)")
+                }
+            }
+            diagnostics.emit(.info, .interface, interface: interfaces[id]?.name, "gone or down: its records are withdrawn")
             interfaces[id] = nil
             directory.interfaceNames[id] = nil
         }
@@ -187,9 +275,21 @@ final class RuntimeLoop {
                 guard let socket = sockets[family] else { continue }
                 do {
                     if interface.families.contains(family) {
-                        _ = try socket.joinMakingRoom(interface.id)
+                        let wasJoined = socket.joinedInterfaces.contains(interface.id)
+                        let displaced = try socket.joinMakingRoom(interface.id)
+                        if !wasJoined {
+                            diagnostics.emit(.info, .interface, interface: interface.name,
+                                "joined the \(Self.familyName(family)) mDNS group \(family == .v4 ? "224.0.0.251" : "ff02::fb")")
+                        }
+                        if let displaced {
+                            diagnostics.emit(.warning, .interface, interface: interfaces[displaced]?.name,
+                                "gave up the \(Self.familyName(family)) mDNS group membership to \(interface.name), "
+                                    + "a lower-numbered interface: the kernel allows no more per socket")
+                        }
                     } else if socket.joinedInterfaces.contains(interface.id) {
                         try socket.leave(interface.id)
+                        diagnostics.emit(.info, .interface, interface: interface.name,
+                            "left the \(Self.familyName(family)) mDNS group: no \(Self.familyName(family)) address")
                     }
                 } catch {
                     let limit = error.errno == ENOBUFS && family == .v4
@@ -197,7 +297,14 @@ final class RuntimeLoop {
                         : ""
                     failures.append(NetworkScope.MembershipFailure(
                         interface: interface.name, family: family == .v4 ? .ipv4 : .ipv6, reason: "\(error)\(limit)"))
+                    diagnostics.emit(.warning, .interface, interface: interface.name,
+                        "cannot join the \(Self.familyName(family)) mDNS group, so nothing sent to it is heard: \(error)\(limit)")
                 }
+            }
+            if interfaces[interface.id] != interface {
+                diagnostics.emit(.info, .interface, interface: interface.name,
+                    (interfaces[interface.id] == nil ? "in use" : "addresses changed") + ": "
+                        + interface.addresses.map { "\($0.address)/\($0.prefixLength)" }.joined(separator: ", "))
             }
             interfaces[interface.id] = interface
             directory.interfaceNames[interface.id] = interface.name
@@ -206,5 +313,116 @@ final class RuntimeLoop {
         reportInterfacesPresent(!interfaces.isEmpty)
         reportMembershipFailures(failures)
         flush()
+    }
+
+    // MARK: Diagnostics
+
+    private func interfaceName(_ id: InterfaceID) -> String {
+        interfaces[id]?.name ?? String(id.index)
+    }
+
+    private static func familyName(_ family: IPFamily) -> String {
+        family == .v4 ? "IPv4" : "IPv6"
+    }
+
+    private static func noun(for purpose: OutgoingDatagram.Purpose) -> String {
+        switch purpose {
+        case .probe: "a probe"
+        case .announcement: "an announcement"
+        case .answer: "a response"
+        case .goodbye: "a goodbye"
+        case .query: "a query"
+        }
+    }
+
+    /// Says what went out: probes, announcements and goodbyes at `info`, the rest at `debug`.
+    private func reportSent(_ datagram: OutgoingDatagram) {
+        let level: CiaoDiagnostic.Level = [.query, .answer].contains(datagram.purpose) ? .debug : .info
+        guard diagnostics.wants(level) else { return }
+        let category: CiaoDiagnostic.Category =
+            switch datagram.purpose {
+            case .query: .query
+            case .answer: .response
+            case .probe, .announcement, .goodbye: .publication
+            }
+        let destination: String =
+            switch datagram.destination {
+            case .multicast(let family): "the \(Self.familyName(family)) group"
+            case .unicast(let address): "\(address)"
+            }
+        let summary: String
+        do {
+            summary = MessageSummary.describe(try Message(decoding: datagram.bytes))
+        } catch {
+            summary = "\(datagram.bytes.count) bytes that do not decode: \(error)"
+        }
+        diagnostics.emit(level, category, interface: interfaceName(datagram.interface),
+            "sent \(Self.noun(for: datagram.purpose)) to \(destination): \(summary)")
+    }
+
+    /// Says what the engine met: each message received and from whom, drops and why, conflicts.
+    private func reportEngineDiagnostics() {
+        let taken = engine.takeDiagnostics()
+        for diagnostic in taken {
+            switch diagnostic {
+            case .received(let message, let source, let interface):
+                let kind = message.header.isResponse ? "a response" : message.authorities.isEmpty ? "a query" : "a probe"
+                diagnostics.emit(.debug, message.header.isResponse ? .response : .query, interface: interfaceName(interface),
+                    "received \(kind) from \(source): \(MessageSummary.describe(message))")
+            case .dropped(let reason, let source, let interface):
+                let level: CiaoDiagnostic.Level = if case .undecodable = reason { .info } else { .debug }
+                diagnostics.emit(level, .packet, interface: interfaceName(interface), "dropped a datagram from \(source): \(reason)")
+            case .conflict(let name, let source, let interface, let whileProbing):
+                diagnostics.emit(.info, .publication, interface: interfaceName(interface),
+                    "\(source) answers for \(name) with other data (RFC 6762 §9): "
+                        + (whileProbing ? "choosing another name" : "probing for it again"))
+            case .lostProbeTieBreak(let name, let source, let interface):
+                diagnostics.emit(.info, .publication, interface: interfaceName(interface),
+                    "\(source) probes for \(name) too and wins the tie-break (RFC 6762 §8.2): probing again in a second")
+            }
+        }
+    }
+
+    /// Says what the engine reports about publications: names won, lost and renamed.
+    private func report(_ events: [EngineEvent]) {
+        guard diagnostics.wants(.info) else { return }
+        for event in events {
+            switch event {
+            case .registered(_, let name):
+                diagnostics.emit(.info, .publication, "\(name) is ours: probed and announced (RFC 6762 §8)")
+            case .renamed(_, let old, let new):
+                diagnostics.emit(.info, .publication, "lost \(old) to a conflict: renamed \(new), probing for it")
+            case .nameConflict(_, let name):
+                diagnostics.emit(.warning, .publication, "\(name) is taken and renaming is off: the service is withdrawn")
+            case .hostRenamed(let old, let new):
+                diagnostics.emit(.info, .publication, "host name \(old) is now \(new)")
+            case .added, .updated, .removed:
+                continue
+            }
+        }
+    }
+
+    /// Says what `socket` has counted since last time: datagrams the kernel dropped, and ones too
+    /// long for mDNS.
+    private func reportNewSocketCounts(_ socket: MulticastSocket) {
+        let counted = socket.counters
+        let seen = socketCountersSeen[socket.family] ?? MulticastSocketCounters(kernelDrops: 0, truncated: 0)
+        guard counted.kernelDrops != seen.kernelDrops || counted.truncated != seen.truncated else { return }
+        socketCountersSeen[socket.family] = counted
+        let family = Self.familyName(socket.family)
+        if counted.kernelDrops > seen.kernelDrops {
+            diagnostics.emit(.warning, .socket,
+                "the kernel dropped \(counted.kernelDrops &- seen.kernelDrops) \(family) datagrams: the receive queue was full")
+        }
+        if counted.truncated > seen.truncated {
+            diagnostics.emit(.warning, .socket,
+                "dropped \(counted.truncated - seen.truncated) \(family) datagrams longer than mDNS allows (9000 bytes)")
+        }
+    }
+}
+
+extension MulticastSocket {
+    var counters: MulticastSocketCounters {
+        MulticastSocketCounters(kernelDrops: droppedDatagrams, truncated: truncatedDatagrams)
     }
 }

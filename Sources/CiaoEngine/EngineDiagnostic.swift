@@ -1,0 +1,41 @@
+import CiaoWire
+
+/// Something the engine met or decided that a log should show, collected while
+/// ``MDNSEngine/reportsDiagnostics`` is on and taken with ``MDNSEngine/takeDiagnostics()``.
+/// What it sends is told by the datagrams themselves (``OutgoingDatagram/purpose``).
+public enum EngineDiagnostic: Hashable, Sendable {
+    /// A message handled: a query or a response from `source`.
+    case received(Message, from: SocketAddress, on: InterfaceID)
+    /// A datagram ignored, and why.
+    case dropped(DropReason, from: SocketAddress, on: InterfaceID)
+    /// A record of a name we own or probe for, with other data (RFC 6762 §9): while probing the
+    /// name is given up at once, afterwards it is probed again.
+    case conflict(name: DomainName, from: SocketAddress, on: InterfaceID, whileProbing: Bool)
+    /// Another host probed for our name at the same time and won the tie-break (§8.2): we probe
+    /// again in a second.
+    case lostProbeTieBreak(name: DomainName, from: SocketAddress, on: InterfaceID)
+}
+
+/// Why the engine ignored a received datagram.
+public enum DropReason: Hashable, Sendable, CustomStringConvertible {
+    /// It came on an interface the engine does not use.
+    case unknownInterface
+    /// It is not a DNS message: the decoder's reason and the offset where it stopped.
+    case undecodable(DecodingError)
+    /// A unicast datagram from a source off the interface's links (§11).
+    case offLink
+    /// A response with a non-zero RCODE (§18.11).
+    case errorResponse(rcode: UInt8)
+    /// A response from a port other than 5353 (§6).
+    case responseFromOtherPort(UInt16)
+
+    public var description: String {
+        switch self {
+        case .unknownInterface: "came on an interface not in use"
+        case .undecodable(let error): "undecodable: \(error)"
+        case .offLink: "unicast from a source not on the link (RFC 6762 §11)"
+        case .errorResponse(let rcode): "response with RCODE \(rcode) (RFC 6762 §18.11)"
+        case .responseFromOtherPort(let port): "response from port \(port), not 5353 (RFC 6762 §6)"
+        }
+    }
+}
