@@ -1,5 +1,9 @@
 import Ciao
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Aligned columns for people, in the manner of avahi-browse: `+` found, `-` removed, `=`
 /// resolved with its details indented below; coloured on a terminal.

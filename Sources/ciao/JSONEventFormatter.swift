@@ -1,5 +1,9 @@
 import Ciao
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One JSON object per event per line, with an ISO 8601 `time`, for scripts.
 ///
@@ -7,7 +11,7 @@ import Foundation
 /// for a flag (a key without `=`).
 struct JSONEventFormatter: EventFormatter {
     func lines(for event: OutputEvent, at time: Date) -> [String] {
-        var fields: [String: Any]
+        var fields: [String: JSONValue]
         switch event {
         case .found(let service, let interface):
             fields = Self.fields(service, interface)
@@ -18,42 +22,72 @@ struct JSONEventFormatter: EventFormatter {
         case .resolved(let resolved, let interface):
             fields = Self.fields(resolved.service, interface)
             fields["event"] = "resolved"
-            fields["host"] = resolved.hostName
-            fields["port"] = Int(resolved.port)
-            fields["addresses"] = resolved.addresses
-            fields["txt"] = Self.txt(resolved.txtRecord)
+            fields["host"] = .string(resolved.hostName)
+            fields["port"] = .int(Int(resolved.port))
+            fields["addresses"] = .array(resolved.addresses.map(JSONValue.string))
+            fields["txt"] = .object(Self.txt(resolved.txtRecord))
         case .resolutionFailed(let service, let interface, let error):
             fields = Self.fields(service, interface)
             fields["event"] = "resolutionFailed"
-            fields["error"] = error.description
+            fields["error"] = .string(error.description)
         case .type(let type):
-            fields = ["event": "type", "type": type.rawValue, "domain": "local.", "rfc6335": type.isRFC6335]
+            fields = ["event": "type", "type": .string(type.rawValue), "domain": "local.", "rfc6335": .bool(type.isRFC6335)]
         case .published(let published):
             fields = [
-                "event": "published", "name": published.service.name, "type": published.service.type.rawValue,
-                "domain": published.service.domain, "host": published.hostName, "port": Int(published.port),
+                "event": "published", "name": .string(published.service.name), "type": .string(published.service.type.rawValue),
+                "domain": .string(published.service.domain), "host": .string(published.hostName), "port": .int(Int(published.port)),
             ]
         }
-        fields["time"] = Self.timeFormat.format(time)
-        guard let data = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes])
-        else { return [] }
+        fields["time"] = .string(Self.timeFormat.format(time))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(fields) else { return [] }
         return [String(decoding: data, as: UTF8.self)]
     }
 
     private static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
-    private static func fields(_ service: Service, _ interface: InterfaceInfo) -> [String: Any] {
-        ["name": service.name, "type": service.type.rawValue, "domain": service.domain, "interface": interface.name]
+    private static func fields(_ service: Service, _ interface: InterfaceInfo) -> [String: JSONValue] {
+        [
+            "name": .string(service.name), "type": .string(service.type.rawValue), "domain": .string(service.domain),
+            "interface": .string(interface.name),
+        ]
     }
 
-    private static func txt(_ record: TXTRecord) -> [String: Any] {
-        record.values.mapValues { value -> Any in
+    private static func txt(_ record: TXTRecord) -> [String: JSONValue] {
+        record.values.mapValues { value -> JSONValue in
             switch value {
-            case .flag: return true
+            case .flag: return .bool(true)
             case .bytes(let data):
-                if let text = String(validating: data, as: UTF8.self) { return text }
-                return ["hex": data.map { String(format: "%02x", $0) }.joined()]
+                if let text = String(validating: data, as: UTF8.self) { return .string(text) }
+                return .object(["hex": .string(hex(data))])
             }
+        }
+    }
+
+    /// Lowercase hex digits, two per byte.
+    private static func hex(_ data: Data) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        return String(decoding: data.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] }, as: UTF8.self)
+    }
+}
+
+/// A JSON value for `JSONEncoder` (`JSONSerialization` is Foundation's, not FoundationEssentials').
+enum JSONValue: Encodable, ExpressibleByStringLiteral {
+    case string(String), int(Int), bool(Bool), array([JSONValue]), object([String: JSONValue])
+
+    init(stringLiteral value: String) {
+        self = .string(value)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .string(let value): try container.encode(value)
+        case .int(let value): try container.encode(value)
+        case .bool(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
         }
     }
 }

@@ -1,5 +1,9 @@
 import Ciao
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Something a subcommand reports, with what the printers need beyond the API's values.
 enum OutputEvent: Equatable {

@@ -1,4 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Writes a command's events to standard output as they happen, and on a terminal keeps one
 /// progress line below them (rewritten in place, cleared before each new event).
@@ -37,7 +44,11 @@ final class OutputPrinter {
     }
 
     private func write(_ text: String) {
-        guard !text.isEmpty else { return }
-        FileHandle.standardOutput.write(Data(text.utf8))
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            guard written > 0 else { return }
+            bytes = bytes.dropFirst(written)
+        }
     }
 }

@@ -1,6 +1,10 @@
 import Ciao
 import CiaoWire
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The lines of `avahi-browse -p` (and `-r`), so that scripts written for it can switch: fields
 /// split by `;`, names escaped as avahi escapes them, one line per interface and protocol.

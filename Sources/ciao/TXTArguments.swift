@@ -1,5 +1,9 @@
 import Ciao
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// TXT entries from the shell: `KEY=VALUE`, `KEY=` (empty value) and `KEY` (a flag, RFC 6763
 /// §6.4). In values, `\xHH` is a byte given in hex and `\\` a backslash, so binary values can be

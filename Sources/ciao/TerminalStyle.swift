@@ -3,7 +3,11 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Whether output goes to a terminal, and whether it may be coloured (https://no-color.org).
 struct TerminalStyle: Equatable {

@@ -48,7 +48,7 @@ import Testing
 
     /// Continuous queries and refreshes at 80–95 % of the TTL keep every record alive: the SRV and
     /// address records live 120 s, so over ten minutes each is refreshed about six times.
-    @Test func noSpuriousRemovalsOverTenMinutesAtTenPercentLoss() {
+    @Test(.long) func noSpuriousRemovalsOverTenMinutesAtTenPercentLoss() {
         var (network, _, browser, expected) = Self.setUp(seed: 201, loss: 0.10)
         network.recordsTransmissions = false
         var browsers = [browser]

@@ -53,7 +53,7 @@ import Testing
         return packets
     }
 
-    @Test func floodOfLongLivedRecordsFromOneHostLeavesTheLegitimateListed() async {
+    @Test(.long) func floodOfLongLivedRecordsFromOneHostLeavesTheLegitimateListed() async {
         let clock = ContinuousClock()
         let started = clock.now
         var network = SimulatedNetwork(seed: 50)

@@ -7,7 +7,7 @@ import Testing
 @Suite struct ResponderProbingTests {
     /// Two hosts register the same instance name at the same moment, on 1000 seeds: each time
     /// exactly one keeps it and the other ends up `Name (2)` (§8.2 tie-break, §9 rename).
-    @Test func simultaneousRegistrationEndsWithOneOwnerOverManySeeds() {
+    @Test(.long) func simultaneousRegistrationEndsWithOneOwnerOverManySeeds() {
         let clock = ContinuousClock()
         let started = clock.now
         let shared = Support.instance("Shared")
