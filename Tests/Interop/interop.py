@@ -1138,7 +1138,7 @@ def membership_limit(s: Suite) -> list[str]:
                 c.run("ip", "link", "set", end, "multicast", "on", "up")
         lab.start_avahi(a, ipv6=False)
         ap = s.avahi_client(a)
-        browse = s.ciao(c, "ciao-browse", "browse", "-4", "-p", TYPE)
+        browse = s.ciao(c, "ciao-browse", "browse", "-v", "-4", "-p", TYPE)
         expect_published(ap, "before", "Before Flap", port=9500)
         browse.wait_for({"event": "found", "name": "Before Flap"}, 10, what="Before Flap")
         deadline = time.monotonic() + 5
@@ -1146,6 +1146,10 @@ def membership_limit(s: Suite) -> list[str]:
             time.sleep(0.2)
         if not warned:
             raise Failure(f"ciao browse gave no warning for the interfaces past the limit\n{browse.tail()}")
+        # Before the flap: each interface past the limit once, however many scans there were.
+        failed_joins = [line for line in browse.lines if "cannot join the IPv4 mDNS group" in line]
+        if not failed_joins or len(failed_joins) != len({line.split(": ")[1].split()[-1] for line in failed_joins}):
+            raise Failure(f"ciao browse -v: failed joins not reported once each: {failed_joins[:5]}")
         c.link(False)
         time.sleep(2)
         c.link(True)
@@ -1155,7 +1159,8 @@ def membership_limit(s: Suite) -> list[str]:
         expect_published(ap, "after", "After Flap", port=9501)
         browse.wait_for({"event": "found", "name": "After Flap"}, 10, after=mark, what="After Flap after the flap")
         took = time.monotonic() - t0
-        return [f"{len(warned)} interfaces past the limit reported (\"{warned[0][:90]}...\"); "
+        return [f"{len(warned)} interfaces past the limit reported (\"{warned[0][:90]}...\"), "
+                f"{len(failed_joins)} failed joins logged by -v; "
                 f"after the flap a new service was found in {took:.2f} s over IPv4"]
 
 
@@ -1794,6 +1799,100 @@ def lookups(s: Suite) -> list[str]:
         rc = follow.wait_exit(5)
         if rc != 0:
             raise Failure(f"ciao query -c after SIGINT: exit {rc}")
+        return figures
+
+
+NFT_MDNS_COUNTERS = f"""
+table inet ciao_counters {{
+    chain input {{
+        type filter hook input priority 0; policy accept;
+        iifname "{IFNAME}" udp dport 5353 counter
+    }}
+    chain output {{
+        type filter hook output priority 0; policy accept;
+        oifname "{IFNAME}" udp sport 5353 counter
+    }}
+}}
+"""
+
+
+def nft_mdns_counts(h: Host) -> tuple[int, int]:
+    """(packets in, packets out) of UDP port 5353 on the lab interface, by NFT_MDNS_COUNTERS."""
+    text = h.run("nft", "list", "table", "inet", "ciao_counters")
+    counts = [int(m) for m in re.findall(r"counter packets (\d+)", text)]
+    return counts[0], counts[1]
+
+
+def verbose_lines(p: JsonProc, *words: str, after: int = 0) -> list[str]:
+    """The lines of `p` (standard error included) from `after` on that contain every word."""
+    return [line for line in p.lines[after:] if all(w in line for w in words)]
+
+
+@scenario("diagnostics", "ciao -v: a conflict, an interface flap and a malformed packet each said once with the reason; counters as nftables counts")
+def diagnostics(s: Suite) -> list[str]:
+    """`ciao publish -v` in host c takes a name avahi owns on host av: the conflict (who answered)
+    and the rename are each logged once; a 3-byte datagram host x multicasts is logged once as
+    undecodable with the decoder's reason and offset; a flap of c's link is logged once going
+    and once coming back. Then `ciao query -v -c` prints its counters at the end, which must equal
+    what an nftables counter on c's link counted for port 5353, packets in and out, within one."""
+    with s.lab("diagnostics", ["c", "av", "x"]) as lab:
+        c, av, x = lab["c"], lab["av"], lab["x"]
+        lab.start_avahi(av)
+        ap = s.avahi_client(av)
+        expect_published(ap, "t", "Taken", port=9000)
+        pub = s.ciao(c, "ciao-publish-v", "publish", "-v", "--json", "Taken", TYPE, "9100")
+        s.agents.append(pub)
+        ciao_published(pub, "Taken (2)")
+        conflict = verbose_lines(pub, "publication", f"answers for Taken.{TYPE}.local.", "choosing another name")
+        renamed = verbose_lines(pub, "publication", f"lost Taken.{TYPE}.local. to a conflict")
+        if len(conflict) != 1 or len(renamed) != 1 or not any(plain(av.v4) in l or plain(av.v6) in l for l in conflict):
+            raise Failure(f"ciao publish -v: conflict lines {conflict}, rename lines {renamed} (expected one each, naming av)")
+        figures = [f"conflict and rename logged once: \"{conflict[0].split(f'{IFNAME}: ', 1)[1][:100]}\""]
+
+        mark = len(pub.lines)
+        x.run(sys.executable, "-c", "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
+              f"s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton('{x.v4}')); "
+              "s.sendto(bytes([0, 1, 2]), ('224.0.0.251', 5353))")
+        deadline = time.monotonic() + 5
+        while not verbose_lines(pub, "undecodable", after=mark) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.5)
+        dropped = verbose_lines(pub, "dropped a datagram", after=mark)
+        if len(dropped) != 1 or f"from {x.v4}:" not in dropped[0] or "shorter than the 12-byte header (at offset 0)" not in dropped[0]:
+            raise Failure(f"ciao publish -v after a 3-byte datagram: {dropped} (expected one line naming {x.v4}, the reason and offset)")
+        figures.append(f"malformed datagram: \"{dropped[0].split(f'{IFNAME}: ', 1)[1][:120]}\"")
+
+        mark = len(pub.lines)
+        c.link(False)
+        time.sleep(2)
+        c.link(True)
+        deadline = time.monotonic() + 10
+        while not verbose_lines(pub, "interface", IFNAME, "in use", after=mark) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(1)
+        gone = verbose_lines(pub, "interface", IFNAME, "gone or down", after=mark)
+        back = verbose_lines(pub, "interface", IFNAME, "in use", after=mark)
+        if len(gone) != 1 or len(back) != 1:
+            raise Failure(f"ciao publish -v across a flap: {gone} and {back} (expected one line each)")
+        figures.append("flap: one line down, one line back")
+        pub.proc.send_signal(signal.SIGINT)
+        if pub.wait_exit(5) != 0:
+            raise Failure(f"ciao publish -v after SIGINT: exit {pub.proc.returncode}\n{pub.tail()}")
+
+        time.sleep(2)
+        c.nft(NFT_MDNS_COUNTERS)
+        before = nft_mdns_counts(c)
+        # Four seconds of continuous querying: queries at about 0, 1 and 3 s, and avahi's answers.
+        p, rc, _ = s.ciao_once(c, "ciao-query-v", "query", "-v", "-c", "--timeout", "4", f"{TYPE}.local", "PTR")
+        after = nft_mdns_counts(c)
+        counted_in, counted_out = after[0] - before[0], after[1] - before[1]
+        stats = verbose_lines(p, "statistics", IFNAME)
+        received = sum(int(re.search(r"received (\d+) packets", l).group(1)) for l in stats)
+        sent = sum(int(re.search(r"sent (\d+) ", l).group(1)) for l in stats)
+        if rc != 0 or abs(received - counted_in) > 1 or abs(sent - counted_out) > 1:
+            raise Failure(f"ciao query -v: exit {rc}; counted {received} in and {sent} out, nftables {counted_in} and "
+                          f"{counted_out}\n" + "\n".join(stats))
+        figures.append(f"counters: {received} in / {sent} out, nftables {counted_in} / {counted_out}")
         return figures
 
 

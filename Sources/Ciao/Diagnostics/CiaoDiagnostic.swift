@@ -51,7 +51,9 @@ public struct CiaoDiagnostic: Sendable, CustomStringConvertible {
 
     /// The wall-clock time it happened.
     public var time: Date
+    /// How much it matters.
     public var level: Level
+    /// What part of the runtime it is about.
     public var category: Category
     /// The interface's name, such as `eth0`, when it concerns one.
     public var interface: String?

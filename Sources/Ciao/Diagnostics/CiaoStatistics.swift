@@ -5,12 +5,15 @@ public struct CiaoStatistics: Hashable, Sendable {
     public struct InterfaceCounters: Hashable, Sendable {
         /// The interface's name, such as `eth0`.
         public var interface: String
+        /// The family the counted datagrams went over.
         public var family: NetworkScope.AddressFamily
         /// Datagrams read from the socket, our own multicast looped back by the kernel included.
         public var packetsReceived: UInt64 = 0
+        /// The bytes of those datagrams, UDP payload only.
         public var bytesReceived: UInt64 = 0
         /// Datagrams the kernel accepted for sending.
         public var packetsSent: UInt64 = 0
+        /// The bytes of those datagrams, UDP payload only.
         public var bytesSent: UInt64 = 0
         /// Datagrams the kernel refused to send.
         public var sendFailures: UInt64 = 0
@@ -32,6 +35,7 @@ public struct CiaoStatistics: Hashable, Sendable {
 
     /// What one of the runtime's two sockets (one per family) met.
     public struct SocketCounters: Hashable, Sendable {
+        /// The socket's family.
         public var family: NetworkScope.AddressFamily
         /// Datagrams the kernel dropped because the socket's receive queue was full (SO_RXQ_OVFL).
         public var kernelDrops: UInt64

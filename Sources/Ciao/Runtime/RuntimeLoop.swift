@@ -32,6 +32,8 @@ final class RuntimeLoop {
     private var socketCountersSeen: [IPFamily: MulticastSocketCounters] = [:]
     /// Consecutive failed polls, for the back-off.
     private var pollFailures = 0
+    /// The group memberships the last interface scan could not make, to report each failure once.
+    private var membershipFailures: Set<NetworkScope.MembershipFailure> = []
     private let origin = ContinuousClock.now
     /// Datagrams read per socket before the loop looks at its other descriptors again.
     private static let receiveBatch = 256
@@ -295,10 +297,13 @@ final class RuntimeLoop {
                     let limit = error.errno == ENOBUFS && family == .v4
                         ? "; Linux allows net.ipv4.igmp_max_memberships (20 by default) per socket: raise it above the number of interfaces (sysctl)"
                         : ""
-                    failures.append(NetworkScope.MembershipFailure(
-                        interface: interface.name, family: family == .v4 ? .ipv4 : .ipv6, reason: "\(error)\(limit)"))
-                    diagnostics.emit(.warning, .interface, interface: interface.name,
-                        "cannot join the \(Self.familyName(family)) mDNS group, so nothing sent to it is heard: \(error)\(limit)")
+                    let failure = NetworkScope.MembershipFailure(
+                        interface: interface.name, family: family == .v4 ? .ipv4 : .ipv6, reason: "\(error)\(limit)")
+                    failures.append(failure)
+                    if !membershipFailures.contains(failure) {
+                        diagnostics.emit(.warning, .interface, interface: interface.name,
+                            "cannot join the \(Self.familyName(family)) mDNS group, so nothing sent to it is heard: \(error)\(limit)")
+                    }
                 }
             }
             if interfaces[interface.id] != interface {
@@ -312,6 +317,7 @@ final class RuntimeLoop {
         }
         reportInterfacesPresent(!interfaces.isEmpty)
         reportMembershipFailures(failures)
+        membershipFailures = Set(failures)
         flush()
     }
 
