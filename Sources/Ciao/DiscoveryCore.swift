@@ -8,6 +8,8 @@ final class DiscoveryCore: Sendable {
     private struct State {
         var browse: BackendToken?
         var services: Set<Service> = []
+        /// The services found that this host publishes.
+        var localServices: Set<Service> = []
         /// Resolutions of found services, with their timeouts until the first result.
         var resolutions: [Service: Resolution] = [:]
         var resolutionsStarted = 0
@@ -50,6 +52,9 @@ final class DiscoveryCore: Sendable {
 
     var services: Set<Service> { state.withLock { $0.services } }
 
+    /// Whether a service found is published on this host.
+    func isLocal(_ service: Service) -> Bool { state.withLock { $0.localServices.contains(service) } }
+
     func start(type: ServiceType, subtype: String?) throws(CiaoError) {
         sink.yield(.started)
         // Strong references: the backend drops its callbacks on cancel, and the stream's
@@ -89,8 +94,13 @@ final class DiscoveryCore: Sendable {
             var mentioned: [Service] = []
             var last: [Service: BrowseUpdate] = [:]
             for update in updates {
-                let service = switch update {
-                case .found(let service), .removed(let service): service
+                let service: Service
+                switch update {
+                case .found(let found), .removed(let found):
+                    service = found
+                case .local(let local):
+                    state.localServices.insert(local)
+                    continue
                 }
                 if last.updateValue(update, forKey: service) == nil { mentioned.append(service) }
             }
@@ -103,6 +113,7 @@ final class DiscoveryCore: Sendable {
                     found.append(instance)
                 case .removed(let instance) where state.services.contains(instance):
                     state.services.remove(instance)
+                    state.localServices.remove(instance)
                     removed.append(instance)
                 default:
                     break

@@ -27,6 +27,12 @@ public actor DiscoverySession {
         try core.start(type: type, subtype: subtype)
     }
 
+    /// Whether `service`, found by this session, is published on this host (by this process or by
+    /// another responder here), for `ciao browse -l`; known before its `found` event is delivered.
+    package nonisolated func isLocal(_ service: Service) -> Bool {
+        core.isLocal(service)
+    }
+
     /// Stops browsing and resolving; ``events`` reports `stopped` and finishes.
     public func stop() {
         core.stop()

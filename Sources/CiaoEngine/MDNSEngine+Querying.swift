@@ -205,6 +205,18 @@ extension MDNSEngine {
         }
     }
 
+    /// Whether `record`, as reported on `interface`, comes from this host: one of our own
+    /// records, or cached from one of this host's addresses (another responder here).
+    public func isFromThisHost(_ record: ResourceRecord, on interface: InterfaceID) -> Bool {
+        guard let state = interfaces[interface] else { return false }
+        let question = Question(name: record.name, type: record.type)
+        if ownRecords(answering: question, on: state.interface).contains(where: { $0.data == record.data }) { return true }
+        let key = RecordKey(record)
+        guard let entry = state.cache.records(named: record.name, type: record.type).first(where: { $0.key == key })
+        else { return false }
+        return interfaces.values.contains { $0.interface.owns(entry.source) }
+    }
+
     /// Removes expired, flushed and POOFed records and reports them.
     mutating func expireCachedRecords(at now: Instant) {
         for interfaceID in interfaces.keys.sorted() where interfaces[interfaceID]!.cache.hasExpiry(at: now) {

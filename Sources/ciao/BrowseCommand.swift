@@ -9,6 +9,8 @@ enum BrowseCommand {
             .init(names: ["-a", "--all"], value: nil, help: "browse every type found by type enumeration"),
             .init(names: ["-r", "--resolve"], value: nil, help: "resolve each service: host, port, addresses, TXT"),
             .init(names: ["-t", "--terminate"], value: nil, help: "exit once the first answers have settled"),
+            .init(names: ["-c", "--cache"], value: nil, help: "as -t: there is no daemon whose cache to dump (avahi-browse -c)"),
+            .init(names: ["-l", "--ignore-local"], value: nil, help: "leave out services published on this host"),
             .init(names: ["--timeout"], value: "SECONDS", help: "give up resolving a service after this long (default 10)"),
         ] + CommonOptions.network + [CommonOptions.domain] + CommonOptions.output,
         positionals: [.init(name: "TYPE", help: "a service type such as _http._tcp; a subtype as _printer._sub._http._tcp or _http._tcp,_printer", isVariadic: true)],
@@ -42,6 +44,7 @@ struct BrowseOptions {
     var all: Bool
     var resolve: Bool
     var terminate: Bool
+    var ignoreLocal: Bool
     var resolutionTimeout: Duration
     var format: OutputFormat
 
@@ -51,7 +54,10 @@ struct BrowseOptions {
         targets = try arguments.variadic("TYPE").map { (text) throws(ArgumentError) in try BrowseTarget(parsing: text) }
         guard all || !targets.isEmpty else { throw ArgumentError("give a service TYPE, or --all") }
         resolve = arguments.has("--resolve")
-        terminate = arguments.has("--terminate")
+        // avahi-browse -c dumps avahi-daemon's cache and exits; a ciao process has no cache before
+        // it asks, so -c asks and exits once the answers have settled, as -t does.
+        terminate = arguments.has("--terminate") || arguments.has("--cache")
+        ignoreLocal = arguments.has("--ignore-local")
         resolutionTimeout = try Self.seconds(arguments.value("--timeout") ?? "10", option: "--timeout")
         format = try CommonOptions.outputFormat(arguments)
         _ = try CommonOptions.domain(arguments)
@@ -68,7 +74,7 @@ struct BrowseOptions {
 /// One `ciao browse` at work: every session's events merged into one stream and printed.
 struct BrowseRun {
     private enum Input {
-        case discovery(DiscoveryEvent)
+        case discovery(DiscoveryEvent, DiscoverySession)
         case typeFound(ServiceType)
         case failed(any Error)
         case interrupted
@@ -84,6 +90,8 @@ struct BrowseRun {
     private var typeSession: ServiceTypeSession?
     private var tasks: [Task<Void, Never>] = []
     private var found: Set<Service> = []
+    /// Services this host publishes, left out with -l.
+    private var ignored: Set<Service> = []
     private var unresolved: Set<Service> = []
     private var quiet = QuietPeriod()
 
@@ -136,8 +144,8 @@ struct BrowseRun {
         }
         for await input in inputs {
             switch input {
-            case .discovery(let event):
-                handle(event)
+            case .discovery(let event, let session):
+                handle(event, from: session)
             case .typeFound(let type):
                 quiet.noteNews()
                 if sessions[BrowseTarget(type: type)] == nil {
@@ -175,14 +183,21 @@ struct BrowseRun {
         let feed = self.feed
         tasks.append(Task {
             do {
-                for try await event in session.events { feed.yield(.discovery(event)) }
+                for try await event in session.events { feed.yield(.discovery(event, session)) }
             } catch {
                 feed.yield(.failed(error))
             }
         })
     }
 
-    private mutating func handle(_ event: DiscoveryEvent) {
+    private mutating func handle(_ event: DiscoveryEvent, from session: DiscoverySession) {
+        if options.ignoreLocal, let service = event.service {
+            if case .found = event, session.isLocal(service) { ignored.insert(service) }
+            if ignored.contains(service) {
+                if case .removed = event { ignored.remove(service) }
+                return
+            }
+        }
         switch event {
         case .started, .stopped:
             return
@@ -204,6 +219,17 @@ struct BrowseRun {
         quiet.noteNews()
         if options.resolve {
             printer.progress(unresolved.isEmpty ? nil : "resolving… \(found.count - unresolved.count) of \(found.count) done")
+        }
+    }
+}
+
+extension DiscoveryEvent {
+    /// The service the event is about; nil for `started` and `stopped`.
+    fileprivate var service: Service? {
+        switch self {
+        case .found(let service), .removed(let service), .resolutionFailed(let service, _): service
+        case .resolved(let resolved): resolved.service
+        case .started, .stopped: nil
         }
     }
 }

@@ -92,4 +92,29 @@ import Testing
         }
         #expect(ownAdds.count == 1)
     }
+
+    /// A record another responder on this host sent (from one of our addresses, as avahi-daemon
+    /// beside us does) is from this host; the same record from another address is not, and
+    /// neither is a record not cached (`avahi-browse -l`).
+    @Test func aRecordFromOneOfOurAddressesIsFromThisHost() throws {
+        var network = SimulatedNetwork(seed: 5)
+        let link = network.addLink()
+        let host = network.addHost(named: "alpha", links: [link])
+        network.run(for: .seconds(1))
+        let interface = SimulatedNetwork.interface(for: host, on: link).id
+        let ours = SocketAddress(network.address(of: host, on: link, family: .v4), port: mdnsPort)
+        let theirs = SocketAddress(.v4(IPv4Address(198, 18, 0, 99)), port: mdnsPort)
+        let local = Responder.ptr(to: Support.instance("Beside Us"))
+        let remote = Responder.ptr(to: Support.instance("Elsewhere"))
+        for (record, source) in [(local, ours), (remote, theirs)] {
+            let bytes = try Message(header: .response(), answers: [record]).encoded()
+            network.withEngine(host) { engine, now in
+                _ = engine.receive(ReceivedDatagram(bytes: bytes, source: source, interface: interface, isMulticast: true), at: now)
+            }
+        }
+        let engine = network.engine(host)
+        #expect(engine.isFromThisHost(local, on: interface))
+        #expect(!engine.isFromThisHost(remote, on: interface))
+        #expect(!engine.isFromThisHost(Responder.ptr(to: Support.instance("Never Sent")), on: interface))
+    }
 }

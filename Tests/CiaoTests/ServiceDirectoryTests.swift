@@ -283,7 +283,8 @@ import Testing
         harness.run(for: .seconds(3))
         harness.browseAndResolve(Self.type)
         harness.run(for: .milliseconds(50))
-        #expect(harness.browseUpdates == [.found(Service(name: "Mine", type: Self.type, interfaceIndex: 1))])
+        let mine = Service(name: "Mine", type: Self.type, interfaceIndex: 1)
+        #expect(harness.browseUpdates == [.local(mine), .found(mine)])
         #expect(harness.resolved.first?.hostName == "beta.local.")
     }
 }
@@ -417,4 +418,23 @@ final class Inbox<Value: Sendable>: Sendable {
     func append(_ value: Value) { storage.withLock { $0.append(value) } }
 
     func append(contentsOf values: [Value]) { storage.withLock { $0 += values } }
+}
+
+/// `avahi-browse -l`: what this host publishes is told apart from what others publish.
+@Suite struct LocalServiceTests {
+    static let type = try! ServiceType("_ciao._tcp")
+
+    @Test func ourOwnServiceIsLocalAndAnotherHostsIsNot() throws {
+        var harness = DirectoryHarness()
+        harness.publish(Publication(name: "Theirs", type: Self.type, port: 1, txtRecord: .empty, subtypes: [], allowsRenaming: true), on: harness.publisher)
+        harness.publish(Publication(name: "Ours", type: Self.type, port: 2, txtRecord: .empty, subtypes: [], allowsRenaming: true), on: harness.browser)
+        harness.run(for: .seconds(3))
+        harness.browseAndResolve(Self.type)
+        harness.run(for: .seconds(2))
+        let ours = Service(name: "Ours", type: Self.type, interfaceIndex: 1)
+        let theirs = Service(name: "Theirs", type: Self.type, interfaceIndex: 1)
+        let updates = harness.browseUpdates
+        #expect(Set(updates) == [.local(ours), .found(ours), .found(theirs)])
+        #expect(updates.firstIndex(of: .local(ours))! < updates.firstIndex(of: .found(ours))!)
+    }
 }

@@ -1682,7 +1682,9 @@ def lookups(s: Suite) -> list[str]:
     Ciao's host names (both families, -4 and -6 alone, link-local with its zone) and
     `resolve-address` maps each address back where the peer answers reverse lookups; an unknown
     name fails with exit 1 at its timeout. `ciao query` asks for PTR, SRV, TXT, A, AAAA, NSEC,
-    HINFO and TYPE16, and `query -c` reports avahi's TXT update and its goodbye as they happen."""
+    HINFO and TYPE16, and `query -c` reports avahi's TXT update and its goodbye as they happen.
+    `browse -l` leaves out the services published on the browsing host, by another ciao process
+    or by avahi-daemon beside it."""
     with s.lab("lookups", ["q", "av", "zc", "c"]) as lab:
         q, av, zch, c = lab["q"], lab["av"], lab["zc"], lab["c"]
         lab.start_avahi(av, hinfo=True)
@@ -1756,6 +1758,20 @@ def lookups(s: Suite) -> list[str]:
         if rc != 1 or not any("nobody-here" in line and "not resolved" in line for line in p.lines) or took > 5:
             raise Failure(f"ciao resolve-host nobody-here: exit {rc} after {took:.1f} s\n{p.tail()}")
         figures.append(f"an unknown name: exit 1 after {took:.1f} s (timeout 2 s)")
+
+        # -l leaves out what this host publishes: Ciao's own (another ciao process on q) and
+        # avahi-daemon's beside it (on av); -c, with no daemon cache to dump, is -t.
+        local = s.ciao(q, "ciao-publish-local", "publish", "--json", "Local One", TYPE, "9003")
+        s.agents.append(local)
+        ciao_published(local, "Local One")
+        peers = {"Avahi Lookup", "Zeroconf Lookup", "Ciao Lookup"}
+        for where, flags, want in ((q, ["-t"], peers | {"Local One"}), (q, ["-t", "-l"], peers),
+                                   (q, ["-c", "-l"], peers), (av, ["-t", "-l"], peers - {"Avahi Lookup"} | {"Local One"})):
+            p, rc, _ = s.ciao_once(where, "ciao-browse-l", "browse", *flags, "-p", TYPE)
+            names = {avahi_unescape(line.split(";")[3]).decode() for line in p.lines if line.startswith("+;")}
+            if rc != 0 or names != want:
+                raise Failure(f"ciao browse {' '.join(flags)} on {where.name}: exit {rc}, {sorted(names)} (expected {sorted(want)})")
+        figures.append("browse -l leaves out Ciao's own and avahi-daemon's services on their host; -c is -t")
 
         av_host = f"{av.name}-avahi.local."
         instance = f"Avahi Lookup.{TYPE}.local."

@@ -68,4 +68,7 @@ enum PublicationUpdate: Hashable, Sendable {
 enum BrowseUpdate: Hashable, Sendable {
     case found(Service)
     case removed(Service)
+    /// The service, found in the same batch, is published on this host: by this process or by
+    /// another responder here (avahi-daemon, mDNSResponder), as `avahi-browse -l` tells.
+    case local(Service)
 }

@@ -243,6 +243,9 @@ struct ServiceDirectory {
                     }
                 if let update = browseUpdate(query, record, interface, present: change != .removed) {
                     if browseBatches[query] == nil { browseOrder.append(query) }
+                    if case .found(let service) = update, engine.isFromThisHost(record, on: interface) {
+                        browseBatches[query, default: []].append(.local(service))
+                    }
                     browseBatches[query, default: []].append(update)
                 } else if typeBrowses[query] != nil {
                     if let type = typeChange(query, record, interface, present: change != .removed) {
