@@ -16,26 +16,10 @@ enum ResolveAddressCommand {
             """)
 
     static func run(_ arguments: [String]) async -> Int32 {
-        let addresses: [String]
-        let timeout: Duration
-        let parsed: ParsedArguments
-        let scope: NetworkScope
-        do {
-            parsed = try spec.parse(arguments)
-            addresses = parsed.variadic("ADDRESS")
-            guard !addresses.isEmpty else { throw ArgumentError("give an ADDRESS") }
-            timeout = try BrowseOptions.seconds(parsed.value("--timeout") ?? "5", option: "--timeout")
-            scope = try CommonOptions.applyNetworkScope(parsed)
-        } catch {
-            return CommandLineTool.usageError("\(error)", usage: spec.usage)
-        }
-        await CommonOptions.waitForInterface(scope, untilPresent: false)
-        CommonOptions.warnAboutMembershipFailures()
-        let printer = LookupPrinter(format: LookupPrinter.format(parsed), scope: scope)
-        return await CommonOptions.lookUpEach(addresses, usage: spec.usage) { address in
+        await LookupRun.run(arguments, spec: spec, each: "ADDRESS") { address, timeout, _, printer in
             let hostName = try await CiaoResolver.resolveAddress(address, timeout: timeout)
             printer.print(hostName: hostName, of: address)
-        } describingFailure: { address in
+        } describingFailure: { address, timeout in
             "\(address) was not resolved within \(timeout)"
         }
     }

@@ -18,26 +18,10 @@ enum ResolveHostCommand {
             """)
 
     static func run(_ arguments: [String]) async -> Int32 {
-        let names: [String]
-        let timeout: Duration
-        let parsed: ParsedArguments
-        let scope: NetworkScope
-        do {
-            parsed = try spec.parse(arguments)
-            names = parsed.variadic("NAME")
-            guard !names.isEmpty else { throw ArgumentError("give a host NAME") }
-            timeout = try BrowseOptions.seconds(parsed.value("--timeout") ?? "5", option: "--timeout")
-            scope = try CommonOptions.applyNetworkScope(parsed)
-        } catch {
-            return CommandLineTool.usageError("\(error)", usage: spec.usage)
-        }
-        await CommonOptions.waitForInterface(scope, untilPresent: false)
-        CommonOptions.warnAboutMembershipFailures()
-        let printer = LookupPrinter(format: LookupPrinter.format(parsed), scope: scope)
-        return await CommonOptions.lookUpEach(names, usage: spec.usage) { name in
+        await LookupRun.run(arguments, spec: spec, each: "NAME") { name, timeout, scope, printer in
             let addresses = try await CiaoResolver.resolveHost(name, families: scope.families, timeout: timeout)
             for address in addresses { printer.print(address, of: Self.displayName(name)) }
-        } describingFailure: { name in
+        } describingFailure: { name, timeout in
             "\(name) was not resolved within \(timeout)"
         }
     }

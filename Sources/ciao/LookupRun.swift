@@ -1,0 +1,35 @@
+import Ciao
+
+/// What `resolve-host` and `resolve-address` share: their arguments (names or addresses, a
+/// timeout, the network options), and a lookup of each in turn, as `avahi-resolve` does.
+enum LookupRun {
+    /// Parses `arguments` by `spec`, whose variadic positional `each` names what to look up, then
+    /// runs `lookUp` for each (see ``CommonOptions/lookUpEach(_:usage:_:describingFailure:)``).
+    static func run(
+        _ arguments: [String], spec: CommandSpec, each: String,
+        lookUp: (String, Duration, NetworkScope, LookupPrinter) async throws -> Void,
+        describingFailure: @escaping (String, Duration) -> String
+    ) async -> Int32 {
+        let targets: [String]
+        let timeout: Duration
+        let parsed: ParsedArguments
+        let scope: NetworkScope
+        do {
+            parsed = try spec.parse(arguments)
+            targets = parsed.variadic(each)
+            guard !targets.isEmpty else { throw ArgumentError("give a \(each)") }
+            timeout = try BrowseOptions.seconds(parsed.value("--timeout") ?? "5", option: "--timeout")
+            scope = try CommonOptions.applyNetworkScope(parsed)
+        } catch {
+            return CommandLineTool.usageError("\(error)", usage: spec.usage)
+        }
+        await CommonOptions.waitForInterface(scope, untilPresent: false)
+        CommonOptions.warnAboutMembershipFailures()
+        let printer = LookupPrinter(format: LookupPrinter.format(parsed), scope: scope)
+        return await CommonOptions.lookUpEach(targets, usage: spec.usage) { target in
+            try await lookUp(target, timeout, scope, printer)
+        } describingFailure: { target in
+            describingFailure(target, timeout)
+        }
+    }
+}
