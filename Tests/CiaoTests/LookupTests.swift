@@ -59,6 +59,25 @@ import Testing
         #expect(try await result(of: query) == [Self.v4Moved])
     }
 
+    /// Shared records, such as the PTRs of a type that many responders answer, are collected for
+    /// a second at least: a responder answering half a second after the first is not left out.
+    @Test func sharedAnswersAreCollectedForASecond() async throws {
+        let backend = FakeBackend()
+        let query = Task {
+            try await CiaoResolver.query(name: "_ciao._tcp.local", type: .ptr, interfaceIndex: 0, timeout: .seconds(30), backend: backend)
+        }
+        let token = try await backend.lookup().token
+        func ptr(_ label: String) -> DNSRecord {
+            DNSRecord(
+                name: "_ciao._tcp.local.", type: .ptr, ttl: 4500, data: [UInt8(label.utf8.count)] + Array(label.utf8),
+                value: "\(label)._ciao._tcp.local.", isUnique: false, interfaceIndex: 2)
+        }
+        backend.emitRecords(token, [.added(ptr("First"))])
+        try await Task.sleep(for: .milliseconds(500))
+        backend.emitRecords(token, [.added(ptr("Later"))])
+        #expect(try await result(of: query).map(\.value) == ["First._ciao._tcp.local.", "Later._ciao._tcp.local."])
+    }
+
     @Test func resolveAddressReturnsTheNameOfThePTRRecord() async throws {
         let backend = FakeBackend()
         let resolution = Task {

@@ -2,14 +2,18 @@
 /// `dns-sd -Q`, `avahi-resolve -n` and `avahi-resolve -a` do.
 ///
 /// Each asks on the network (RFC 6762 §5.2) and returns what has answered once answers have
-/// paused for ``answerPause``: long enough for the other responders' shared answers, which wait
-/// 20–120 ms (§6), and for a host's other family. It throws `invalidConfiguration` for a
+/// paused for ``answerPause``: long enough for a host's other family. Shared records (a PTR
+/// that many responders answer) are collected for ``sharedAnswerWindow`` at least, as responders
+/// wait 20–120 ms and more before they answer (§6). It throws `invalidConfiguration` for a
 /// non-positive timeout or a name that cannot be asked for (before any network work), `timedOut`
 /// (``CiaoError/noUsableInterface`` when no interface could carry the query) when nothing
 /// answered in time, or `CancellationError`.
 extension CiaoResolver {
     /// How long answers must pause before a one-shot lookup returns.
     public static let answerPause: Duration = .milliseconds(250)
+
+    /// How long a one-shot lookup collects answers at least once a shared record has come.
+    public static let sharedAnswerWindow: Duration = .seconds(1)
 
     /// The records of `type` for `name` (a trailing dot optional) on every interface, or on the
     /// one with `interfaceIndex`, with their TTLs and the interface each came over.
@@ -87,6 +91,7 @@ extension CiaoResolver {
             case timedOut
         }
         let (signals, sink) = AsyncStream<Signal>.makeStream()
+        let started = ContinuousClock.now
         let token = try backend.lookUp(lookup) { sink.yield(.events($0)) }
         let deadline = DeadlineScheduler.shared.schedule(after: timeout) { sink.yield(.timedOut) }
         var pause: DeadlineScheduler.Token?
@@ -108,7 +113,13 @@ extension CiaoResolver {
                 pause = present.records.isEmpty
                     ? nil : DeadlineScheduler.shared.schedule(after: answerPause) { [changes] in sink.yield(.paused(after: changes)) }
             case .paused(let after) where after == changes:
-                return present.records
+                let waited = ContinuousClock.now - started
+                guard present.records.contains(where: { !$0.isUnique }), waited < sharedAnswerWindow else {
+                    return present.records
+                }
+                pause = DeadlineScheduler.shared.schedule(after: sharedAnswerWindow - waited) { [changes] in
+                    sink.yield(.paused(after: changes))
+                }
             case .paused:
                 continue
             case .timedOut:
