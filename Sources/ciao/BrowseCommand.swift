@@ -105,7 +105,7 @@ struct BrowseRun {
     mutating func run() async -> Int32 {
         let status = await browseUntilDone()
         printer.progress(nil)
-        tasks.forEach { $0.cancel() }
+        for task in tasks { task.cancel() }
         typeSession?.stop()
         for session in sessions.values { await session.stop() }
         feed.finish()

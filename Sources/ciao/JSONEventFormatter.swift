@@ -39,13 +39,10 @@ struct JSONEventFormatter: EventFormatter {
             ]
         }
         fields["time"] = .string(Self.timeFormat.format(time))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(fields) else { return [] }
-        return [String(decoding: data, as: UTF8.self)]
+        return [JSONValue.object(fields).text]
     }
 
-    private static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+    static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
     private static func fields(_ service: Service, _ interface: InterfaceInfo) -> [String: JSONValue] {
         [
@@ -66,28 +63,8 @@ struct JSONEventFormatter: EventFormatter {
     }
 
     /// Lowercase hex digits, two per byte.
-    private static func hex(_ data: Data) -> String {
+    static func hex(_ data: some Sequence<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)
         return String(decoding: data.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] }, as: UTF8.self)
-    }
-}
-
-/// A JSON value for `JSONEncoder` (`JSONSerialization` is Foundation's, not FoundationEssentials').
-enum JSONValue: Encodable, ExpressibleByStringLiteral {
-    case string(String), int(Int), bool(Bool), array([JSONValue]), object([String: JSONValue])
-
-    init(stringLiteral value: String) {
-        self = .string(value)
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .string(let value): try container.encode(value)
-        case .int(let value): try container.encode(value)
-        case .bool(let value): try container.encode(value)
-        case .array(let value): try container.encode(value)
-        case .object(let value): try container.encode(value)
-        }
     }
 }

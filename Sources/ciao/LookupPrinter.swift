@@ -15,21 +15,6 @@ final class LookupPrinter {
         case human, json
     }
 
-    /// The JSON form of one line.
-    private struct Line: Encodable {
-        var event: String
-        var time: String
-        var name: String
-        var interface: String
-        var type: String?
-        var ttl: UInt32?
-        var value: String?
-        var data: String?
-        var address: String?
-        var family: String?
-        var host: String?
-    }
-
     let format: Format
     private var interfaces: InterfaceDirectory
 
@@ -53,9 +38,10 @@ final class LookupPrinter {
         switch format {
         case .human: write("\(name)\t\(address.address)")
         case .json:
-            write(Line(
-                event: "address", time: Self.now(), name: hostName, interface: interface, ttl: address.ttl,
-                address: address.address, family: address.family == .ipv4 ? "IPv4" : "IPv6"))
+            write([
+                "event": "address", "name": .string(hostName), "interface": .string(interface), "ttl": .int(Int(address.ttl)),
+                "address": .string(address.address), "family": address.family == .ipv4 ? "IPv4" : "IPv6",
+            ])
         }
     }
 
@@ -63,7 +49,7 @@ final class LookupPrinter {
     func print(hostName: String, of address: String) {
         switch format {
         case .human: write("\(address)\t\(Self.withoutTrailingDot(hostName))")
-        case .json: write(Line(event: "hostName", time: Self.now(), name: hostName, interface: "any", address: address, host: hostName))
+        case .json: write(["event": "hostName", "address": .string(address), "host": .string(hostName)])
         }
     }
 
@@ -77,10 +63,11 @@ final class LookupPrinter {
             guard let change else { return write(line) }
             write("\(TimeOfDay.now())  \(Self.word(for: change))  \(line)")
         case .json:
-            write(Line(
-                event: change.map(Self.jsonEvent) ?? "record", time: Self.now(), name: record.name, interface: interface,
-                type: record.type.description, ttl: record.ttl, value: record.value,
-                data: record.data.map { byte in String(byte >> 4, radix: 16) + String(byte & 0xF, radix: 16) }.joined()))
+            write([
+                "event": .string(change.map(Self.jsonEvent) ?? "record"), "name": .string(record.name),
+                "interface": .string(interface), "type": .string(record.type.description), "ttl": .int(Int(record.ttl)),
+                "value": .string(record.value), "data": .string(JSONEventFormatter.hex(record.data)),
+            ])
         }
     }
 
@@ -109,18 +96,11 @@ final class LookupPrinter {
         name.hasSuffix(".") && name.count > 1 ? String(name.dropLast()) : name
     }
 
-    private static func now() -> String {
-        Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-    }
-
-    private func write(_ line: Line) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        do {
-            write(String(decoding: try encoder.encode(line), as: UTF8.self))
-        } catch {
-            CommandLineTool.printError("cannot print a line as JSON: \(error)")
-        }
+    /// One JSON object per line, with an ISO 8601 `time`, as the other commands' `--json` lines.
+    private func write(_ fields: [String: JSONValue]) {
+        var fields = fields
+        fields["time"] = .string(JSONEventFormatter.timeFormat.format(Date()))
+        write(JSONValue.object(fields).text)
     }
 
     private func write(_ text: String) {

@@ -62,7 +62,7 @@ enum PublishCommand {
                 }
             },
         ]
-        defer { (tasks + [follower]).forEach { $0.cancel() } }
+        defer { for task in tasks + [follower] { task.cancel() } }
         for await next in outcomes {
             switch next {
             case .interrupted:

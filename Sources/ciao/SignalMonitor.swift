@@ -27,5 +27,7 @@ enum SignalMonitor {
 private struct SignalSources: @unchecked Sendable {
     let sources: [any DispatchSourceSignal]
 
-    func cancel() { sources.forEach { $0.cancel() } }
+    func cancel() {
+        for source in sources { source.cancel() }
+    }
 }

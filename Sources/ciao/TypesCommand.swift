@@ -52,7 +52,7 @@ enum TypesCommand {
                 for await _ in QuietPeriod.ticks() { feed.yield(.tick) }
             },
         ]
-        defer { tasks.forEach { $0.cancel() } }
+        defer { for task in tasks { task.cancel() } }
         for await input in inputs {
             switch input {
             case .found(let type):

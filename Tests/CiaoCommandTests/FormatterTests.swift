@@ -291,3 +291,18 @@ enum Fixture {
         #expect((OutputFormat.human(.plain).formatter() as? HumanFormatter)?.style == .plain)
     }
 }
+
+@Suite struct JSONValueTests {
+    /// Every string JSONSerialization reads back as it was: quotes, backslashes (avahi's `\DDD`
+    /// escapes), control characters and non-ASCII; keys sorted.
+    @Test func textReadsBackAsWritten() throws {
+        let awkward = "a\"b\\c\u{0}\u{1F}\n\r\t\u{08}\u{0C}/Ü😀 \\032"
+        let value = JSONValue.object([
+            "z": .string(awkward), "a": .array([.int(-3), .bool(false), .bool(true)]), "m": .object([:]),
+        ])
+        #expect(value.text.hasPrefix("{\"a\":[-3,false,true],\"m\":{},\"z\":"))
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(value.text.utf8)) as? [String: Any])
+        #expect(parsed["z"] as? String == awkward)
+        #expect(!value.text.contains("\n"))
+    }
+}
