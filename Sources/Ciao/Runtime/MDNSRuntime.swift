@@ -60,7 +60,12 @@ final class MDNSRuntime: DiscoveryBackend {
     }
 
     func updateTXT(_ txtRecord: TXTRecord, of publication: BackendToken) {
-        try? submit { loop in loop.directory.updateTXT(txtRecord, of: publication, engine: &loop.engine, at: loop.now) }
+        do {
+            try submit { loop in loop.directory.updateTXT(txtRecord, of: publication, engine: &loop.engine, at: loop.now) }
+        } catch {
+            // The publication started the loop; only a loop that could not start fails here.
+            DiagnosticHub.shared.emit(.error, .publication, "the TXT update could not be made: \(error)")
+        }
     }
 
     func browse(type: ServiceType, subtype: String?, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void) throws(CiaoError)
