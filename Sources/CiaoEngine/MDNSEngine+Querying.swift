@@ -211,9 +211,7 @@ extension MDNSEngine {
         guard let state = interfaces[interface] else { return false }
         let question = Question(name: record.name, type: record.type)
         if ownRecords(answering: question, on: state.interface).contains(where: { $0.data == record.data }) { return true }
-        let key = RecordKey(record)
-        guard let entry = state.cache.records(named: record.name, type: record.type).first(where: { $0.key == key })
-        else { return false }
+        guard let entry = state.cache.entry(RecordKey(record)) else { return false }
         return interfaces.values.contains { $0.interface.owns(entry.source) }
     }
 

@@ -247,6 +247,11 @@ struct RecordCache {
     }
 
     /// The live records answering `name`/`type` (`ANY` matches every type).
+    /// The entry of `key`, if cached: one lookup, whatever the size of its RRset.
+    func entry(_ key: RecordKey) -> Entry? {
+        slotOf[key].flatMap { slots[$0] }
+    }
+
     func records(named name: DomainName, type: RecordType) -> [Entry] {
         slots(named: name, type: type).compactMap { slots[$0] }
     }

@@ -18,7 +18,7 @@ enum QueryCommand {
             Output: each record as dig prints it, "NAME TTL IN TYPE DATA" separated by tabs, with
             "; INTERFACE" after it; types this tool does not parse print as \\# LENGTH HEX (RFC 3597).
             Once, every record that answers before answers pause for a quarter of a second is
-            printed. With -c each line starts with the time and Add, Upd (the record's data
+            printed, for two seconds at least when they are shared (PTR). With -c each line starts with the time and Add, Upd (the record's data
             changed) or Rmv. With --json one object per record per line.
 
             Exit status: 0 answered, or with -c interrupted or timed out; 1 no answer in time;

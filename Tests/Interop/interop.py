@@ -1787,7 +1787,7 @@ def lookups(s: Suite) -> list[str]:
             (f"{ciao_host}.", "28", lambda vs: bool(vs)),
         ]
         for name, rtype, good in checks:
-            p, rc, _ = s.ciao_once(q, f"ciao-query-{rtype}", "query", "--json", name, rtype)
+            p, rc, _ = s.ciao_once(q, f"ciao-query-{rtype}", "query", "-v", "--json", name, rtype)
             records = json_lines(p, "record")
             values = [r["value"] for r in records]
             if rc != 0 or not good(values) or any(r["interface"] != IFNAME or r["ttl"] <= 0 for r in records):

@@ -2,9 +2,10 @@
 /// `dns-sd -Q`, `avahi-resolve -n` and `avahi-resolve -a` do.
 ///
 /// Each asks on the network (RFC 6762 §5.2) and returns what has answered once answers have
-/// paused for ``answerPause``: long enough for a host's other family. Shared records (a PTR
-/// that many responders answer) are collected for ``sharedAnswerWindow`` at least, as responders
-/// wait 20–120 ms and more before they answer (§6). It throws `invalidConfiguration` for a
+/// paused for ``answerPause``: long enough for a host's other family. Shared PTR records (the
+/// instances of a type, which many responders answer) are collected for ``sharedAnswerWindow`` at least: a responder
+/// that multicast its answer within the last second answers only the second query, a second
+/// after the first (§6). It throws `invalidConfiguration` for a
 /// non-positive timeout or a name that cannot be asked for (before any network work), `timedOut`
 /// (``CiaoError/noUsableInterface`` when no interface could carry the query) when nothing
 /// answered in time, or `CancellationError`.
@@ -13,7 +14,7 @@ extension CiaoResolver {
     public static let answerPause: Duration = .milliseconds(250)
 
     /// How long a one-shot lookup collects answers at least once a shared record has come.
-    public static let sharedAnswerWindow: Duration = .seconds(1)
+    public static let sharedAnswerWindow: Duration = .seconds(2)
 
     /// The records of `type` for `name` (a trailing dot optional) on every interface, or on the
     /// one with `interfaceIndex`, with their TTLs and the interface each came over.
@@ -114,7 +115,8 @@ extension CiaoResolver {
                     ? nil : DeadlineScheduler.shared.schedule(after: answerPause) { [changes] in sink.yield(.paused(after: changes)) }
             case .paused(let after) where after == changes:
                 let waited = ContinuousClock.now - started
-                guard present.records.contains(where: { !$0.isUnique }), waited < sharedAnswerWindow else {
+                // A shared PTR, not an address record some responders send without the cache-flush bit.
+                guard present.records.contains(where: { !$0.isUnique && $0.type == .ptr }), waited < sharedAnswerWindow else {
                     return present.records
                 }
                 pause = DeadlineScheduler.shared.schedule(after: sharedAnswerWindow - waited) { [changes] in
