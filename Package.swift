@@ -39,7 +39,8 @@ let package = Package(
         // Socket tests; they run only inside the namespace Scripts/transport-tests.sh creates.
         .testTarget(name: "CiaoTransportTests", dependencies: ["CiaoTransport", "CiaoEngine", "CiaoWire"]),
         // Drives the public API from JSON lines for the interop suite (Scripts/interop.sh).
-        .executableTarget(name: "CiaoInteropAgent", dependencies: ["Ciao", "CiaoTransport"], path: "Tests/CiaoInteropAgent"),
+        .executableTarget(
+            name: "CiaoInteropAgent", dependencies: ["Ciao", "CiaoTransport"], path: "Tests/CiaoInteropAgent"),
         .testTarget(name: "CiaoNetServiceTests", dependencies: ["CiaoNetService", "Ciao"]),
         .testTarget(name: "CiaoCommandTests", dependencies: ["ciao", "CiaoWire"]),
     ],

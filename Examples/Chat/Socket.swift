@@ -177,7 +177,8 @@ extension Socket {
         }
         defer { freeaddrinfo(list) }
         let descriptor = Glibc.socket(
-            info.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            info.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
+            0)
         guard descriptor >= 0 else { throw SocketError("socket", errno) }
         func fail(_ code: Int32) -> SocketError {
             Glibc.close(descriptor)

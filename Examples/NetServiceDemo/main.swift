@@ -103,7 +103,9 @@ final class Browser: NSObject, NetServiceBrowserDelegate, NetServiceDelegate {
     func netServiceDidResolveAddress(_ sender: NetService) {
         let txt = describe(txt: sender.txtRecordData() ?? Data())
         let families = (sender.addresses ?? []).map { $0.count == MemoryLayout<sockaddr_in>.size ? "IPv4" : "IPv6" }
-        say("didResolve \(sender.name) host=\(sender.hostName ?? "?") port=\(sender.port) txt=\(txt) addresses=\(families.joined(separator: "+"))")
+        say(
+            "didResolve \(sender.name) host=\(sender.hostName ?? "?") port=\(sender.port) txt=\(txt) addresses=\(families.joined(separator: "+"))"
+        )
         sender.startMonitoring()
     }
     func netService(_ sender: NetService, didUpdateTXTRecord data: Data) {

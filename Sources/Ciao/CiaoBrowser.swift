@@ -45,7 +45,8 @@ public actor CiaoBrowser {
             throw CiaoError.invalidConfiguration("the resolution timeout must be positive, not \(resolutionTimeout)")
         }
         guard Service.isLocalDomain(domain) else {
-            throw CiaoError.invalidConfiguration("domain \"\(domain)\" is not served by multicast DNS; use \"local.\" or leave it empty")
+            throw CiaoError.invalidConfiguration(
+                "domain \"\(domain)\" is not served by multicast DNS; use \"local.\" or leave it empty")
         }
         return try DiscoverySession(
             type: type, subtype: subtype, backend: backend, automaticallyResolve: automaticallyResolve,

@@ -98,19 +98,23 @@ public enum CiaoError: Error, Equatable, Hashable, Sendable, CustomStringConvert
             case noSuchName: ("kDNSServiceErr_NoSuchName", "no such name: the name was not found")
             case noMemory: ("kDNSServiceErr_NoMemory", "out of memory")
             case badParam: ("kDNSServiceErr_BadParam", "bad parameter: an argument was invalid")
-            case badReference: ("kDNSServiceErr_BadReference", "bad reference: the operation's handle is no longer valid")
+            case badReference:
+                ("kDNSServiceErr_BadReference", "bad reference: the operation's handle is no longer valid")
             case badState: ("kDNSServiceErr_BadState", "bad state: the operation is not allowed at this point")
             case badFlags: ("kDNSServiceErr_BadFlags", "bad flags")
             case unsupported: ("kDNSServiceErr_Unsupported", "unsupported operation")
             case notInitialized: ("kDNSServiceErr_NotInitialized", "not initialized")
             case alreadyRegistered: ("kDNSServiceErr_AlreadyRegistered", "already registered")
             case nameConflict:
-                ("kDNSServiceErr_NameConflict",
-                 "name conflict: another host on the network already uses this name; choose another name or allow renaming")
+                (
+                    "kDNSServiceErr_NameConflict",
+                    "name conflict: another host on the network already uses this name; choose another name or allow renaming"
+                )
             case invalid: ("kDNSServiceErr_Invalid", "invalid argument")
             case firewall: ("kDNSServiceErr_Firewall", "blocked by a firewall")
             case incompatible: ("kDNSServiceErr_Incompatible", "client and daemon versions are incompatible")
-            case badInterfaceIndex: ("kDNSServiceErr_BadInterfaceIndex", "bad interface index: no such network interface")
+            case badInterfaceIndex:
+                ("kDNSServiceErr_BadInterfaceIndex", "bad interface index: no such network interface")
             case refused: ("kDNSServiceErr_Refused", "refused")
             case noSuchRecord: ("kDNSServiceErr_NoSuchRecord", "no such record: the DNS record does not exist")
             case noAuth: ("kDNSServiceErr_NoAuth", "not authorized")
@@ -129,7 +133,8 @@ public enum CiaoError: Error, Equatable, Hashable, Sendable, CustomStringConvert
             case noRouter: ("kDNSServiceErr_NoRouter", "no router: no network route is available")
             case pollingMode: ("kDNSServiceErr_PollingMode", "polling mode")
             case timeout: ("kDNSServiceErr_Timeout", "timeout: no answer arrived in time")
-            case defunctConnection: ("kDNSServiceErr_DefunctConnection", "the connection to the DNS-SD service was lost")
+            case defunctConnection:
+                ("kDNSServiceErr_DefunctConnection", "the connection to the DNS-SD service was lost")
             case policyDenied: ("kDNSServiceErr_PolicyDenied", "denied by policy (e.g. local network permission)")
             case notPermitted: ("kDNSServiceErr_NotPermitted", "operation not permitted")
             case staleData: ("kDNSServiceErr_StaleData", "stale data")

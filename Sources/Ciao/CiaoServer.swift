@@ -110,7 +110,8 @@ public actor CiaoServer {
     public func updateTXT(_ txtRecord: TXTRecord) async throws {
         guard let active = current else { throw CiaoError.stopped }
         try PublicationConfiguration.checkFits(
-            txtRecord, name: publishedService?.service.name ?? active.configuration.name, type: active.configuration.type)
+            txtRecord, name: publishedService?.service.name ?? active.configuration.name,
+            type: active.configuration.type)
         current?.configuration.txtRecord = txtRecord
         backend.updateTXT(txtRecord, of: active.token)
         await backend.flush()

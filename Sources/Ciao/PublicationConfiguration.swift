@@ -49,10 +49,12 @@ public struct PublicationConfiguration: Hashable, Sendable {
     /// Checks what the network cannot: the name's length, the domain, the port and the subtypes.
     func validate() throws(CiaoError) {
         guard name.utf8.count <= 63 else {
-            throw .invalidConfiguration("the instance name is \(name.utf8.count) bytes of UTF-8; at most 63 are allowed")
+            throw .invalidConfiguration(
+                "the instance name is \(name.utf8.count) bytes of UTF-8; at most 63 are allowed")
         }
         guard Service.isLocalDomain(domain) else {
-            throw .invalidConfiguration("domain \"\(domain)\" is not served by multicast DNS; use \"local.\" or leave it empty")
+            throw .invalidConfiguration(
+                "domain \"\(domain)\" is not served by multicast DNS; use \"local.\" or leave it empty")
         }
         if mode == .externalPort && port == 0 {
             throw .invalidConfiguration("external-port mode needs the nonzero port your service listens on")

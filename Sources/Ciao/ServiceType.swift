@@ -46,7 +46,8 @@ public struct ServiceType: Hashable, Sendable, Codable, CustomStringConvertible 
         let (name, transport) = try ServiceType.labels(of: rawValue)
         guard (1...62).contains(name.utf8.count), name.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }) else {
             throw CiaoError.invalidServiceType(
-                "\"\(rawValue)\": the service label must be 1 to 62 bytes after its underscore, without control characters")
+                "\"\(rawValue)\": the service label must be 1 to 62 bytes after its underscore, without control characters"
+            )
         }
         self.name = ASCIICaseInsensitive.lowercased(name)
         self.transport = transport
@@ -74,7 +75,8 @@ public struct ServiceType: Hashable, Sendable, Codable, CustomStringConvertible 
         let labels = text.split(separator: ".", omittingEmptySubsequences: false)
         guard labels.count == 2 else {
             throw CiaoError.invalidServiceType(
-                "\"\(rawValue)\" must have exactly two labels, \"_name._tcp\" or \"_name._udp\" (no domain, no subtype)")
+                "\"\(rawValue)\" must have exactly two labels, \"_name._tcp\" or \"_name._udp\" (no domain, no subtype)"
+            )
         }
         let transportLabel = labels[1]
         let transport: Transport
@@ -88,7 +90,8 @@ public struct ServiceType: Hashable, Sendable, Codable, CustomStringConvertible 
         let nameLabel = labels[0]
         guard nameLabel.hasPrefix("_") else {
             throw CiaoError.invalidServiceType(
-                "\"\(rawValue)\": the service name must start with an underscore, as in \"_\(nameLabel)._\(transport.rawValue)\"")
+                "\"\(rawValue)\": the service name must start with an underscore, as in \"_\(nameLabel)._\(transport.rawValue)\""
+            )
         }
         return (nameLabel.dropFirst(), transport)
     }

@@ -63,7 +63,9 @@ public struct TXTRecord: Hashable, Sendable {
         let sorted = values.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
         for (key, _) in sorted { try TXTRecord.validateKey(key) }
         // Stable: keys equal once lowercased stay in the byte order of their spelling.
-        let written = sorted.map(\.key).sorted { Self.precedesInCiao4Order(ASCIICaseInsensitive.lowercased($0), ASCIICaseInsensitive.lowercased($1)) }
+        let written = sorted.map(\.key).sorted {
+            Self.precedesInCiao4Order(ASCIICaseInsensitive.lowercased($0), ASCIICaseInsensitive.lowercased($1))
+        }
         let entries = written.map { Entry(key: ASCIICaseInsensitive.lowercased($0), value: values[$0]!) }
         try self.init(entries: entries, spelledAs: written)
     }
@@ -103,19 +105,22 @@ public struct TXTRecord: Hashable, Sendable {
             let lower = ASCIICaseInsensitive.lowercased(entry.key)
             if let other = seen[lower] {
                 throw CiaoError.invalidTXTRecord(
-                    "keys \"\(other)\" and \"\(written)\" differ only in letter case; TXT keys are case-insensitive (RFC 6763 §6.4)")
+                    "keys \"\(other)\" and \"\(written)\" differ only in letter case; TXT keys are case-insensitive (RFC 6763 §6.4)"
+                )
             }
             seen[lower] = written
             let entrySize = TXTRecord.entrySize(key: entry.key, value: entry.value)
             guard entrySize <= TXTRecord.maximumEntrySize else {
                 throw CiaoError.invalidTXTRecord(
-                    "the entry for key \"\(written)\" is \(entrySize) bytes; a key=value entry may be at most 255 bytes (RFC 6763 §6.1)")
+                    "the entry for key \"\(written)\" is \(entrySize) bytes; a key=value entry may be at most 255 bytes (RFC 6763 §6.1)"
+                )
             }
             wireSize += 1 + entrySize
         }
         guard wireSize <= TXTRecord.maximumWireSize else {
             throw CiaoError.invalidTXTRecord(
-                "the record is \(wireSize) bytes on the wire; at most \(TXTRecord.maximumWireSize) are allowed (1,300 recommended, RFC 6763 §6.2)")
+                "the record is \(wireSize) bytes on the wire; at most \(TXTRecord.maximumWireSize) are allowed (1,300 recommended, RFC 6763 §6.2)"
+            )
         }
         self.init(validated: entries)
     }
@@ -134,7 +139,8 @@ public struct TXTRecord: Hashable, Sendable {
         } catch {
             let length = Int(bytes[error.offset])
             throw CiaoError.invalidTXTRecord(
-                "the string at offset \(error.offset) claims \(length) bytes but only \(bytes.count - error.offset - 1) remain (RFC 6763 §6.1)")
+                "the string at offset \(error.offset) claims \(length) bytes but only \(bytes.count - error.offset - 1) remain (RFC 6763 §6.1)"
+            )
         }
         var entries: [Entry] = []
         for string in strings where !string.isEmpty {

@@ -25,21 +25,25 @@ struct BenchmarkCase {
         let instance = name("Living Room Speaker._http._tcp.local.")
         let host = name("speaker-4.local.")
         let txt = try! TXTData(strings: [Array("path=/api".utf8), Array("version=4.2.1".utf8), Array("secure".utf8)])
-        return BenchmarkCase(name: "DNS-SD answer (PTR+SRV+TXT+A+AAAA)", slug: "dns-sd-answer", message: Message(
-            header: .response(),
-            answers: [ResourceRecord(name: type, ttl: 4500, data: .ptr(instance))],
-            additionals: [
-                ResourceRecord(name: instance, cacheFlush: true, ttl: 120, data: .srv(SRVData(port: 8080, target: host))),
-                ResourceRecord(name: instance, cacheFlush: true, ttl: 4500, data: .txt(txt)),
-                ResourceRecord(name: host, cacheFlush: true, ttl: 120, data: .a(IPv4Address(198, 18, 0, 4))),
-                ResourceRecord(name: host, cacheFlush: true, ttl: 120, data: .aaaa(IPv6Address("fd00:198:18::4")!)),
-            ]))
+        return BenchmarkCase(
+            name: "DNS-SD answer (PTR+SRV+TXT+A+AAAA)", slug: "dns-sd-answer",
+            message: Message(
+                header: .response(),
+                answers: [ResourceRecord(name: type, ttl: 4500, data: .ptr(instance))],
+                additionals: [
+                    ResourceRecord(
+                        name: instance, cacheFlush: true, ttl: 120, data: .srv(SRVData(port: 8080, target: host))),
+                    ResourceRecord(name: instance, cacheFlush: true, ttl: 4500, data: .txt(txt)),
+                    ResourceRecord(name: host, cacheFlush: true, ttl: 120, data: .a(IPv4Address(198, 18, 0, 4))),
+                    ResourceRecord(name: host, cacheFlush: true, ttl: 120, data: .aaaa(IPv6Address("fd00:198:18::4")!)),
+                ]))
     }()
 
     private static let servicePointers: [ResourceRecord] = {
         let type = name("_http._tcp.local.")
         return (1...30).map { index in
-            ResourceRecord(name: type, ttl: 4500, data: .ptr(try! type.prepending(label: Array("Office Printer \(index)".utf8))))
+            ResourceRecord(
+                name: type, ttl: 4500, data: .ptr(try! type.prepending(label: Array("Office Printer \(index)".utf8))))
         }
     }()
 

@@ -15,7 +15,8 @@ func dump(_ cases: [BenchmarkCase], to directory: String) throws {
         let path = directory + "/" + benchmarkCase.slug + ".bin"
         try write(benchmarkCase.packet(), to: path)
         print(path)
-        manifest += "\(benchmarkCase.slug)\t\(benchmarkCase.encodes ? "decode+encode" : "decode")\t\(benchmarkCase.name)\n"
+        manifest +=
+            "\(benchmarkCase.slug)\t\(benchmarkCase.encodes ? "decode+encode" : "decode")\t\(benchmarkCase.name)\n"
     }
     try write(Array(manifest.utf8), to: directory + "/cases.tsv")
 }

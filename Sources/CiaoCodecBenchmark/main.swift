@@ -19,8 +19,10 @@ print("|---|---:|---:|---:|---:|---:|")
 for benchmarkCase in cases {
     let bytes = try benchmarkCase.packet()
     let decodeRate = measure(seconds: options.secondsPerCase) { blackHole(try! Message(decoding: bytes)) }
-    let encodeRate = benchmarkCase.encodes
+    let encodeRate =
+        benchmarkCase.encodes
         ? measure(seconds: options.secondsPerCase) { blackHole(try! benchmarkCase.message.encoded()) } : nil
-    print("| \(benchmarkCase.name) | \(bytes.count) | \(format(decodeRate)) | \(nanoseconds(decodeRate)) | "
-        + "\(encodeRate.map(format) ?? "–") | \(encodeRate.map(nanoseconds) ?? "–") |")
+    print(
+        "| \(benchmarkCase.name) | \(bytes.count) | \(format(decodeRate)) | \(nanoseconds(decodeRate)) | "
+            + "\(encodeRate.map(format) ?? "–") | \(encodeRate.map(nanoseconds) ?? "–") |")
 }

@@ -101,9 +101,10 @@ struct ContinuousQuery {
     mutating func schedule(on interface: InterfaceID, firstAt first: Instant) {
         guard appliesTo(interface) else { return }
         forget(interface)
-        schedules.append(InterfaceSchedule(
-            interface: interface, nextSend: first, interval: Self.firstInterval,
-            firstIPv6Send: first + Self.ipv6FirstQueryLag))
+        schedules.append(
+            InterfaceSchedule(
+                interface: interface, nextSend: first, interval: Self.firstInterval,
+                firstIPv6Send: first + Self.ipv6FirstQueryLag))
     }
 
     /// What is due on `interface` now, given the families it has, with the schedule moved on as
@@ -117,7 +118,8 @@ struct ContinuousQuery {
         let schedule = schedules[index]
         var send: Send?
         if schedule.nextSend <= now {
-            let ipv6Waits = families.contains(.v4) && families.contains(.v6)
+            let ipv6Waits =
+                families.contains(.v4) && families.contains(.v6)
                 && schedule.firstIPv6Send.map { $0 > now } ?? false
             send = ipv6Waits ? .ipv4First : .allFamilies
             markSent(on: interface, at: now, byUs: true)
@@ -146,7 +148,9 @@ struct ContinuousQuery {
     /// of one counted as ours it is that query's other copy and changes nothing; within it of our
     /// own, both went out together, and ours moves by the margin so that they stop coinciding.
     /// Over IPv6 our own first IPv6 query is no longer needed; over IPv4 it now follows theirs.
-    mutating func noteAskedByAnother(on interface: InterfaceID, over family: IPFamily, at now: Instant, margin: Duration) {
+    mutating func noteAskedByAnother(
+        on interface: InterfaceID, over family: IPFamily, at now: Instant, margin: Duration
+    ) {
         guard let index = schedules.firstIndex(where: { $0.interface == interface }) else { return }
         let schedule = schedules[index]
         if schedule.lastAsked.map({ now - $0 >= Self.sameQueryWindow }) ?? true {

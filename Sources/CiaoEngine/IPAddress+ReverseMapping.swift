@@ -7,7 +7,8 @@ extension IPAddress {
         let labels: [String]
         switch self {
         case .v4(let address):
-            labels = [address.bytes.3, address.bytes.2, address.bytes.1, address.bytes.0].map(String.init)
+            labels =
+                [address.bytes.3, address.bytes.2, address.bytes.1, address.bytes.0].map(String.init)
                 + ["in-addr", "arpa"]
         case .v6(let address):
             let nibbles = address.bytes.reversed().flatMap { [$0 & 0x0F, $0 >> 4] }

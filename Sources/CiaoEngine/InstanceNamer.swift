@@ -41,7 +41,8 @@ enum InstanceNamer {
 
     /// A counter we wrote: ASCII digits only (no sign), without overflow.
     private static func counter(_ text: Substring) -> Int? {
-        guard !text.isEmpty, text.utf8.count <= 9, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+        guard !text.isEmpty, text.utf8.count <= 9,
+            text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
         else { return nil }
         return Int(text)
     }

@@ -37,8 +37,10 @@ extension MDNSEngine {
         if message.header.isTruncated && !isLegacy {
             guard interfaces[interface.id]!.truncatedQueries.count < Self.maximumTruncatedQueries else { return }
             interfaces[interface.id]!.truncatedQueries[source] = TruncatedQuery(
-                receivedAt: now, answerAt: now + random.duration(in: Self.truncatedQueryDelay), questions: message.questions,
-                knownAnswers: Array(message.answers.prefix(Self.maximumKnownAnswersPerQuery)), family: source.address.family)
+                receivedAt: now, answerAt: now + random.duration(in: Self.truncatedQueryDelay),
+                questions: message.questions,
+                knownAnswers: Array(message.answers.prefix(Self.maximumKnownAnswersPerQuery)),
+                family: source.address.family)
             return
         }
         answer(message, from: datagram, on: interface, at: now)
@@ -50,7 +52,9 @@ extension MDNSEngine {
         // Duplicate answer suppression (§7.4): someone else just multicast what we were about to.
         let family = datagram.source.address.family
         // Only a copy with at least our TTL counts; we treat ours as sent then.
-        let sent = datagram.isMulticast ? Dictionary(message.answers.map { (RecordKey($0), $0.ttl) }, uniquingKeysWith: max) : [:]
+        let sent =
+            datagram.isMulticast
+            ? Dictionary(message.answers.map { (RecordKey($0), $0.ttl) }, uniquingKeysWith: max) : [:]
         func isCopied(_ record: ResourceRecord) -> Bool { sent[RecordKey(record)].map { $0 >= record.ttl } ?? false }
         for slot in ResponseSlot.allCases where slot.family == family && !sent.isEmpty {
             guard var pending = interfaces[interface.id]!.pendingResponses[slot] else { continue }
@@ -60,14 +64,17 @@ extension MDNSEngine {
             interfaces[interface.id]!.pendingResponses[slot] = pending.answers.isEmpty ? nil : pending
         }
         if datagram.isMulticast { refuteGoodbyes(in: message, on: interface, family: family, at: now) }
-        cacheResponse(message, from: datagram.source.address, on: interface.id, multicast: datagram.isMulticast, at: now)
+        cacheResponse(
+            message, from: datagram.source.address, on: interface.id, multicast: datagram.isMulticast, at: now)
     }
 
     /// Multicasts again our records that someone else said goodbye to: another responder on this
     /// host leaving the records we share with it, or a forged goodbye, would otherwise remove them
     /// from every cache on the link (§10.1). At once, unless the once-a-second rule (§6) holds them
     /// until their second has passed.
-    private mutating func refuteGoodbyes(in message: Message, on interface: NetworkInterface, family: IPFamily, at now: Instant) {
+    private mutating func refuteGoodbyes(
+        in message: Message, on interface: NetworkInterface, family: IPFamily, at now: Instant
+    ) {
         var refuted = UniqueRecords()
         for goodbye in message.answers where goodbye.ttl == 0 {
             for record in ownRecords(answering: Question(name: goodbye.name, type: goodbye.type), on: interface)
@@ -78,8 +85,9 @@ extension MDNSEngine {
         guard !refuted.records.isEmpty else { return }
         let (free, recent) = splitByOnceASecondRule(refuted.records, on: interface.id, family: family, at: now)
         if let allowedAt = recent.map(\.last).max().map({ $0 + Self.multicastInterval }) {
-            schedule(recent.map(\.record), in: ResponseSlot(family: family, heldBack: true), on: interface.id,
-                     sendAt: allowedAt, latest: allowedAt)
+            schedule(
+                recent.map(\.record), in: ResponseSlot(family: family, heldBack: true), on: interface.id,
+                sendAt: allowedAt, latest: allowedAt)
         }
         sendMulticastResponse(free, on: interface, family: family, at: now)
     }
@@ -104,12 +112,15 @@ extension MDNSEngine {
         for question in message.questions {
             for record in answers(to: question, on: interface) {
                 // Known-answer suppression (§7.1): they hold it with at least half its TTL.
-                if !known.isEmpty, let ttl = known[RecordKey(record)], UInt64(ttl) * 2 >= UInt64(record.ttl) { continue }
+                if !known.isEmpty, let ttl = known[RecordKey(record)], UInt64(ttl) * 2 >= UInt64(record.ttl) {
+                    continue
+                }
                 if !datagram.isMulticast || source.port != mdnsPort {
                     // Direct unicast (§5.5) and legacy (§6.7) queries get unicast replies only.
                     if mayUnicast { unicast.insert(record) }
                 } else if question.unicastResponse && mayUnicast && !interface.owns(source.address)
-                    && wasMulticast(record, on: interface.id, family: family, within: .seconds(Int64(record.ttl / 4)), at: now)
+                    && wasMulticast(
+                        record, on: interface.id, family: family, within: .seconds(Int64(record.ttl / 4)), at: now)
                 {
                     // QU (§5.4): unicast, unless we have not multicast the record within a quarter
                     // of its TTL; then multicast it, so every cache on the link is refreshed. A
@@ -132,20 +143,23 @@ extension MDNSEngine {
         // The once-a-second rule (§6) holds back what went out within the last second. Sent before
         // the query and still not known to the querier, it was lost: it goes again as soon as its
         // second has passed. Sent since the query came, the querier has it.
-        let (multicastAnswers, recent) = splitByOnceASecondRule(multicast.records, on: interface.id, family: family, at: now)
+        let (multicastAnswers, recent) = splitByOnceASecondRule(
+            multicast.records, on: interface.id, family: family, at: now)
         let heldBack = recent.filter { $0.last < askedAt ?? now }
         if let allowedAt = heldBack.map(\.last).max().map({ $0 + Self.multicastInterval }) {
             let sendAt = max(allowedAt, now + random.duration(in: delay))
-            schedule(heldBack.map(\.record), in: ResponseSlot(family: family, heldBack: true), on: interface.id,
-                     sendAt: sendAt, latest: sendAt)
+            schedule(
+                heldBack.map(\.record), in: ResponseSlot(family: family, heldBack: true), on: interface.id,
+                sendAt: sendAt, latest: sendAt)
         }
         guard !multicastAnswers.isEmpty else { return }
         if multicastAnswers.allSatisfy(\.cacheFlush) && delay == Self.sharedAnswerDelay {
             sendMulticastResponse(multicastAnswers, on: interface, family: family, at: now)
         } else {
             let sendAt = now + random.duration(in: delay)
-            schedule(multicastAnswers, in: ResponseSlot(family: family, heldBack: false), on: interface.id,
-                     sendAt: sendAt, latest: sendAt + Self.aggregationDelay)
+            schedule(
+                multicastAnswers, in: ResponseSlot(family: family, heldBack: false), on: interface.id,
+                sendAt: sendAt, latest: sendAt + Self.aggregationDelay)
         }
     }
 
@@ -154,9 +168,12 @@ extension MDNSEngine {
     /// each answer still goes out at least its own delay after its query. (A held-back answer
     /// whose second has not passed when its slot is sent waits in the next one.)
     private mutating func schedule(
-        _ answers: [ResourceRecord], in slot: ResponseSlot, on interfaceID: InterfaceID, sendAt: Instant, latest: Instant
+        _ answers: [ResourceRecord], in slot: ResponseSlot, on interfaceID: InterfaceID, sendAt: Instant,
+        latest: Instant
     ) {
-        var pending = interfaces[interfaceID]!.pendingResponses[slot] ?? PendingResponse(sendAt: sendAt, latest: latest, answers: [])
+        var pending =
+            interfaces[interfaceID]!.pendingResponses[slot]
+            ?? PendingResponse(sendAt: sendAt, latest: latest, answers: [])
         pending.sendAt = min(max(pending.sendAt, sendAt), pending.latest)
         var gathered = UniqueRecords(pending.answers)
         for record in answers { gathered.insert(record) }
@@ -174,11 +191,14 @@ extension MDNSEngine {
             for (source, held) in dueQueries.sorted(by: { $0.value.answerAt < $1.value.answerAt }) {
                 interfaces[interfaceID]!.truncatedQueries[source] = nil
                 let datagram = ReceivedDatagram(bytes: [], source: source, interface: interfaceID, isMulticast: true)
-                answer(Message(questions: held.questions), knownAnswers: held.knownAnswers, from: datagram, on: interface,
-                       at: now, askedAt: held.receivedAt, delay: .zero...(.zero))
+                answer(
+                    Message(questions: held.questions), knownAnswers: held.knownAnswers, from: datagram, on: interface,
+                    at: now, askedAt: held.receivedAt, delay: .zero...(.zero))
             }
             for slot in ResponseSlot.allCases {
-                guard let pending = interfaces[interfaceID]!.pendingResponses[slot], pending.sendAt <= now else { continue }
+                guard let pending = interfaces[interfaceID]!.pendingResponses[slot], pending.sendAt <= now else {
+                    continue
+                }
                 interfaces[interfaceID]!.pendingResponses[slot] = nil
                 // Not what a TXT update, a conflict or a withdrawal left us publishing meanwhile.
                 let published = pending.answers.filter { publishes($0, on: interface, answering: true) }
@@ -204,8 +224,12 @@ extension MDNSEngine {
 
     /// Records that `records` were multicast now over `family` on an interface, for the
     /// once-a-second rule, probe defence and the QU quarter-TTL rule (§5.4, §6).
-    mutating func noteMulticast(_ records: [ResourceRecord], on interfaceID: InterfaceID, family: IPFamily, at now: Instant) {
-        for record in records { interfaces[interfaceID]?.lastMulticast[RecordKey(record), default: MulticastTimes()][family] = now }
+    mutating func noteMulticast(
+        _ records: [ResourceRecord], on interfaceID: InterfaceID, family: IPFamily, at now: Instant
+    ) {
+        for record in records {
+            interfaces[interfaceID]?.lastMulticast[RecordKey(record), default: MulticastTimes()][family] = now
+        }
     }
 
     /// Forgets multicasts older than ``multicastMemory``, at most once a minute, so that the table
@@ -246,8 +270,10 @@ extension MDNSEngine {
         } else {
             reply.answers = answers.map(\.legacy)
             let needs = additionalNeeds(of: reply.answers, on: interface)
-            reply.additionals = additionals(for: reply.answers[...], needs: needs[...], hostRecords: hostRecords(on: interface))
-                .map(\.legacy)
+            reply.additionals = additionals(
+                for: reply.answers[...], needs: needs[...], hostRecords: hostRecords(on: interface)
+            )
+            .map(\.legacy)
             if offered != nil { reply.additionals.insert(.opt(udpPayloadSize: ourSize), at: 0) }
         }
         guard let packet = try? reply.encodedTruncating(maximumSize: size) else { return }
@@ -333,7 +359,8 @@ extension MDNSEngine {
     }
 
     func wasMulticast(
-        _ record: ResourceRecord, on interfaceID: InterfaceID, family: IPFamily, within interval: Duration, at now: Instant
+        _ record: ResourceRecord, on interfaceID: InterfaceID, family: IPFamily, within interval: Duration,
+        at now: Instant
     ) -> Bool {
         guard let last = lastMulticast(of: record, on: interfaceID, family: family) else { return false }
         return now - last < interval
@@ -347,7 +374,9 @@ extension MDNSEngine {
         var free: [ResourceRecord] = []
         var recent: [(record: ResourceRecord, last: Instant)] = []
         for record in records {
-            if let last = lastMulticast(of: record, on: interfaceID, family: family), now - last < Self.multicastInterval {
+            if let last = lastMulticast(of: record, on: interfaceID, family: family),
+                now - last < Self.multicastInterval
+            {
                 recent.append((record, last))
             } else {
                 free.append(record)
@@ -365,7 +394,9 @@ extension MDNSEngine {
     private func answers(to question: Question, on interface: NetworkInterface) -> [ResourceRecord] {
         let result = ownRecords(answering: question, on: interface)
         guard result.isEmpty else { return result }
-        return answeringRegistrations(publishing: question.name).filter { $0.name == question.name && $0.appliesTo(interface.id) }.flatMap {
+        return answeringRegistrations(publishing: question.name).filter {
+            $0.name == question.name && $0.appliesTo(interface.id)
+        }.flatMap {
             $0.records(hostName: host.name, interface: interface).filter { $0.type == .nsec }
         }
     }
@@ -375,9 +406,12 @@ extension MDNSEngine {
     func ownRecords(answering question: Question, on interface: NetworkInterface) -> [ResourceRecord] {
         guard question.qClass == .internet || question.qClass == .any else { return [] }
         var result = UniqueRecords()
-        for registration in answeringRegistrations(publishing: question.name) where registration.appliesTo(interface.id) {
+        for registration in answeringRegistrations(publishing: question.name) where registration.appliesTo(interface.id)
+        {
             for record in registration.records(hostName: host.name, interface: interface)
-            where record.name == question.name && ((question.type == .any && record.type != .nsec) || record.type == question.type) {
+            where record.name == question.name
+                && ((question.type == .any && record.type != .nsec) || record.type == question.type)
+            {
                 result.insert(record)
             }
         }

@@ -128,7 +128,9 @@ extension MDNSEngine {
         guard ownsHostName, !host.reverseNames.isEmpty else { return }
         let ours = RecordData.ptr(host.name)
         for record in records where record.type == .ptr && record.ttl > 0 && record.data != ours {
-            guard host.reverseNames.contains(record.name), !host.yieldedReverseNames.contains(record.name) else { continue }
+            guard host.reverseNames.contains(record.name), !host.yieldedReverseNames.contains(record.name) else {
+                continue
+            }
             host.yieldedReverseNames.insert(record.name)
             ownRecordsChanged = true
         }

@@ -33,7 +33,8 @@ extension MDNSEngine {
             }
             let before = reportedOwnRecords[id, default: [:]]
             for interface in Set(before.keys).union(current.keys).sorted() {
-                reportChanges(from: before[interface, default: []], to: current[interface, default: []], query: id, on: interface)
+                reportChanges(
+                    from: before[interface, default: []], to: current[interface, default: []], query: id, on: interface)
             }
             reportedOwnRecords[id] = current.isEmpty ? nil : current
         }
@@ -70,13 +71,15 @@ extension MDNSEngine {
     /// The records we publish on `interface` that answer `query`, from the host and the services
     /// that reported themselves registered, each once; NSEC is left out, since it only says what
     /// does not exist.
-    private func visibleOwnRecords(answering query: ContinuousQuery, on interface: NetworkInterface) -> [ResourceRecord] {
+    private func visibleOwnRecords(answering query: ContinuousQuery, on interface: NetworkInterface) -> [ResourceRecord]
+    {
         var result: [ResourceRecord] = []
         var seen: Set<ResourceRecord> = []
         for id in registrationIDs(publishing: query.name) {
             let registration: Registration
             if let id {
-                guard reportedRegistrations.contains(id), let service = registrations[id], service.appliesTo(interface.id)
+                guard reportedRegistrations.contains(id), let service = registrations[id],
+                    service.appliesTo(interface.id)
                 else { continue }
                 registration = service
             } else {

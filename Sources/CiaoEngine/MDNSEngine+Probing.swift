@@ -136,24 +136,28 @@ extension MDNSEngine {
                 var asked: Set<DomainName> = []
                 let names = proposed.map(\.name).filter { asked.insert($0).inserted }
                 var message = Message(
-                    questions: names.map { Question(name: $0, type: .any, unicastResponse: true) }, authorities: proposed)
+                    questions: names.map { Question(name: $0, type: .any, unicastResponse: true) },
+                    authorities: proposed)
                 message.header.id = 0
                 multicast(message, on: interface, purpose: .probe)
             }
             let announcements = announcing.filter { $0.appliesTo(interface.id) }
             if !announcements.isEmpty {
-                let records = uniqued(announcements.flatMap { registration in
-                    registration.records(hostName: host.name, interface: interface).filter {
-                        registration.announcedTypes?.contains($0.type) ?? true
-                    }
-                })
+                let records = uniqued(
+                    announcements.flatMap { registration in
+                        registration.records(hostName: host.name, interface: interface).filter {
+                            registration.announcedTypes?.contains($0.type) ?? true
+                        }
+                    })
                 // An announcement leaves out what an answer multicast within the last second: it
                 // is fresh in every cache, and going again would break the once-a-second rule (§6).
                 for family in interface.families {
                     let due = records.filter {
                         !wasMulticast($0, on: interface.id, family: family, within: Self.multicastInterval, at: now)
                     }
-                    send(Message(header: .response(), answers: due), on: interface.id, to: .multicast(family), purpose: .announcement)
+                    send(
+                        Message(header: .response(), answers: due), on: interface.id, to: .multicast(family),
+                        purpose: .announcement)
                     noteMulticast(due, on: interface.id, family: family, at: now)
                 }
             }
@@ -205,7 +209,9 @@ extension MDNSEngine {
     // MARK: Conflicts
 
     /// Checks a response for records that conflict with names we own or are probing (§8.1, §9).
-    mutating func detectConflicts(in message: Message, from source: SocketAddress, on interface: NetworkInterface, at now: Instant) {
+    mutating func detectConflicts(
+        in message: Message, from source: SocketAddress, on interface: NetworkInterface, at now: Instant
+    ) {
         yieldContestedReverseNames(in: message.answers + message.additionals)
         let names = Set((message.answers + message.additionals).map(\.name))
         for id in registrationIDs(publishingAnyOf: names) {
@@ -224,7 +230,8 @@ extension MDNSEngine {
                 if id == nil { return isForeignAddressRecord(record) }
                 // While probing any record with our name is a conflict; afterwards, only a
                 // different answer for one of our unique types (§9).
-                return isProbing(registration) || (ourTypes.contains(record.type) && record.type != .ptr && record.type != .nsec)
+                return isProbing(registration)
+                    || (ourTypes.contains(record.type) && record.type != .ptr && record.type != .nsec)
             }
             guard conflicting else { continue }
             let whileProbing = isProbing(registration)
@@ -243,7 +250,9 @@ extension MDNSEngine {
     }
 
     /// Simultaneous probe tie-breaking (§8.2) and defence of established names against probes.
-    mutating func handleProbe(_ message: Message, from source: SocketAddress, on interface: NetworkInterface, at now: Instant) {
+    mutating func handleProbe(
+        _ message: Message, from source: SocketAddress, on interface: NetworkInterface, at now: Instant
+    ) {
         let family = source.address.family
         yieldContestedReverseNames(in: message.authorities)
         let names = Set(message.authorities.map(\.name))
@@ -256,7 +265,9 @@ extension MDNSEngine {
                     && (id != nil || isForeignAddressRecord($0))
             }
             guard !theirs.isEmpty else { continue }
-            let ours = registration.probeRecords(hostName: host.name, interface: interface).filter { $0.name == registration.name }
+            let ours = registration.probeRecords(hostName: host.name, interface: interface).filter {
+                $0.name == registration.name
+            }
             switch registration.state {
             case .probing, .waitingForInterface:
                 // The lexicographically later set wins; on a loss, wait a second and probe again.
@@ -275,8 +286,10 @@ extension MDNSEngine {
     /// then compared record by record; a set that runs out first is the lesser.
     static func compareProbeRecords(_ ours: [ResourceRecord], _ theirs: [ResourceRecord]) -> Int {
         func sortKey(_ record: ResourceRecord) -> [UInt8] {
-            let fixed = [UInt8(record.rrClass.rawValue >> 8), UInt8(record.rrClass.rawValue & 0xFF),
-                         UInt8(record.type.rawValue >> 8), UInt8(record.type.rawValue & 0xFF)]
+            let fixed = [
+                UInt8(record.rrClass.rawValue >> 8), UInt8(record.rrClass.rawValue & 0xFF),
+                UInt8(record.type.rawValue >> 8), UInt8(record.type.rawValue & 0xFF),
+            ]
             return fixed + record.data.uncompressedBytes
         }
         let left = ours.map(sortKey).sorted { $0.lexicographicallyPrecedes($1) }

@@ -55,7 +55,8 @@ extension MDNSEngine {
             /// from those asked) asks it for the first time, and unicast replies over `family` reach us.
             func asked(_ question: Question, over family: IPFamily) -> Question {
                 var asked = question
-                asked.unicastResponse = configuration.unicastReplyFamilies.contains(family)
+                asked.unicastResponse =
+                    configuration.unicastReplyFamilies.contains(family)
                     && askedAgainOver[question]?.contains(family) != true
                 return asked
             }
@@ -81,9 +82,12 @@ extension MDNSEngine {
             var refreshes: Set<RRSetKey> = []
             if interfaces[interfaceID]!.cache.hasDueRefresh(at: now) {
                 let watched = watchedQuestions(on: interfaceID)
-                refreshes = interfaces[interfaceID]!.cache.takeDueRefreshes(at: now, random: &random, isQueried: watched.contains)
+                refreshes = interfaces[interfaceID]!.cache.takeDueRefreshes(
+                    at: now, random: &random, isQueried: watched.contains)
             }
-            for rrset in refreshes.sorted(by: { ($0.name.description, $0.type.rawValue) < ($1.name.description, $1.type.rawValue) }) {
+            for rrset in refreshes.sorted(by: {
+                ($0.name.description, $0.type.rawValue) < ($1.name.description, $1.type.rawValue)
+            }) {
                 ask(Question(name: rrset.name, type: rrset.type), .allFamilies)
             }
             // A first IPv6 query after IPv4's need not list what has come over IPv6 since: a
@@ -98,7 +102,8 @@ extension MDNSEngine {
                 let omitting = family == .v6 ? omittingRecentIPv6 : []
                 let asking = familyQuestions.map { asked($0, over: family) }
                 if sent?.questions != asking || sent?.omitting != omitting {
-                    let answers = knownAnswers(for: familyQuestions, on: interface, at: now, omittingRecentIPv6For: omitting)
+                    let answers = knownAnswers(
+                        for: familyQuestions, on: interface, at: now, omittingRecentIPv6For: omitting)
                     sent = (asking, omitting, Message(questions: asking, answers: answers))
                 }
                 send(sent!.message, on: interfaceID, to: .multicast(family), purpose: .query)
@@ -137,7 +142,8 @@ extension MDNSEngine {
                 // A record POOF suspects is asked for afresh: listed, its responder would stay silent.
                 guard !entry.isSuspected, let remaining = cache.remainingTTL(of: entry.key, at: now),
                     UInt64(remaining) * 2 > UInt64(entry.record.ttl),
-                    !omitsRecentIPv6 || entry.multicastOver[.v6].map({ now - $0 >= ContinuousQuery.ipv6FirstQueryLag }) ?? true
+                    !omitsRecentIPv6
+                        || entry.multicastOver[.v6].map({ now - $0 >= ContinuousQuery.ipv6FirstQueryLag }) ?? true
                 else { continue }
                 var record = entry.record
                 record.ttl = remaining
@@ -174,7 +180,8 @@ extension MDNSEngine {
 
     /// From another host's query, multicast over `family`: POOF bookkeeping (§10.5) and duplicate
     /// question suppression (§7.3).
-    mutating func observeQuery(_ message: Message, on interfaceID: InterfaceID, over family: IPFamily, at now: Instant) {
+    mutating func observeQuery(_ message: Message, on interfaceID: InterfaceID, over family: IPFamily, at now: Instant)
+    {
         // A truncated query's known answers continue in later packets (§7.2): judged on the first
         // packet alone, every record listed later would look unanswered and be POOFed.
         guard !message.header.isTruncated, interfaces[interfaceID] != nil else { return }
@@ -210,7 +217,9 @@ extension MDNSEngine {
     public func isFromThisHost(_ record: ResourceRecord, on interface: InterfaceID) -> Bool {
         guard let state = interfaces[interface] else { return false }
         let question = Question(name: record.name, type: record.type)
-        if ownRecords(answering: question, on: state.interface).contains(where: { $0.data == record.data }) { return true }
+        if ownRecords(answering: question, on: state.interface).contains(where: { $0.data == record.data }) {
+            return true
+        }
         guard let entry = state.cache.entry(RecordKey(record)) else { return false }
         return interfaces.values.contains { $0.interface.owns(entry.source) }
     }
@@ -247,7 +256,8 @@ struct WatchedQuestions {
 
     func contains(_ rrset: RRSetKey) -> Bool {
         guard !isEmpty else { return false }
-        let asked = rrset.rrClass == .internet ? rrset : RRSetKey(name: rrset.name, type: rrset.type, rrClass: .internet)
+        let asked =
+            rrset.rrClass == .internet ? rrset : RRSetKey(name: rrset.name, type: rrset.type, rrClass: .internet)
         return exact.contains(asked) || anyNames.contains(rrset.nameKey)
     }
 }

@@ -24,7 +24,8 @@ extension MDNSEngine {
         guard registrationIndexIsStale else {
             return hostMatches + (registrationsByName[name] ?? []).map { Optional($0) }
         }
-        return hostMatches + registrations.keys.sorted().filter { registrations[$0]!.publishes(name) }
+        return hostMatches
+            + registrations.keys.sorted().filter { registrations[$0]!.publishes(name) }
             .map { Optional($0) }
     }
 
@@ -44,7 +45,9 @@ extension MDNSEngine {
             guard let registration = id.map({ registrations[$0] }) ?? host, registration.appliesTo(interface.id),
                 !(answering && isProbing(registration))
             else { return false }
-            return registration.records(hostName: host.name, interface: interface).contains { $0.isSameRecord(as: record) }
+            return registration.records(hostName: host.name, interface: interface).contains {
+                $0.isSameRecord(as: record)
+            }
         }
     }
 

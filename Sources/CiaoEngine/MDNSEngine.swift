@@ -118,7 +118,8 @@ public struct MDNSEngine {
     /// The records cached on `interface` under `name` and `type` that are on their way out (a
     /// goodbye or a cache flush gave them their last second): a query started now is not told of
     /// them (``startQuery(name:type:interfaces:at:)``), though their removal is reported later.
-    public func leavingRecords(named name: DomainName, type: RecordType, on interface: InterfaceID) -> [ResourceRecord] {
+    public func leavingRecords(named name: DomainName, type: RecordType, on interface: InterfaceID) -> [ResourceRecord]
+    {
         interfaces[interface]?.cache.records(named: name, type: type).filter(\.isLeaving).map(\.record) ?? []
     }
 
@@ -165,8 +166,9 @@ public struct MDNSEngine {
             return
         }
         // The same addresses in another order (as a rescan may list them) are no change.
-        guard existing.interface.name != interface.name
-            || Set(existing.interface.addresses) != Set(interface.addresses)
+        guard
+            existing.interface.name != interface.name
+                || Set(existing.interface.addresses) != Set(interface.addresses)
         else { return }
         ownRecordsChanged = true
         if owesHostGoodbyes {
@@ -189,11 +191,13 @@ public struct MDNSEngine {
         // Each record once: services of one type share their PTR from the enumeration name.
         var seen: Set<RecordKey> = []
         // A name never announced has nobody holding it to say goodbye to.
-        let announced = (owesHostGoodbyes ? [host] : []) + registrations.values.filter { $0.appliesTo(id) && $0.hasAnnounced }
+        let announced =
+            (owesHostGoodbyes ? [host] : []) + registrations.values.filter { $0.appliesTo(id) && $0.hasAnnounced }
         let goodbyes = announced.flatMap {
             $0.records(hostName: host.name, interface: state.interface)
         }.filter { seen.insert(RecordKey($0)).inserted }
-        multicast(Message(header: .response(), answers: goodbyes.map(\.goodbye)), on: state.interface, purpose: .goodbye)
+        multicast(
+            Message(header: .response(), answers: goodbyes.map(\.goodbye)), on: state.interface, purpose: .goodbye)
         for record in state.cache.removeAll() { report(.removed, record, on: id) }
         interfaces[id] = nil
         sharedFirstQueryTimes[id] = nil
@@ -210,7 +214,8 @@ public struct MDNSEngine {
         let id = RegistrationID(rawValue: nextRegistrationNumber)
         nextRegistrationNumber += 1
         registrations[id] = Registration(
-            kind: .service(service), label: service.instanceName, state: .probing(sent: 0, next: firstProbeTime(at: now)))
+            kind: .service(service), label: service.instanceName,
+            state: .probing(sent: 0, next: firstProbeTime(at: now)))
         return id
     }
 
@@ -289,7 +294,8 @@ public struct MDNSEngine {
 
     /// The latest instant by which ``advance(to:)`` must be called.
     public var nextDeadline: Instant? {
-        var earliest = registrationDeadlineIsStale ? computeEarliestRegistrationDeadline() : earliestRegistrationDeadline
+        var earliest =
+            registrationDeadlineIsStale ? computeEarliestRegistrationDeadline() : earliestRegistrationDeadline
         func consider(_ deadline: Instant?) {
             if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
         }
@@ -374,7 +380,9 @@ public struct MDNSEngine {
         let packets =
             (try? message.encodedPackets(maximumSize: configuration.maximumDatagramSize))
             ?? (try? message.encodedPackets(maximumSize: Message.maximumSize)) ?? []
-        outgoing += packets.map { OutgoingDatagram(bytes: $0, interface: interface, destination: destination, purpose: purpose) }
+        outgoing += packets.map {
+            OutgoingDatagram(bytes: $0, interface: interface, destination: destination, purpose: purpose)
+        }
     }
 
     /// Reports a cache change to every query the record answers on that interface.

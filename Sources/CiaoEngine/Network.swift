@@ -55,7 +55,8 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
     fileprivate var bits: (high: UInt64, low: UInt64) {
         switch self {
         case .v4(let address):
-            let value = UInt64(address.bytes.0) << 24 | UInt64(address.bytes.1) << 16
+            let value =
+                UInt64(address.bytes.0) << 24 | UInt64(address.bytes.1) << 16
                 | UInt64(address.bytes.2) << 8 | UInt64(address.bytes.3)
             return (value << 32, 0)
         case .v6(let address):

@@ -47,7 +47,8 @@ struct RecordKey: Hashable {
     }
 
     static func == (lhs: RecordKey, rhs: RecordKey) -> Bool {
-        lhs.hashCode == rhs.hashCode && lhs.data == rhs.data && lhs.rrClass == rhs.rrClass && lhs.name.sameName(as: rhs.name)
+        lhs.hashCode == rhs.hashCode && lhs.data == rhs.data && lhs.rrClass == rhs.rrClass
+            && lhs.name.sameName(as: rhs.name)
     }
 
     func hash(into hasher: inout Hasher) { hasher.combine(hashCode) }
@@ -75,7 +76,8 @@ struct RRSetKey: Hashable {
     var nameKey: NameKey { NameKey(name: name, hashCode: nameHash) }
 
     static func == (lhs: RRSetKey, rhs: RRSetKey) -> Bool {
-        lhs.nameHash == rhs.nameHash && lhs.type == rhs.type && lhs.rrClass == rhs.rrClass && lhs.name.sameName(as: rhs.name)
+        lhs.nameHash == rhs.nameHash && lhs.type == rhs.type && lhs.rrClass == rhs.rrClass
+            && lhs.name.sameName(as: rhs.name)
     }
 
     func hash(into hasher: inout Hasher) {
@@ -108,7 +110,9 @@ struct NameKey: Hashable {
         self.hashCode = hashCode
     }
 
-    static func == (lhs: NameKey, rhs: NameKey) -> Bool { lhs.hashCode == rhs.hashCode && lhs.name.sameName(as: rhs.name) }
+    static func == (lhs: NameKey, rhs: NameKey) -> Bool {
+        lhs.hashCode == rhs.hashCode && lhs.name.sameName(as: rhs.name)
+    }
 
     func hash(into hasher: inout Hasher) { hasher.combine(hashCode) }
 }
@@ -269,14 +273,17 @@ struct RecordCache {
         let key = key ?? RecordKey(record)
         let existing = slotOf[key]
         // A source holding half of a full cache: only what a query asks for, in place of unasked records.
-        let dominant = existing == nil && record.ttl > 0 && slotOf.count >= capacity
+        let dominant =
+            existing == nil && record.ttl > 0 && slotOf.count >= capacity
             && countBySource[source, default: 0] >= capacity / 2
         if dominant && (unwatchedCount == 0 || !isWatched(key.rrset)) { return (.refused, []) }
         if record.ttl == 0 {
             // A responder says goodbye over each family it announced on; one over a family the
             // record never came over is another host's (an IPv4-only responder cannot hear, and
             // so cannot refute, a goodbye forged over IPv6).
-            guard let slot = existing, var entry = slots[slot], entry.wasHeard(over: family) else { return (.ignored, []) }
+            guard let slot = existing, var entry = slots[slot], entry.wasHeard(over: family) else {
+                return (.ignored, [])
+            }
             entry.expiry = min(entry.expiry, now + .seconds(1))
             entry.nextRefresh = nil
             entry.isLeaving = true
@@ -304,8 +311,9 @@ struct RecordCache {
         let stored = sharingStoredNames(key)
         let previous = existing.flatMap { slots[$0] }
         let ttl = min(record.ttl, Self.maximumTTL)
-        var entry = Entry(key: stored, ttl: ttl, cacheFlush: record.cacheFlush, received: now, source: source,
-                          expiry: now + .seconds(Int64(ttl)))
+        var entry = Entry(
+            key: stored, ttl: ttl, cacheFlush: record.cacheFlush, received: now, source: source,
+            expiry: now + .seconds(Int64(ttl)))
         entry.multicastOver = previous?.multicastOver ?? MulticastTimes()
         if multicast { entry.multicastOver[family] = now }
         entry.heardOverIPv4 = family == .v4 || previous?.heardOverIPv4 == true
@@ -316,10 +324,12 @@ struct RecordCache {
             store(entry, in: slot)
             return (.refreshed, [])
         }
-        let slot = freeSlots.popLast() ?? {
-            slots.append(nil)
-            return slots.count - 1
-        }()
+        let slot =
+            freeSlots.popLast()
+            ?? {
+                slots.append(nil)
+                return slots.count - 1
+            }()
         let rrset = stored.rrset
         slotOf[stored] = slot
         byRRSet[rrset, default: .none].insert(slot)

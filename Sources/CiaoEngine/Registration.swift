@@ -137,12 +137,14 @@ struct Registration {
             for address in addresses {
                 let reverseName = address.reverseMappingName
                 guard !yieldedReverseNames.contains(reverseName) else { continue }
-                records.append(ResourceRecord(name: reverseName, cacheFlush: true, ttl: Self.hostRecordTTL, data: .ptr(name)))
+                records.append(
+                    ResourceRecord(name: reverseName, cacheFlush: true, ttl: Self.hostRecordTTL, data: .ptr(name)))
             }
             return records
         case .service(let service):
             let srv = ResourceRecord(
-                name: name, cacheFlush: true, ttl: Self.hostRecordTTL, data: .srv(SRVData(port: service.port, target: hostName)))
+                name: name, cacheFlush: true, ttl: Self.hostRecordTTL,
+                data: .srv(SRVData(port: service.port, target: hostName)))
             return [srv] + hostIndependentRecords
         }
     }

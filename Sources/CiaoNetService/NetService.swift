@@ -286,7 +286,11 @@ open class NetService: NSObject {
         var dictionary: [String: Data] = [:]
         var seen: Set<String> = []
         for entry in record.entries where seen.insert(entry.key.lowercased()).inserted {
-            if case .bytes(let data) = entry.value { dictionary[entry.key] = data } else { dictionary[entry.key] = Data() }
+            if case .bytes(let data) = entry.value {
+                dictionary[entry.key] = data
+            } else {
+                dictionary[entry.key] = Data()
+            }
         }
         return dictionary
     }
@@ -295,7 +299,8 @@ open class NetService: NSObject {
     /// order; empty data when a key or entry is not valid.
     open class func data(fromTXTRecord txtDictionary: [String: Data]) -> Data {
         let sorted = txtDictionary.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-        let ordered = sorted.filter { $0.key.lowercased() == "txtvers" } + sorted.filter { $0.key.lowercased() != "txtvers" }
+        let ordered =
+            sorted.filter { $0.key.lowercased() == "txtvers" } + sorted.filter { $0.key.lowercased() != "txtvers" }
         let entries = ordered.map { TXTRecord.Entry(key: $0.key, value: .bytes($0.value)) }
         return (try? TXTRecord(entries: entries))?.wireData ?? Data()
     }

@@ -60,7 +60,8 @@ open class NetServiceBrowser: NSObject {
     /// Browses for `type` (such as `_http._tcp.`) in `domain` (empty or `local.`).
     open func searchForServices(ofType type: String, inDomain domain: String) {
         guard search == nil else { return report(didNotSearch: .activityInProgress) }
-        guard let serviceType = try? ServiceType(observed: type), ["", "local", "local."].contains(domain.lowercased()) else {
+        guard let serviceType = try? ServiceType(observed: type), ["", "local", "local."].contains(domain.lowercased())
+        else {
             return report(didNotSearch: .badArgumentError)
         }
         delegate?.netServiceBrowserWillSearch(self)
@@ -139,7 +140,9 @@ open class NetServiceBrowser: NSObject {
     private func reportDomain() {
         delegate?.netServiceBrowserWillSearch(self)
         let this = RunLoopBound(object: self)
-        delivery.deliver { this.object.delegate?.netServiceBrowser(this.object, didFindDomain: "local.", moreComing: false) }
+        delivery.deliver {
+            this.object.delegate?.netServiceBrowser(this.object, didFindDomain: "local.", moreComing: false)
+        }
     }
 
     private func report(didNotSearch code: NetService.ErrorCode) {

@@ -32,12 +32,15 @@ struct ChurnScenario {
         let link = network.addLink(SimulatedNetwork.Conditions(delay: .microseconds(200)...(.milliseconds(2))))
         let ids = (0..<hosts).map { network.addHost(named: "host\($0)", links: [link], cacheCapacity: 4096) }
         // Register each host's service at a random moment in the first minute.
-        var pending = ids.map { (time: Instant.zero + .milliseconds(Int64.random(in: 0..<60_000, using: &random)), host: $0) }
-            .sorted { $0.time < $1.time }
+        var pending = ids.map {
+            (time: Instant.zero + .milliseconds(Int64.random(in: 0..<60_000, using: &random)), host: $0)
+        }
+        .sorted { $0.time < $1.time }
         var registrations: [SimulatedNetwork.HostID: RegistrationID] = [:]
         let browsingHosts = Array(ids.prefix(browsers))
         for host in browsingHosts {
-            _ = network.withEngine(host) { engine, now in engine.startQuery(name: Self.serviceType, type: .ptr, at: now) }
+            _ = network.withEngine(host) { engine, now in engine.startQuery(name: Self.serviceType, type: .ptr, at: now)
+            }
         }
         var result = Result()
         let eventCount = Counter()
@@ -53,7 +56,9 @@ struct ChurnScenario {
                 let service = ServiceRegistration(
                     instanceName: "Service \(first.host.index)", serviceType: Self.serviceType, port: 7000,
                     txt: try! TXTData(strings: [Array("host=\(first.host.index)".utf8)]))
-                registrations[first.host] = network.withEngine(first.host) { engine, now in engine.register(service, at: now) }
+                registrations[first.host] = network.withEngine(first.host) { engine, now in
+                    engine.register(service, at: now)
+                }
             }
             if network.now >= nextChurn && nextChurn < end - .seconds(60) {
                 let victim = ids[Int.random(in: 0..<hosts, using: &random)]
@@ -73,17 +78,21 @@ struct ChurnScenario {
         let expected = Set(registrations.compactMap { host, id in network.engine(host).name(of: id) })
         for host in browsingHosts {
             let cached = network.engine(host).cachedRecords(on: InterfaceID(1))
-            let seen = Set(cached.compactMap { record -> DomainName? in
-                guard record.name == Self.serviceType, case .ptr(let target) = record.data else { return nil }
-                return target
-            })
+            let seen = Set(
+                cached.compactMap { record -> DomainName? in
+                    guard record.name == Self.serviceType, case .ptr(let target) = record.data else { return nil }
+                    return target
+                })
             // A host's own service is not in its cache.
-            let others = expected.filter { name in registrations[host].flatMap { network.engine(host).name(of: $0) } != name }
+            let others = expected.filter { name in
+                registrations[host].flatMap { network.engine(host).name(of: $0) } != name
+            }
             if seen == others {
                 result.browsersConverged += 1
             } else {
-                print("\(host): missing \(others.subtracting(seen).map(\.description).sorted()), "
-                    + "unexpected \(seen.subtracting(others).map(\.description).sorted())")
+                print(
+                    "\(host): missing \(others.subtracting(seen).map(\.description).sorted()), "
+                        + "unexpected \(seen.subtracting(others).map(\.description).sorted())")
             }
         }
         return result

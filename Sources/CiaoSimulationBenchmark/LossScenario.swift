@@ -55,7 +55,9 @@ struct LossScenario {
         precondition(registered.count == services, "the publisher registers every service before loss begins")
         network.setConditions(.init(loss: loss), on: link)
         let before = network.transmissionCount
-        var browsers = [ResolvingBrowser(host: network.addHost(named: "browser", links: [link]), serviceType: Self.serviceType)]
+        var browsers = [
+            ResolvingBrowser(host: network.addHost(named: "browser", links: [link]), serviceType: Self.serviceType)
+        ]
         let start = network.now
         browsers[0].start(&network)
         network.run(until: start + Self.limit, browsers: &browsers) { $0[0].resolved.count == services }

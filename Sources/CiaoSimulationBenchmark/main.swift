@@ -40,7 +40,8 @@ func runResponder(_ arguments: ArraySlice<String>) -> Bool {
         queries: number(numbers, at: 1, default: question.defaultQueries), question: question)
     let result = scenario.run()
     let wall = seconds(result.wallTime)
-    print("""
+    print(
+        """
         responder: \(scenario.services) services, \(scenario.queries) \(question.label) queries, \(result.responses) response datagrams
         engine time: \(String(format: "%.3f", wall)) s, \(String(format: "%.2f", wall / Double(scenario.queries) * 1e6)) µs per query
         """)
@@ -66,23 +67,28 @@ func runLoss(_ arguments: ArraySlice<String>) -> Bool? {
     let limit = LossScenario.limit
     /// A time in seconds, or infinity for services not all resolved.
     func format(_ value: Double) -> String { value.isFinite ? String(format: "%.2f s", value) : "not within \(limit)" }
-    print("loss: \(services) services, \(percentLost) % of datagrams lost, seeds 1–\(seedCount), each watched until all are resolved or \(limit) of virtual time")
+    print(
+        "loss: \(services) services, \(percentLost) % of datagrams lost, seeds 1–\(seedCount), each watched until all are resolved or \(limit) of virtual time"
+    )
     var runs: [LossScenario.Run] = []
     for seed in 1...UInt64(seedCount) {
         let run = scenario.run(seed: seed)
         runs.append(run)
-        print("seed \(seed): \(percent(run.share(within: .seconds(10)))) within 10 s, "
-              + "\(percent(run.share(within: limit))) within \(limit), "
-              + "all resolved: \(format(run.allResolvedAfter.map(seconds) ?? .infinity)), \(run.datagrams) datagrams")
+        print(
+            "seed \(seed): \(percent(run.share(within: .seconds(10)))) within 10 s, "
+                + "\(percent(run.share(within: limit))) within \(limit), "
+                + "all resolved: \(format(run.allResolvedAfter.map(seconds) ?? .infinity)), \(run.datagrams) datagrams")
     }
     for window in [Duration.seconds(10), limit] {
         let shares = runs.map { $0.share(within: window) }.sorted()
-        print("within \(window): median \(percent(nearestRank(50, of: shares))), lowest \(percent(shares[0])); "
-              + "\(shares.filter { $0 == 1 }.count) of \(seedCount) seeds resolved all")
+        print(
+            "within \(window): median \(percent(nearestRank(50, of: shares))), lowest \(percent(shares[0])); "
+                + "\(shares.filter { $0 == 1 }.count) of \(seedCount) seeds resolved all")
     }
     let allAfter = runs.map { $0.allResolvedAfter.map(seconds) ?? .infinity }.sorted()
-    print("all resolved (nearest rank): median \(format(nearestRank(50, of: allAfter))), "
-          + "90th percentile \(format(nearestRank(90, of: allAfter))), slowest \(format(allAfter.last!))")
+    print(
+        "all resolved (nearest rank): median \(format(nearestRank(50, of: allAfter))), "
+            + "90th percentile \(format(nearestRank(90, of: allAfter))), slowest \(format(allAfter.last!))")
     return allAfter.last!.isFinite
 }
 
@@ -102,7 +108,8 @@ func runChurn(_ arguments: ArraySlice<String>) -> Bool {
     }
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
-    print("""
+    print(
+        """
         hosts: \(hostCount) (\(browserCount) browsing), virtual time: \(minutes) min, seed \(seed)
         churn: \(result.churnEvents) deregistrations/re-registrations
         datagrams sent: \(result.datagrams), delivered copies: about \(result.datagrams * (hostCount - 1))
@@ -118,7 +125,8 @@ switch arguments.first {
 case "responder": exit(runResponder(arguments.dropFirst()) ? 0 : 1)
 case "loss":
     guard let allResolved = runLoss(arguments.dropFirst()) else {
-        FileHandle.standardError.write(Data("usage: CiaoSimulationBenchmark loss [PERCENT 0–100] [SERVICES ≥ 1] [SEEDS ≥ 1]\n".utf8))
+        FileHandle.standardError.write(
+            Data("usage: CiaoSimulationBenchmark loss [PERCENT 0–100] [SERVICES ≥ 1] [SEEDS ≥ 1]\n".utf8))
         exit(2)
     }
     exit(allResolved ? 0 : 1)

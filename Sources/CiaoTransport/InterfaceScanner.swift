@@ -40,9 +40,10 @@ public enum InterfaceScanner {
                 indices[name] = index
             }
             guard index != 0 else { continue }  // gone since the list was read
-            entries.append(Entry(
-                name: name, index: index, flags: entry.pointee.ifa_flags,
-                address: address(entry.pointee.ifa_addr, netmask: entry.pointee.ifa_netmask)))
+            entries.append(
+                Entry(
+                    name: name, index: index, flags: entry.pointee.ifa_flags,
+                    address: address(entry.pointee.ifa_addr, netmask: entry.pointee.ifa_netmask)))
         }
         return interfaces(from: entries, selection: selection)
     }
@@ -82,7 +83,8 @@ public enum InterfaceScanner {
                 selection.includes(name: entry.name),
                 let address = entry.address, selection.includes(address.address.family)
             else { continue }
-            var interface = byIndex[entry.index]
+            var interface =
+                byIndex[entry.index]
                 ?? NetworkInterface(id: InterfaceID(entry.index), name: entry.name, addresses: [])
             if !interface.addresses.contains(address) { interface.addresses.append(address) }
             byIndex[entry.index] = interface
@@ -91,7 +93,9 @@ public enum InterfaceScanner {
     }
 
     /// The address and prefix length of one entry, nil unless it is IPv4 or IPv6.
-    static func address(_ address: UnsafeMutablePointer<sockaddr>?, netmask: UnsafeMutablePointer<sockaddr>?) -> InterfaceAddress? {
+    static func address(_ address: UnsafeMutablePointer<sockaddr>?, netmask: UnsafeMutablePointer<sockaddr>?)
+        -> InterfaceAddress?
+    {
         guard let address, let ip = IPAddress(address) else { return nil }
         let maximum = ip.family == .v4 ? 32 : 128
         guard let netmask, let mask = IPAddress(netmask), mask.family == ip.family else {

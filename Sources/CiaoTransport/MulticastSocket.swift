@@ -92,7 +92,9 @@ public final class MulticastSocket {
         do throws(TransportError) {
             try configure(fd, family: family)
             let result = POSIXSocketAddress.wildcard(family, port: port).withSockaddr { bind(fd, $0, $1) }
-            guard result == 0 else { throw TransportError.lastError("bind an \(family.name) socket to UDP port \(port)") }
+            guard result == 0 else {
+                throw TransportError.lastError("bind an \(family.name) socket to UDP port \(port)")
+            }
             return fd
         } catch {
             SystemCall.close(fd)
@@ -104,7 +106,8 @@ public final class MulticastSocket {
     /// socket holds it (the test RFC 6762 §15.1 suggests). A socket that cannot even be opened
     /// tells nothing: the port counts as free.
     private static func isInUse(_ port: UInt16, family: IPFamily) -> Bool {
-        let fd = socket(family == .v4 ? AF_INET : AF_INET6, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = socket(
+            family == .v4 ? AF_INET : AF_INET6, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { SystemCall.close(fd) }
         if family == .v6 {
@@ -189,7 +192,8 @@ public final class MulticastSocket {
 
     /// IP_ADD/DROP_MEMBERSHIP with an ip_mreqn, or IPV6_JOIN/LEAVE_GROUP with an ipv6_mreq, both by
     /// interface index. Returns the errno, 0 on success.
-    private func setMembership(_ interface: InterfaceID, join: Bool, operation: String) throws(TransportError) -> Int32 {
+    private func setMembership(_ interface: InterfaceID, join: Bool, operation: String) throws(TransportError) -> Int32
+    {
         guard fileDescriptor >= 0 else { throw .closed(operation: operation) }
         switch family {
         case .v4:
@@ -244,7 +248,8 @@ public final class MulticastSocket {
         let result = bytes.withUnsafeBytes { payload in
             address.withSockaddr { name, nameLength in
                 withPacketInfo(interface) { control, controlLength in
-                    var vector = iovec(iov_base: UnsafeMutableRawPointer(mutating: payload.baseAddress), iov_len: payload.count)
+                    var vector = iovec(
+                        iov_base: UnsafeMutableRawPointer(mutating: payload.baseAddress), iov_len: payload.count)
                     return withUnsafeMutablePointer(to: &vector) { vector in
                         var message = msghdr()
                         message.msg_name = UnsafeMutableRawPointer(mutating: name)
@@ -349,7 +354,8 @@ public final class MulticastSocket {
             let source = SocketAddress(slots.source(slot))
         else { return nil }
         let datagram = ReceivedDatagram(
-            bytes: [UInt8](slots.payload(slot)), source: source, interface: interface, isMulticast: destination.isMulticast)
+            bytes: [UInt8](slots.payload(slot)), source: source, interface: interface,
+            isMulticast: destination.isMulticast)
         return ReceivedPacket(datagram: datagram, destination: destination, ttl: header.ttl)
     }
 

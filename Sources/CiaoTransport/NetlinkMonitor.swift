@@ -63,7 +63,9 @@ public final class NetlinkMonitor {
             if count < 0 {
                 switch errno {
                 case EAGAIN, EWOULDBLOCK: return changed
-                case ENOBUFS: changed = true; continue  // overrun: state unknown, keep draining
+                case ENOBUFS:
+                    changed = true
+                    continue  // overrun: state unknown, keep draining
                 default: return true
                 }
             }

@@ -43,7 +43,9 @@ enum SystemCall {
 extension SystemCall {
     /// "eth0 (index 2)", or "interface index 2" when the index no longer names an interface.
     static func interfaceDescription(_ interface: InterfaceID) -> String {
-        guard let name = InterfaceScanner.name(ofIndex: interface.index) else { return "interface index \(interface.index)" }
+        guard let name = InterfaceScanner.name(ofIndex: interface.index) else {
+            return "interface index \(interface.index)"
+        }
         return "\(name) (index \(interface.index))"
     }
 

@@ -9,13 +9,19 @@ extension Message {
             guard case .placed = encoder.place(question) else { throw .messageTooLarge(maximumSize: maximumSize) }
         }
         for record in answers {
-            guard case .placed = try encoder.place(record, section: 1) else { throw .messageTooLarge(maximumSize: maximumSize) }
+            guard case .placed = try encoder.place(record, section: 1) else {
+                throw .messageTooLarge(maximumSize: maximumSize)
+            }
         }
         for record in authorities {
-            guard case .placed = try encoder.place(record, section: 2) else { throw .messageTooLarge(maximumSize: maximumSize) }
+            guard case .placed = try encoder.place(record, section: 2) else {
+                throw .messageTooLarge(maximumSize: maximumSize)
+            }
         }
         for record in additionals {
-            guard case .placed = try encoder.place(record, section: 3) else { throw .messageTooLarge(maximumSize: maximumSize) }
+            guard case .placed = try encoder.place(record, section: 3) else {
+                throw .messageTooLarge(maximumSize: maximumSize)
+            }
         }
         return encoder.finish()
     }

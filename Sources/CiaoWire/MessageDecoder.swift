@@ -56,7 +56,9 @@ struct MessageDecoder {
     }
 
     mutating func decodeMessage() throws(DecodingError) -> DecodedMessage {
-        guard bytes.count >= MessageHeader.size else { throw DecodingError(.messageTooShort(length: bytes.count), at: 0) }
+        guard bytes.count >= MessageHeader.size else {
+            throw DecodingError(.messageTooShort(length: bytes.count), at: 0)
+        }
         guard bytes.count <= Message.maximumSize else {
             throw DecodingError(.messageTooLong(length: bytes.count), at: 0)
         }
@@ -303,7 +305,8 @@ struct MessageDecoder {
         let name = DomainName(validatedStorage: Array(UnsafeRawBufferPointer(rebasing: scratch[..<length])))
         if nameCache == nil, hops >= Self.nameCacheThreshold { nameCache = [:] }
         for walked in walkedTargets where nameCache?[walked.target] == nil {
-            let suffix = DomainName(validatedStorage: Array(UnsafeRawBufferPointer(rebasing: scratch[walked.start..<length])))
+            let suffix = DomainName(
+                validatedStorage: Array(UnsafeRawBufferPointer(rebasing: scratch[walked.start..<length])))
             nameCache?[walked.target] = CachedName(name: suffix, hops: hops - walked.hops)
         }
         return name

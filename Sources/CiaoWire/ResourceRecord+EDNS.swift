@@ -9,7 +9,8 @@ extension ResourceRecord {
     /// nonzero `extendedRCode` holds the upper 8 bits of a 12-bit RCODE (§6.1.3).
     public static func opt(udpPayloadSize: UInt16, extendedRCode: UInt8 = 0) -> ResourceRecord {
         ResourceRecord(
-            name: .root, rrClass: RecordClass(rawValue: udpPayloadSize & 0x7FFF), cacheFlush: udpPayloadSize & 0x8000 != 0,
+            name: .root, rrClass: RecordClass(rawValue: udpPayloadSize & 0x7FFF),
+            cacheFlush: udpPayloadSize & 0x8000 != 0,
             ttl: UInt32(extendedRCode) << 24, data: .opt([]))
     }
 

@@ -38,9 +38,12 @@ struct CommandSpec: Sendable {
             text += "\nArguments:\n" + Self.table(positionals.map { ($0.name, $0.help) })
         }
         if !options.isEmpty {
-            text += "\nOptions:\n" + Self.table(options.map { option in
-                (option.names.joined(separator: ", ") + (option.value.map { " \($0)" } ?? ""), option.help)
-            })
+            text +=
+                "\nOptions:\n"
+                + Self.table(
+                    options.map { option in
+                        (option.names.joined(separator: ", ") + (option.value.map { " \($0)" } ?? ""), option.help)
+                    })
         }
         return text + (details.isEmpty ? "" : "\n" + details + "\n")
     }

@@ -9,12 +9,22 @@ enum BrowseCommand {
             .init(names: ["-a", "--all"], value: nil, help: "browse every type found by type enumeration"),
             .init(names: ["-r", "--resolve"], value: nil, help: "resolve each service: host, port, addresses, TXT"),
             .init(names: ["-t", "--terminate"], value: nil, help: "exit once the first answers have settled"),
-            .init(names: ["-c", "--cache"], value: nil, help: "as -t: there is no daemon whose cache to dump (avahi-browse -c)"),
+            .init(
+                names: ["-c", "--cache"], value: nil,
+                help: "as -t: there is no daemon whose cache to dump (avahi-browse -c)"),
             .init(names: ["-l", "--ignore-local"], value: nil, help: "leave out services published on this host"),
-            .init(names: ["--timeout"], value: "SECONDS", help: "give up resolving a service after this long (default 10)"),
+            .init(
+                names: ["--timeout"], value: "SECONDS", help: "give up resolving a service after this long (default 10)"
+            ),
         ] + CommonOptions.network + [CommonOptions.domain] + CommonOptions.output,
-        positionals: [.init(name: "TYPE", help: "a service type such as _http._tcp; a subtype as _printer._sub._http._tcp or _http._tcp,_printer", isVariadic: true)],
-        details: CommonOptions.formatsHelp + "\n\nExit status: 0 done or interrupted; 1 browsing failed; 2 bad arguments.")
+        positionals: [
+            .init(
+                name: "TYPE",
+                help: "a service type such as _http._tcp; a subtype as _printer._sub._http._tcp or _http._tcp,_printer",
+                isVariadic: true)
+        ],
+        details: CommonOptions.formatsHelp
+            + "\n\nExit status: 0 done or interrupted; 1 browsing failed; 2 bad arguments.")
 
     static func run(_ arguments: [String]) async -> Int32 {
         let options: BrowseOptions
@@ -114,29 +124,32 @@ struct BrowseRun {
 
     private mutating func browseUntilDone() async -> Int32 {
         let feed = self.feed
-        tasks.append(Task {
-            for await _ in SignalMonitor.interruptions() {
-                feed.yield(.interrupted)
-                return
-            }
-        })
-        if options.terminate {
-            tasks.append(Task {
-                for await _ in QuietPeriod.ticks() { feed.yield(.tick) }
+        tasks.append(
+            Task {
+                for await _ in SignalMonitor.interruptions() {
+                    feed.yield(.interrupted)
+                    return
+                }
             })
+        if options.terminate {
+            tasks.append(
+                Task {
+                    for await _ in QuietPeriod.ticks() { feed.yield(.tick) }
+                })
         }
         do {
             for target in options.targets { try await browse(target) }
             if options.all {
                 let session = ServiceTypeSession()
                 typeSession = session
-                tasks.append(Task {
-                    do {
-                        for try await type in session.types { feed.yield(.typeFound(type)) }
-                    } catch {
-                        feed.yield(.failed(error))
-                    }
-                })
+                tasks.append(
+                    Task {
+                        do {
+                            for try await type in session.types { feed.yield(.typeFound(type)) }
+                        } catch {
+                            feed.yield(.failed(error))
+                        }
+                    })
             }
         } catch {
             CommandLineTool.printError("\(error)")
@@ -177,17 +190,19 @@ struct BrowseRun {
                     resolutionTimeout: options.resolutionTimeout)
             } else {
                 try await browser.browse(
-                    type: target.type, automaticallyResolve: options.resolve, resolutionTimeout: options.resolutionTimeout)
+                    type: target.type, automaticallyResolve: options.resolve,
+                    resolutionTimeout: options.resolutionTimeout)
             }
         sessions[target] = session
         let feed = self.feed
-        tasks.append(Task {
-            do {
-                for try await event in session.events { feed.yield(.discovery(event, session)) }
-            } catch {
-                feed.yield(.failed(error))
-            }
-        })
+        tasks.append(
+            Task {
+                do {
+                    for try await event in session.events { feed.yield(.discovery(event, session)) }
+                } catch {
+                    feed.yield(.failed(error))
+                }
+            })
     }
 
     private mutating func handle(_ event: DiscoveryEvent, from session: DiscoverySession) {
@@ -218,7 +233,8 @@ struct BrowseRun {
         }
         quiet.noteNews()
         if options.resolve {
-            printer.progress(unresolved.isEmpty ? nil : "resolving… \(found.count - unresolved.count) of \(found.count) done")
+            printer.progress(
+                unresolved.isEmpty ? nil : "resolving… \(found.count - unresolved.count) of \(found.count) done")
         }
     }
 }

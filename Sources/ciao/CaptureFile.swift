@@ -101,7 +101,9 @@ struct CaptureFile {
                     headerLength + captured <= length - 4
                 else { throw FormatError(description: "pcapng packet \(packetNumber) is malformed") }
                 let start = offset + headerLength
-                if let payload = FrameDecoder.mdnsPayload(data[start..<(start + captured)], linkType: linkTypes[interface]) {
+                if let payload = FrameDecoder.mdnsPayload(
+                    data[start..<(start + captured)], linkType: linkTypes[interface])
+                {
                     entries.append(Entry(label: "packet \(packetNumber)", bytes: Array(payload)))
                 }
             default:

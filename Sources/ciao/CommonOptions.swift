@@ -5,10 +5,13 @@ import CiaoTransport
 /// print (for people, `avahi-browse -p` lines, JSON lines).
 enum CommonOptions {
     static let network: [CommandSpec.Option] = [
-        .init(names: ["-i", "--interface"], value: "NAME", help: "use only this interface (repeatable)", repeatable: true),
+        .init(
+            names: ["-i", "--interface"], value: "NAME", help: "use only this interface (repeatable)", repeatable: true),
         .init(names: ["-4"], value: nil, help: "use IPv4 only"),
         .init(names: ["-6"], value: nil, help: "use IPv6 only"),
-        .init(names: ["-v", "--verbose"], value: nil, help: "log on standard error what multicast DNS does, and the counters at the end"),
+        .init(
+            names: ["-v", "--verbose"], value: nil,
+            help: "log on standard error what multicast DNS does, and the counters at the end"),
     ]
 
     static let domain = CommandSpec.Option(
@@ -17,7 +20,9 @@ enum CommonOptions {
     static let output: [CommandSpec.Option] = [
         .init(names: ["-p", "--parsable"], value: nil, help: "print avahi-browse -p lines (fields split by ;)"),
         .init(names: ["--json"], value: nil, help: "print one JSON object per event per line"),
-        .init(names: ["-k", "--no-db-lookup"], value: nil, help: "with -p, print service types as they are, not avahi's descriptions"),
+        .init(
+            names: ["-k", "--no-db-lookup"], value: nil,
+            help: "with -p, print service types as they are, not avahi's descriptions"),
     ]
 
     static let formatsHelp = """
@@ -36,7 +41,8 @@ enum CommonOptions {
         if arguments.has("-4") { families.insert(.ipv4) }
         if arguments.has("-6") { families.insert(.ipv6) }
         let scope = NetworkScope(
-            interfaces: interfaces.isEmpty ? nil : Set(interfaces), families: families.isEmpty ? [.ipv4, .ipv6] : families)
+            interfaces: interfaces.isEmpty ? nil : Set(interfaces),
+            families: families.isEmpty ? [.ipv4, .ipv6] : families)
         do {
             try NetworkScope.use(scope)
         } catch {
@@ -74,7 +80,8 @@ enum CommonOptions {
                 let failures = Set(NetworkScope.membershipFailures)
                 for failure in failures.subtracting(told).sorted(by: { $0.interface < $1.interface }) {
                     let family = failure.family == .ipv4 ? "IPv4" : "IPv6"
-                    CommandLineTool.printError("warning: multicast DNS over \(family) is not heard on \(failure.interface): \(failure.reason)")
+                    CommandLineTool.printError(
+                        "warning: multicast DNS over \(family) is not heard on \(failure.interface): \(failure.reason)")
                 }
                 told = failures
                 try? await Task.sleep(for: .seconds(1))
@@ -96,7 +103,7 @@ enum CommonOptions {
             } catch CiaoError.timedOut {
                 CommandLineTool.printError(describingFailure(argument))
                 status = 1
-            } catch where CommandLineTool.isArgumentError(error) {
+            } catch  where CommandLineTool.isArgumentError(error) {
                 return CommandLineTool.usageError("\(error)", usage: usage)
             } catch {
                 CommandLineTool.printError("\(error)")

@@ -30,7 +30,10 @@ struct HumanFormatter: EventFormatter {
         case .resolutionFailed(let service, let interface, let error):
             return [row(style.paint("!", .red), interface.name, service) + "  " + style.paint(error.description, .dim)]
         case .type(let type):
-            return [type.isRFC6335 ? type.rawValue : type.rawValue + "  " + style.paint("(not an RFC 6335 service name)", .dim)]
+            return [
+                type.isRFC6335
+                    ? type.rawValue : type.rawValue + "  " + style.paint("(not an RFC 6335 service name)", .dim)
+            ]
         case .published(let published):
             return [
                 "Established under name '\(published.service.name)' (\(published.service.type).local.) on "

@@ -31,11 +31,15 @@ struct JSONEventFormatter: EventFormatter {
             fields["event"] = "resolutionFailed"
             fields["error"] = .string(error.description)
         case .type(let type):
-            fields = ["event": "type", "type": .string(type.rawValue), "domain": "local.", "rfc6335": .bool(type.isRFC6335)]
+            fields = [
+                "event": "type", "type": .string(type.rawValue), "domain": "local.", "rfc6335": .bool(type.isRFC6335),
+            ]
         case .published(let published):
             fields = [
-                "event": "published", "name": .string(published.service.name), "type": .string(published.service.type.rawValue),
-                "domain": .string(published.service.domain), "host": .string(published.hostName), "port": .int(Int(published.port)),
+                "event": "published", "name": .string(published.service.name),
+                "type": .string(published.service.type.rawValue),
+                "domain": .string(published.service.domain), "host": .string(published.hostName),
+                "port": .int(Int(published.port)),
             ]
         }
         fields["time"] = .string(Self.timeFormat.format(time))

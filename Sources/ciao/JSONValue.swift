@@ -1,7 +1,11 @@
 /// A JSON value (RFC 8259) and its text: one line, object keys sorted, `/` unescaped, as the
 /// `--json` lines print it.
 enum JSONValue: ExpressibleByStringLiteral {
-    case string(String), int(Int), bool(Bool), array([JSONValue]), object([String: JSONValue])
+    case string(String)
+    case int(Int)
+    case bool(Bool)
+    case array([JSONValue])
+    case object([String: JSONValue])
 
     init(stringLiteral value: String) {
         self = .string(value)

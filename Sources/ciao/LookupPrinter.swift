@@ -28,7 +28,7 @@ final class LookupPrinter {
     }
 
     static let options: [CommandSpec.Option] = [
-        .init(names: ["--json"], value: nil, help: "print one JSON object per line"),
+        .init(names: ["--json"], value: nil, help: "print one JSON object per line")
     ]
 
     /// `alpha.local<TAB>198.18.0.1`, as `avahi-resolve -n` prints.
@@ -39,7 +39,8 @@ final class LookupPrinter {
         case .human: write("\(name)\t\(address.address)")
         case .json:
             write([
-                "event": "address", "name": .string(hostName), "interface": .string(interface), "ttl": .int(Int(address.ttl)),
+                "event": "address", "name": .string(hostName), "interface": .string(interface),
+                "ttl": .int(Int(address.ttl)),
                 "address": .string(address.address), "family": address.family == .ipv4 ? "IPv4" : "IPv6",
             ])
         }

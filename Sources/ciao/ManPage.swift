@@ -47,9 +47,11 @@ enum ManPage {
             let spec = CommandLineTool.commands[name]!.spec
             let synopsis = listed?.synopsis ?? spec.synopsisWords.joined(separator: " ")
             page.macro("TP")
-            page.line(([Roff.bold(name)] + synopsis.split(separator: " ").map { Roff.placeholderWord(String($0)) })
-                .joined(separator: " "))
-            page.line(Roff.escape(sentence(listed?.summary ?? spec.summary)) + " See \(Roff.reference("ciao-\(name)")).")
+            page.line(
+                ([Roff.bold(name)] + synopsis.split(separator: " ").map { Roff.placeholderWord(String($0)) })
+                    .joined(separator: " "))
+            page.line(
+                Roff.escape(sentence(listed?.summary ?? spec.summary)) + " See \(Roff.reference("ciao-\(name)")).")
         }
 
         page.section("OPTIONS")
@@ -94,7 +96,8 @@ enum ManPage {
         page.section("NAME")
         page.line(Roff.escape("ciao-\(spec.name)") + " \\- " + Roff.escape(nameLine(spec.summary)))
         page.section("SYNOPSIS")
-        page.line(([Roff.bold("ciao \(spec.name)")] + spec.synopsisWords.map(Roff.placeholderWord)).joined(separator: " "))
+        page.line(
+            ([Roff.bold("ciao \(spec.name)")] + spec.synopsisWords.map(Roff.placeholderWord)).joined(separator: " "))
 
         let paragraphs = Details.paragraphs(spec.details)
         page.section("DESCRIPTION")
@@ -112,7 +115,9 @@ enum ManPage {
         page.section("OPTIONS")
         for option in spec.options {
             page.macro("TP")
-            page.line(option.names.map(Roff.bold).joined(separator: ", ") + (option.value.map { " " + Roff.italic($0) } ?? ""))
+            page.line(
+                option.names.map(Roff.bold).joined(separator: ", ") + (option.value.map { " " + Roff.italic($0) } ?? "")
+            )
             page.text(ManPage.sentence(option.help))
         }
         page.macro("TP")
@@ -121,7 +126,9 @@ enum ManPage {
 
         var labels: [String] = []
         for paragraph in paragraphs {
-            if let label = paragraph.label, !labels.contains(label), label.lowercased() != "exit status" { labels.append(label) }
+            if let label = paragraph.label, !labels.contains(label), label.lowercased() != "exit status" {
+                labels.append(label)
+            }
         }
         for label in labels {
             page.section(label.uppercased())
@@ -141,7 +148,9 @@ enum ManPage {
     /// The summary as a NAME line: lower case first (unless an acronym leads), no final period.
     private static func nameLine(_ summary: String) -> String {
         let text = withoutFinalPeriod(summary)
-        guard let first = text.first, first.isUppercase, text.dropFirst().first?.isLowercase == true else { return text }
+        guard let first = text.first, first.isUppercase, text.dropFirst().first?.isLowercase == true else {
+            return text
+        }
         return first.lowercased() + text.dropFirst()
     }
 
@@ -201,7 +210,9 @@ enum TopLevelUsage {
 
     /// What follows `Exit status:`.
     static var exitStatus: String {
-        let line = lines.first { $0.trimmed.hasPrefix("Exit status:") } ?? "Exit status: 0 success; 1 failure; 2 bad arguments."
+        let line =
+            lines.first { $0.trimmed.hasPrefix("Exit status:") }
+            ?? "Exit status: 0 success; 1 failure; 2 bad arguments."
         return line.trimmed.dropFirst("Exit status:".count).trimmed
     }
 }
@@ -232,7 +243,8 @@ enum Details {
             }
             let text = lines.map(\.trimmed).joined(separator: " ")
             if let colon = text.firstRange(of: ": "), isLabel(text[..<colon.lowerBound]) {
-                return Paragraph(label: String(text[..<colon.lowerBound]), text: ManPage.sentence(text[colon.upperBound...].trimmed))
+                return Paragraph(
+                    label: String(text[..<colon.lowerBound]), text: ManPage.sentence(text[colon.upperBound...].trimmed))
             }
             return Paragraph(label: nil, text: text)
         }
@@ -258,8 +270,12 @@ struct Roff {
     /// `.TH CIAO-BROWSE 1 "" "ciao VERSION" "Ciao Manual"`: no date, so that the page is the
     /// same on every run.
     mutating func header(title: String) {
-        macro("TH", [Self.escape(title.uppercased()), "1", "\"\"", "\"\(Self.escape("ciao \(CiaoVersion.current)"))\"",
-            "\"\(Self.escape(ManPage.manual))\""].joined(separator: " "))
+        macro(
+            "TH",
+            [
+                Self.escape(title.uppercased()), "1", "\"\"", "\"\(Self.escape("ciao \(CiaoVersion.current)"))\"",
+                "\"\(Self.escape(ManPage.manual))\"",
+            ].joined(separator: " "))
         // No hyphenation, ragged right: option names and page references stay whole.
         macro("nh")
         macro("ad", "l")
@@ -309,7 +325,7 @@ struct Roff {
             paragraph(text)
             return
         }
-        for case let (status, meaning)? in items {
+        for case (let status, let meaning)? in items {
             macro("TP")
             line(Self.bold(status))
             self.text(ManPage.sentence(meaning))
@@ -339,10 +355,21 @@ struct Roff {
     static func placeholderWord(_ word: String) -> String {
         var core = Substring(word)
         var prefix = "", suffix = ""
-        if core.hasPrefix("[") { prefix = "["; core = core.dropFirst() }
-        if core.hasSuffix("]") { suffix = "]"; core = core.dropLast() }
-        if core.hasSuffix("...") { suffix = "..." + suffix; core = core.dropLast(3) }
-        let isPlaceholder = core == "options" || (!core.isEmpty && core.allSatisfy { $0.isUppercase || $0.isNumber || $0 == "-" || $0 == "_" })
+        if core.hasPrefix("[") {
+            prefix = "["
+            core = core.dropFirst()
+        }
+        if core.hasSuffix("]") {
+            suffix = "]"
+            core = core.dropLast()
+        }
+        if core.hasSuffix("...") {
+            suffix = "..." + suffix
+            core = core.dropLast(3)
+        }
+        let isPlaceholder =
+            core == "options"
+            || (!core.isEmpty && core.allSatisfy { $0.isUppercase || $0.isNumber || $0 == "-" || $0 == "_" })
         if core == "|" { return "|" }
         return prefix + (isPlaceholder ? italic(String(core)) : bold(String(core))) + suffix
     }

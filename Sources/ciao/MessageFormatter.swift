@@ -19,18 +19,23 @@ enum MessageFormatter {
         if !message.questions.isEmpty {
             lines += ["", ";; QUESTION SECTION:"] + message.questions.map { ";\($0)" }
         }
-        for (title, records) in [("ANSWER", message.answers), ("AUTHORITY", message.authorities), ("ADDITIONAL", message.additionals)]
+        for (title, records) in [
+            ("ANSWER", message.answers), ("AUTHORITY", message.authorities), ("ADDITIONAL", message.additionals),
+        ]
         where !records.isEmpty {
             lines += ["", ";; \(title) SECTION:"] + records.map(\.description)
         }
         if !decoded.skippedRecords.isEmpty {
             lines += ["", ";; SKIPPED RECORDS:"]
-            lines += decoded.skippedRecords.map { ";\($0.name) \($0.type) in \($0.section) #\($0.index + 1): \($0.error)" }
+            lines += decoded.skippedRecords.map {
+                ";\($0.name) \($0.type) in \($0.section) #\($0.index + 1): \($0.error)"
+            }
         }
         return lines.joined(separator: "\n")
     }
 
     private static func rcodeName(_ rcode: UInt8) -> String {
-        ["NOERROR", "FORMERR", "SERVFAIL", "NXDOMAIN", "NOTIMP", "REFUSED"].dropFirst(Int(rcode)).first ?? "RCODE\(rcode)"
+        ["NOERROR", "FORMERR", "SERVFAIL", "NXDOMAIN", "NOTIMP", "REFUSED"].dropFirst(Int(rcode)).first
+            ?? "RCODE\(rcode)"
     }
 }

@@ -48,13 +48,20 @@ struct ParsableFormatter: EventFormatter {
 
     private func protocols(_ interface: InterfaceInfo) -> [String] {
         // avahi lists IPv6 before IPv4 when both arrive together.
-        [NetworkScope.AddressFamily.ipv6, .ipv4].filter(interface.families.contains).map { $0 == .ipv4 ? "IPv4" : "IPv6" }
+        [NetworkScope.AddressFamily.ipv6, .ipv4].filter(interface.families.contains).map {
+            $0 == .ipv4 ? "IPv4" : "IPv6"
+        }
     }
 
-    private func serviceFields(_ mark: String, _ service: Service, _ interface: String, _ protocolName: String) -> [String] {
+    private func serviceFields(_ mark: String, _ service: Service, _ interface: String, _ protocolName: String)
+        -> [String]
+    {
         let type = service.type.rawValue
         let shown = describingTypes ? ServiceTypeDescriptions.description(of: type) ?? type : type
-        return [mark, interface, protocolName, Self.escapedName(service.name), shown, Self.withoutTrailingDot(service.domain)]
+        return [
+            mark, interface, protocolName, Self.escapedName(service.name), shown,
+            Self.withoutTrailingDot(service.domain),
+        ]
     }
 
     /// avahi's label escaping: letters, digits, `-` and `_` as they are; `.` and `\` after a

@@ -9,14 +9,18 @@ enum PublishCommand {
         options: [
             .init(names: ["-l", "--listener"], value: nil, help: "let Ciao hold an ephemeral port (no PORT argument)"),
             .init(names: ["--no-rename"], value: nil, help: "fail instead of renaming to \"NAME (2)\" on a conflict"),
-            .init(names: ["-s", "--subtype"], value: "SUB", help: "also publish under a subtype such as _printer (repeatable)",
-                  repeatable: true),
+            .init(
+                names: ["-s", "--subtype"], value: "SUB",
+                help: "also publish under a subtype such as _printer (repeatable)",
+                repeatable: true),
         ] + CommonOptions.network + [CommonOptions.domain] + [CommonOptions.output[1]],
         positionals: [
             .init(name: "NAME", help: "the instance name, up to 63 bytes; \"\" for the host name"),
             .init(name: "TYPE", help: "the service type, such as _http._tcp"),
             .init(name: "PORT", help: "the port your service listens on (left out with --listener)", isOptional: true),
-            .init(name: "TXT", help: "KEY=VALUE, KEY= (empty) or KEY (flag); \\xHH in a value is a byte", isVariadic: true),
+            .init(
+                name: "TXT", help: "KEY=VALUE, KEY= (empty) or KEY (flag); \\xHH in a value is a byte", isVariadic: true
+            ),
         ],
         details: "Exit status: 0 withdrawn after a signal; 1 publishing failed (e.g. name conflict with --no-rename);"
             + " 2 bad arguments.")
@@ -69,7 +73,9 @@ enum PublishCommand {
                 await server.stop()
                 return 0
             case .failed(let error):
-                if CommandLineTool.isArgumentError(error) { return CommandLineTool.usageError("\(error)", usage: spec.usage) }
+                if CommandLineTool.isArgumentError(error) {
+                    return CommandLineTool.usageError("\(error)", usage: spec.usage)
+                }
                 CommandLineTool.printError("\(error)")
                 return 1
             }
@@ -90,18 +96,23 @@ enum PublishCommand {
         var trailing = (arguments.positional("PORT").map { [$0] } ?? []) + arguments.variadic("TXT")
         var port: UInt16 = 0
         if listener, let first = trailing.first, UInt16(first) != nil {
-            throw ArgumentError("with --listener Ciao chooses the port: \"\(first)\" would be published as a TXT entry; leave out one of them")
+            throw ArgumentError(
+                "with --listener Ciao chooses the port: \"\(first)\" would be published as a TXT entry; leave out one of them"
+            )
         }
         if !listener {
             guard let text = trailing.first else { throw ArgumentError("missing PORT (or use --listener)") }
-            guard let value = UInt16(text), value > 0 else { throw ArgumentError("PORT must be 1–65535, not \"\(text)\"") }
+            guard let value = UInt16(text), value > 0 else {
+                throw ArgumentError("PORT must be 1–65535, not \"\(text)\"")
+            }
             port = value
             trailing.removeFirst()
         }
         let type = try CommonOptions.serviceType(arguments.positional("TYPE") ?? "")
         _ = try CommonOptions.domain(arguments)
         return PublicationConfiguration(
-            type: type, name: arguments.positional("NAME") ?? "", port: port, mode: listener ? .listener : .externalPort,
+            type: type, name: arguments.positional("NAME") ?? "", port: port,
+            mode: listener ? .listener : .externalPort,
             allowsRenaming: !arguments.has("--no-rename"), txtRecord: try TXTArguments.record(trailing),
             subtypes: arguments.all("--subtype"))
     }

@@ -7,8 +7,12 @@ enum QueryCommand {
         name: "query",
         summary: "Asks for records of a name and type: the answers once, or as they come and go.",
         options: [
-            .init(names: ["-c", "--continuous"], value: nil, help: "report records as they come, change and go, until interrupted"),
-            .init(names: ["--timeout"], value: "SECONDS", help: "give up (or, with -c, stop) after this long (default 5; -c none)"),
+            .init(
+                names: ["-c", "--continuous"], value: nil,
+                help: "report records as they come, change and go, until interrupted"),
+            .init(
+                names: ["--timeout"], value: "SECONDS",
+                help: "give up (or, with -c, stop) after this long (default 5; -c none)"),
         ] + CommonOptions.network + LookupPrinter.options,
         positionals: [
             .init(name: "NAME", help: "the name, such as alpha.local or _http._tcp.local"),
@@ -36,7 +40,8 @@ enum QueryCommand {
             name = parsed.positional("NAME") ?? ""
             let typeText = parsed.positional("TYPE") ?? ""
             guard let known = DNSRecordType(typeText) else {
-                throw ArgumentError("\"\(typeText)\" is not a record type: give a mnemonic such as AAAA, TYPE65 or a number")
+                throw ArgumentError(
+                    "\"\(typeText)\" is not a record type: give a mnemonic such as AAAA, TYPE65 or a number")
             }
             type = known
             let continuous = parsed.has("--continuous")
@@ -63,7 +68,9 @@ enum QueryCommand {
     }
 
     /// Prints the session's events until SIGINT or SIGTERM, or until `timeout`.
-    private static func follow(_ session: RecordQuerySession, until timeout: Duration?, printer: LookupPrinter) async -> Int32 {
+    private static func follow(_ session: RecordQuerySession, until timeout: Duration?, printer: LookupPrinter) async
+        -> Int32
+    {
         enum Input {
             case event(RecordEvent)
             case failed(any Error)

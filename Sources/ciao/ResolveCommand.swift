@@ -41,12 +41,13 @@ enum ResolveCommand {
             resolved.addresses = resolved.addresses.filter { address in
                 scope.families.contains(address.contains(":") ? .ipv6 : .ipv4)
             }
-            OutputPrinter(format: format).print(.resolved(resolved, interfaces.info(for: resolved.service.interfaceIndex)))
+            OutputPrinter(format: format).print(
+                .resolved(resolved, interfaces.info(for: resolved.service.interfaceIndex)))
             return 0
         } catch CiaoError.timedOut {
             CommandLineTool.printError("\(service) was not resolved within \(timeout)")
             return 1
-        } catch where CommandLineTool.isArgumentError(error) {
+        } catch  where CommandLineTool.isArgumentError(error) {
             return CommandLineTool.usageError("\(error)", usage: spec.usage)
         } catch {
             CommandLineTool.printError("\(error)")

@@ -7,7 +7,9 @@ enum ResolveHostCommand {
         summary: "Resolves host names in local. to their addresses (A and AAAA records).",
         options: [.init(names: ["--timeout"], value: "SECONDS", help: "give up after this long (default 5)")]
             + CommonOptions.network + LookupPrinter.options,
-        positionals: [.init(name: "NAME", help: "a host name such as raspberrypi or raspberrypi.local", isVariadic: true)],
+        positionals: [
+            .init(name: "NAME", help: "a host name such as raspberrypi or raspberrypi.local", isVariadic: true)
+        ],
         details: """
             Output: a line per address, "NAME<TAB>ADDRESS", IPv4 first; an IPv6 link-local address
             carries its interface as %zone. -4 or -6 asks for that family only. With --json one

@@ -77,7 +77,9 @@ enum ShellCompletion {
             lines.append("        \(name))")
             lines.append("            options=\(quoted(options.joined(separator: " ")))")
             if !values.isEmpty { lines.append("            values=\(quoted(values.joined(separator: " ")))") }
-            if !interfaces.isEmpty { lines.append("            interfaces=\(quoted(interfaces.joined(separator: " ")))") }
+            if !interfaces.isEmpty {
+                lines.append("            interfaces=\(quoted(interfaces.joined(separator: " ")))")
+            }
             if files { lines.append("            files=1") }
             lines.append("            ;;")
         }
@@ -191,21 +193,24 @@ enum ShellCompletion {
         let names = option.names.map { name in
             option.value != nil && name.hasPrefix("--") ? name + "=" : name
         }
-        let exclusion = option.repeatable || option.names.count == 1 ? "" : "(" + option.names.joined(separator: " ") + ")"
+        let exclusion =
+            option.repeatable || option.names.count == 1 ? "" : "(" + option.names.joined(separator: " ") + ")"
         let star = option.repeatable ? "*" : ""
         var rest = "[" + descriptionEscape(option.help) + "]"
         if let value = option.value {
             rest += ":" + messageEscape(value) + ":" + action(completion(for: option))
         }
         guard names.count > 1 else { return quoted(exclusion + star + names[0] + rest) }
-        return (exclusion.isEmpty && star.isEmpty ? "" : quoted(exclusion + star)) + "{" + names.joined(separator: ",") + "}"
+        return (exclusion.isEmpty && star.isEmpty ? "" : quoted(exclusion + star)) + "{" + names.joined(separator: ",")
+            + "}"
             + quoted(rest)
     }
 
     /// `':TYPE - help: '`, `'::…'` when optional, `'*:…'` when it takes the rest.
     private static func positionalSpec(_ positional: CommandSpec.Positional) -> String {
         let lead = positional.isVariadic ? "*:" : positional.isOptional ? "::" : ":"
-        return quoted(lead + messageEscape("\(positional.name) - \(positional.help)") + ":" + action(completion(for: positional)))
+        return quoted(
+            lead + messageEscape("\(positional.name) - \(positional.help)") + ":" + action(completion(for: positional)))
     }
 
     private static func action(_ completion: Completion) -> String {

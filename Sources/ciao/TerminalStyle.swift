@@ -23,7 +23,11 @@ struct TerminalStyle: Equatable {
     }
 
     enum Color: String {
-        case green = "32", red = "31", blue = "34", dim = "2", bold = "1"
+        case green = "32"
+        case red = "31"
+        case blue = "34"
+        case dim = "2"
+        case bold = "1"
     }
 
     func paint(_ text: String, _ color: Color) -> String {

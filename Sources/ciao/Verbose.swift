@@ -23,7 +23,8 @@ enum Verbose {
                 "statistics \(counters.interface) \(family): received \(counters.packetsReceived) packets "
                     + "(\(counters.bytesReceived) bytes; \(counters.ownPacketsIgnored) our own looped back, "
                     + "\(counters.undecodable) undecodable, \(counters.offLink) off-link, \(counters.otherDropped) other dropped), "
-                    + "sent \(counters.packetsSent) (\(counters.bytesSent) bytes), \(counters.sendFailures) send failures")
+                    + "sent \(counters.packetsSent) (\(counters.bytesSent) bytes), \(counters.sendFailures) send failures"
+            )
         }
         for socket in statistics.sockets {
             let family = socket.family == .ipv4 ? "IPv4" : "IPv6"

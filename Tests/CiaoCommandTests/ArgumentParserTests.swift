@@ -18,7 +18,8 @@ import Testing
         details: "")
 
     static let fixed = CommandSpec(
-        name: "fixed", summary: "One positional.", options: [], positionals: [.init(name: "ONE", help: "one")], details: "")
+        name: "fixed", summary: "One positional.", options: [], positionals: [.init(name: "ONE", help: "one")],
+        details: "")
 
     func parse(_ arguments: [String], _ spec: CommandSpec = Self.spec) throws(ArgumentError) -> ParsedArguments {
         try spec.parse(arguments)
@@ -147,8 +148,9 @@ import Testing
         #expect(usage.contains(spec.summary))
         for option in spec.options {
             let label = option.names.joined(separator: ", ") + (option.value.map { " \($0)" } ?? "")
-            let row = try #require(usage.split(separator: "\n").first { $0.hasPrefix("  " + label + " ") },
-                                   "no row for \(label)")
+            let row = try #require(
+                usage.split(separator: "\n").first { $0.hasPrefix("  " + label + " ") },
+                "no row for \(label)")
             #expect(row.hasSuffix(option.help))
         }
         for positional in spec.positionals {
@@ -161,7 +163,9 @@ import Testing
     }
 
     @Test func usageLines() {
-        func firstLine(_ spec: CommandSpec) -> Substring { spec.usage.split(separator: "\n", omittingEmptySubsequences: false)[0] }
+        func firstLine(_ spec: CommandSpec) -> Substring {
+            spec.usage.split(separator: "\n", omittingEmptySubsequences: false)[0]
+        }
         #expect(firstLine(BrowseCommand.spec) == "usage: ciao browse [options] [TYPE...]")
         #expect(firstLine(PublishCommand.spec) == "usage: ciao publish [options] NAME TYPE [PORT] [TXT...]")
         #expect(firstLine(ResolveCommand.spec) == "usage: ciao resolve [options] NAME TYPE [DOMAIN]")
@@ -174,12 +178,17 @@ import Testing
 
     @Test func commandOptions() {
         let browse = BrowseCommand.spec.usage
-        for label in ["-a, --all", "-r, --resolve", "-t, --terminate", "--timeout SECONDS", "-i, --interface NAME", "  -4  ",
-                      "  -6  ", "-d, --domain DOMAIN", "-p, --parsable", "--json"] {
+        for label in [
+            "-a, --all", "-r, --resolve", "-t, --terminate", "--timeout SECONDS", "-i, --interface NAME", "  -4  ",
+            "  -6  ", "-d, --domain DOMAIN", "-p, --parsable", "--json",
+        ] {
             #expect(browse.contains(label), "browse: \(label)")
         }
         let publish = PublishCommand.spec.usage
-        for label in ["-l, --listener", "--no-rename", "-s, --subtype SUB", "-i, --interface NAME", "-d, --domain DOMAIN", "--json"] {
+        for label in [
+            "-l, --listener", "--no-rename", "-s, --subtype SUB", "-i, --interface NAME", "-d, --domain DOMAIN",
+            "--json",
+        ] {
             #expect(publish.contains(label), "publish: \(label)")
         }
         #expect(!publish.contains("--parsable"))
@@ -204,8 +213,9 @@ import Testing
         for name in CommandLineTool.commands.keys {
             #expect(CommandLineTool.usage.contains("\n  \(name) "), "\(name)")
         }
-        #expect(Set(CommandLineTool.commands.keys) == [
-            "browse", "publish", "resolve", "types", "decode", "resolve-host", "resolve-address", "query",
-        ])
+        #expect(
+            Set(CommandLineTool.commands.keys) == [
+                "browse", "publish", "resolve", "types", "decode", "resolve-host", "resolve-address", "query",
+            ])
     }
 }

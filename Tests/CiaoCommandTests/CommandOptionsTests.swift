@@ -45,11 +45,13 @@ func serviceTypeError(_ text: String) -> ArgumentError {
     /// Types peers publish past RFC 6335's 15 characters, and subtypes in both spellings.
     @Test func longTypesAndSubtypesAreParsed() throws {
         let http = try ServiceType("_http._tcp")
-        let targets = try options(["_CinchGamingService._tcp", "_printer._sub._http._tcp", "_http._tcp,_printer"]).targets
-        #expect(targets == [
-            BrowseTarget(type: try ServiceType(observed: "_cinchgamingservice._tcp")),
-            BrowseTarget(type: http, subtype: "_printer"), BrowseTarget(type: http, subtype: "_printer"),
-        ])
+        let targets = try options(["_CinchGamingService._tcp", "_printer._sub._http._tcp", "_http._tcp,_printer"])
+            .targets
+        #expect(
+            targets == [
+                BrowseTarget(type: try ServiceType(observed: "_cinchgamingservice._tcp")),
+                BrowseTarget(type: http, subtype: "_printer"), BrowseTarget(type: http, subtype: "_printer"),
+            ])
         #expect(throws: ArgumentError.self) { try options(["_http._tcp,printer"]) }
         #expect(throws: ArgumentError.self) { try options(["_x._sub._nope"]) }
     }
@@ -96,7 +98,9 @@ func serviceTypeError(_ text: String) -> ArgumentError {
             Issue.record("the default format is for people")
             return
         }
-        #expect(throws: ArgumentError("choose one of --parsable and --json")) { try options(["-p", "--json", "_http._tcp"]) }
+        #expect(throws: ArgumentError("choose one of --parsable and --json")) {
+            try options(["-p", "--json", "_http._tcp"])
+        }
     }
 
     @Test func onlyTheLocalDomain() throws {
@@ -135,7 +139,9 @@ func serviceTypeError(_ text: String) -> ArgumentError {
 
     @Test(arguments: ["0", "70000", "x", "-1", "65536", ""])
     func badPorts(_ port: String) {
-        #expect(throws: ArgumentError("PORT must be 1–65535, not \"\(port)\"")) { try publication(["Name", "_http._tcp", port]) }
+        #expect(throws: ArgumentError("PORT must be 1–65535, not \"\(port)\"")) {
+            try publication(["Name", "_http._tcp", port])
+        }
     }
 
     @Test func portLimits() throws {
@@ -154,9 +160,10 @@ func serviceTypeError(_ text: String) -> ArgumentError {
     }
 
     @Test func txtEntryKinds() throws {
-        #expect(try txt(["k=v", "empty=", "flag", "eq=a=b"]) == [
-            "k": .bytes(Data("v".utf8)), "empty": .bytes(Data()), "flag": .flag, "eq": .bytes(Data("a=b".utf8)),
-        ])
+        #expect(
+            try txt(["k=v", "empty=", "flag", "eq=a=b"]) == [
+                "k": .bytes(Data("v".utf8)), "empty": .bytes(Data()), "flag": .flag, "eq": .bytes(Data("a=b".utf8)),
+            ])
         #expect(try txt(["Upper=X"]) == ["upper": .bytes(Data("X".utf8))])
         #expect(try txt(["u=Grüße"]) == ["u": .bytes(Data("Grüße".utf8))])
     }
@@ -182,8 +189,12 @@ func serviceTypeError(_ text: String) -> ArgumentError {
         #expect(throws: ArgumentError(#"unknown escape in "\q": use \xHH for a byte and \\ for a backslash"#)) {
             try TXTArguments.entry(#"k=\q"#)
         }
-        #expect(throws: ArgumentError(#"\x must be followed by two hex digits in "\x4""#)) { try TXTArguments.entry(#"k=\x4"#) }
-        #expect(throws: ArgumentError(#"\x must be followed by two hex digits in "\xZZ""#)) { try TXTArguments.entry(#"k=\xZZ"#) }
+        #expect(throws: ArgumentError(#"\x must be followed by two hex digits in "\x4""#)) {
+            try TXTArguments.entry(#"k=\x4"#)
+        }
+        #expect(throws: ArgumentError(#"\x must be followed by two hex digits in "\xZZ""#)) {
+            try TXTArguments.entry(#"k=\xZZ"#)
+        }
     }
 
     /// `UInt8(_:radix:)` accepts a sign, so `\x+1` and `\x-0` pass as "two hex digits".
@@ -205,7 +216,9 @@ func serviceTypeError(_ text: String) -> ArgumentError {
     }
 
     @Test func subtypesAreCollected() throws {
-        let configuration = try publication(["-s", "_printer", "Name", "_http._tcp", "--subtype", "_scanner", "80", "--subtype=_fax"])
+        let configuration = try publication([
+            "-s", "_printer", "Name", "_http._tcp", "--subtype", "_scanner", "80", "--subtype=_fax",
+        ])
         #expect(configuration.subtypes == ["_printer", "_scanner", "_fax"])
     }
 

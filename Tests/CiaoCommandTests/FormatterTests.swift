@@ -25,29 +25,34 @@ enum Fixture {
     let formatter = ParsableFormatter()
 
     @Test func foundAndRemovedLinesListIPv6ThenIPv4() {
-        #expect(formatter.lines(for: .found(Fixture.service, Fixture.interface), at: Fixture.time) == [
-            "+;civ0;IPv6;\(Fixture.escapedName);_ciaotest._tcp;local",
-            "+;civ0;IPv4;\(Fixture.escapedName);_ciaotest._tcp;local",
-        ])
-        #expect(formatter.lines(for: .removed(Fixture.service, Fixture.interface), at: Fixture.time) == [
-            "-;civ0;IPv6;\(Fixture.escapedName);_ciaotest._tcp;local",
-            "-;civ0;IPv4;\(Fixture.escapedName);_ciaotest._tcp;local",
-        ])
+        #expect(
+            formatter.lines(for: .found(Fixture.service, Fixture.interface), at: Fixture.time) == [
+                "+;civ0;IPv6;\(Fixture.escapedName);_ciaotest._tcp;local",
+                "+;civ0;IPv4;\(Fixture.escapedName);_ciaotest._tcp;local",
+            ])
+        #expect(
+            formatter.lines(for: .removed(Fixture.service, Fixture.interface), at: Fixture.time) == [
+                "-;civ0;IPv6;\(Fixture.escapedName);_ciaotest._tcp;local",
+                "-;civ0;IPv4;\(Fixture.escapedName);_ciaotest._tcp;local",
+            ])
     }
 
     @Test func onlyTheInterfaceFamiliesGetLines() {
         let v4 = InterfaceInfo(name: "eth0", families: [.ipv4])
         let v6 = InterfaceInfo(name: "eth1", families: [.ipv6])
-        #expect(formatter.lines(for: .found(Fixture.service, v4), at: Fixture.time)
-            == ["+;eth0;IPv4;\(Fixture.escapedName);_ciaotest._tcp;local"])
-        #expect(formatter.lines(for: .removed(Fixture.service, v6), at: Fixture.time)
-            == ["-;eth1;IPv6;\(Fixture.escapedName);_ciaotest._tcp;local"])
+        #expect(
+            formatter.lines(for: .found(Fixture.service, v4), at: Fixture.time)
+                == ["+;eth0;IPv4;\(Fixture.escapedName);_ciaotest._tcp;local"])
+        #expect(
+            formatter.lines(for: .removed(Fixture.service, v6), at: Fixture.time)
+                == ["-;eth1;IPv6;\(Fixture.escapedName);_ciaotest._tcp;local"])
     }
 
     /// Byte for byte the line avahi-browse 0.8 printed for this service (the IPv4 one).
     @Test func resolvedLineMatchesAvahi() {
         let lines = formatter.lines(for: .resolved(Fixture.resolved, Fixture.interface), at: Fixture.time)
-        let avahi = #"=;civ0;IPv4;Odd\032\034Name\034\032\195\156\.dot;_ciaotest._tcp;local;vm.local;198.18.0.1;8080;"k=v" "flag" "empty=" "bin=\000\255\128""#
+        let avahi =
+            #"=;civ0;IPv4;Odd\032\034Name\034\032\195\156\.dot;_ciaotest._tcp;local;vm.local;198.18.0.1;8080;"k=v" "flag" "empty=" "bin=\000\255\128""#
         #expect(lines == [avahi.replacingOccurrences(of: ";IPv4;", with: ";IPv6;"), avahi])
         #expect(Array(lines[1].utf8) == Array(avahi.utf8))
     }
@@ -56,11 +61,13 @@ enum Fixture {
     /// does Ciao; a type it does not know, and every type with -k, as it is.
     @Test func knownTypesAreDescribedAsAvahiDoes() throws {
         let web = Service(name: "Web", type: try ServiceType("_http._tcp"), interfaceIndex: 2)
-        #expect(formatter.lines(for: .found(web, InterfaceInfo(name: "eth0", families: [.ipv4])), at: Fixture.time)
-            == ["+;eth0;IPv4;Web;Web Site;local"])
+        #expect(
+            formatter.lines(for: .found(web, InterfaceInfo(name: "eth0", families: [.ipv4])), at: Fixture.time)
+                == ["+;eth0;IPv4;Web;Web Site;local"])
         let raw = ParsableFormatter(describingTypes: false)
-        #expect(raw.lines(for: .found(web, InterfaceInfo(name: "eth0", families: [.ipv4])), at: Fixture.time)
-            == ["+;eth0;IPv4;Web;_http._tcp;local"])
+        #expect(
+            raw.lines(for: .found(web, InterfaceInfo(name: "eth0", families: [.ipv4])), at: Fixture.time)
+                == ["+;eth0;IPv4;Web;_http._tcp;local"])
         #expect(ServiceTypeDescriptions.description(of: "_ipp._tcp") == "Internet Printer")
         #expect(ServiceTypeDescriptions.description(of: "_ciaotest._tcp") == nil)
     }
@@ -77,11 +84,13 @@ enum Fixture {
         resolved.addresses = ["fe80::c6ff:fe12:1%civ0", "198.18.0.1"]
         resolved.txtRecord = .empty
         resolved.hostName = "host.local"  // no trailing dot: kept as is
-        #expect(formatter.lines(for: .resolved(resolved, InterfaceInfo(name: "civ0", families: [.ipv6])), at: Fixture.time)
-            == ["=;civ0;IPv6;\(Fixture.escapedName);_ciaotest._tcp;local;host.local;fe80::c6ff:fe12:1;8080;"])
+        #expect(
+            formatter.lines(for: .resolved(resolved, InterfaceInfo(name: "civ0", families: [.ipv6])), at: Fixture.time)
+                == ["=;civ0;IPv6;\(Fixture.escapedName);_ciaotest._tcp;local;host.local;fe80::c6ff:fe12:1;8080;"])
         resolved.addresses = []
-        #expect(formatter.lines(for: .resolved(resolved, InterfaceInfo(name: "civ0", families: [.ipv4])), at: Fixture.time)
-            == ["=;civ0;IPv4;\(Fixture.escapedName);_ciaotest._tcp;local;host.local;;8080;"])
+        #expect(
+            formatter.lines(for: .resolved(resolved, InterfaceInfo(name: "civ0", families: [.ipv4])), at: Fixture.time)
+                == ["=;civ0;IPv4;\(Fixture.escapedName);_ciaotest._tcp;local;host.local;;8080;"])
     }
 
     @Test func escapesNamesAsAvahiDoes() {
@@ -106,12 +115,15 @@ enum Fixture {
 
     @Test func typeAndPublishedLines() throws {
         #expect(formatter.lines(for: .type(try ServiceType("_HTTP._tcp.")), at: Fixture.time) == ["_http._tcp;local"])
-        #expect(formatter.lines(for: .published(Fixture.published), at: Fixture.time)
-            == ["+;\(Fixture.escapedName);_ciaotest._tcp;local;vm.local;8080"])
+        #expect(
+            formatter.lines(for: .published(Fixture.published), at: Fixture.time)
+                == ["+;\(Fixture.escapedName);_ciaotest._tcp;local;vm.local;8080"])
     }
 
     @Test func resolutionFailuresPrintNothing() {
-        #expect(formatter.lines(for: .resolutionFailed(Fixture.service, Fixture.interface, .timedOut), at: Fixture.time).isEmpty)
+        #expect(
+            formatter.lines(for: .resolutionFailed(Fixture.service, Fixture.interface, .timedOut), at: Fixture.time)
+                .isEmpty)
     }
 }
 
@@ -146,9 +158,10 @@ enum Fixture {
 
     @Test func resolved() throws {
         let object = try object(.resolved(Fixture.resolved, Fixture.interface))
-        #expect(Set(object.keys) == [
-            "event", "name", "type", "domain", "interface", "host", "port", "addresses", "txt", "time",
-        ])
+        #expect(
+            Set(object.keys) == [
+                "event", "name", "type", "domain", "interface", "host", "port", "addresses", "txt", "time",
+            ])
         #expect(object["event"] as? String == "resolved")
         #expect(object["name"] as? String == "Odd \"Name\" Ü.dot")
         #expect(object["type"] as? String == "_ciaotest._tcp")
@@ -182,17 +195,19 @@ enum Fixture {
 
     @Test func typeAndPublished() throws {
         let type = try object(.type(Fixture.type))
-        #expect(type as NSDictionary == [
-            "event": "type", "type": "_ciaotest._tcp", "domain": "local.", "rfc6335": true,
-            "time": "2023-11-14T22:13:20.250Z",
-        ] as NSDictionary)
+        #expect(
+            type as NSDictionary == [
+                "event": "type", "type": "_ciaotest._tcp", "domain": "local.", "rfc6335": true,
+                "time": "2023-11-14T22:13:20.250Z",
+            ] as NSDictionary)
         let long = try object(.type(try ServiceType(observed: "_CinchGamingService._tcp")))
         #expect(long["rfc6335"] as? Bool == false)
         let published = try object(.published(Fixture.published))
-        #expect(published as NSDictionary == [
-            "event": "published", "name": "Odd \"Name\" Ü.dot", "type": "_ciaotest._tcp", "domain": "local.",
-            "host": "vm.local.", "port": 8080, "time": "2023-11-14T22:13:20.250Z",
-        ] as NSDictionary)
+        #expect(
+            published as NSDictionary == [
+                "event": "published", "name": "Odd \"Name\" Ü.dot", "type": "_ciaotest._tcp", "domain": "local.",
+                "host": "vm.local.", "port": 8080, "time": "2023-11-14T22:13:20.250Z",
+            ] as NSDictionary)
     }
 
     @Test func keysAreSortedAndSlashesUnescaped() throws {
@@ -213,7 +228,8 @@ enum Fixture {
 
     @Test func plainRowsAreAligned() {
         #expect(plain.lines(for: .found(Fixture.service, Fixture.interface), at: Fixture.time) == ["+ " + Self.columns])
-        #expect(plain.lines(for: .removed(Fixture.service, Fixture.interface), at: Fixture.time) == ["- " + Self.columns])
+        #expect(
+            plain.lines(for: .removed(Fixture.service, Fixture.interface), at: Fixture.time) == ["- " + Self.columns])
         // The columns start at fixed character offsets.
         let row = Array(plain.lines(for: .found(Fixture.service, Fixture.interface), at: Fixture.time)[0])
         #expect(String(row[2..<10]) == "civ0    ")
@@ -225,32 +241,37 @@ enum Fixture {
     @Test func longFieldsAreKeptWhole() {
         let long = String(repeating: "n", count: 40)
         let service = Service(name: long, type: Fixture.type)
-        #expect(plain.lines(for: .found(service, InterfaceInfo(name: "enp0s31f6x", families: [.ipv4])), at: Fixture.time)
-            == ["+ enp0s31f6x \(long) _ciaotest._tcp       local."])
+        #expect(
+            plain.lines(for: .found(service, InterfaceInfo(name: "enp0s31f6x", families: [.ipv4])), at: Fixture.time)
+                == ["+ enp0s31f6x \(long) _ciaotest._tcp       local."])
     }
 
     @Test func plainResolved() {
-        #expect(plain.lines(for: .resolved(Fixture.resolved, Fixture.interface), at: Fixture.time) == [
-            "= " + Self.columns,
-            "    hostname = vm.local.",
-            "    address  = 198.18.0.1, fd00:198:18::1, fe80::c6ff:fe12:1%civ0",
-            "    port     = 8080",
-            #"    txt      = "k=v" "flag" "empty=" "bin=\000\255\128""#,
-        ])
+        #expect(
+            plain.lines(for: .resolved(Fixture.resolved, Fixture.interface), at: Fixture.time) == [
+                "= " + Self.columns,
+                "    hostname = vm.local.",
+                "    address  = 198.18.0.1, fd00:198:18::1, fe80::c6ff:fe12:1%civ0",
+                "    port     = 8080",
+                #"    txt      = "k=v" "flag" "empty=" "bin=\000\255\128""#,
+            ])
     }
 
     @Test func plainOtherEvents() {
-        #expect(plain.lines(for: .resolutionFailed(Fixture.service, Fixture.interface, .timedOut), at: Fixture.time)
-            == ["! " + Self.columns + "  " + CiaoError.timedOut.description])
+        #expect(
+            plain.lines(for: .resolutionFailed(Fixture.service, Fixture.interface, .timedOut), at: Fixture.time)
+                == ["! " + Self.columns + "  " + CiaoError.timedOut.description])
         #expect(plain.lines(for: .type(Fixture.type), at: Fixture.time) == ["_ciaotest._tcp"])
-        #expect(plain.lines(for: .published(Fixture.published), at: Fixture.time)
-            == ["Established under name 'Odd \"Name\" Ü.dot' (_ciaotest._tcp.local.) on vm.local. port 8080"])
+        #expect(
+            plain.lines(for: .published(Fixture.published), at: Fixture.time)
+                == ["Established under name 'Odd \"Name\" Ü.dot' (_ciaotest._tcp.local.) on vm.local. port 8080"])
     }
 
     @Test func noEscapeCodesWithoutColour() {
         let events: [OutputEvent] = [
             .found(Fixture.service, Fixture.interface), .removed(Fixture.service, Fixture.interface),
-            .resolved(Fixture.resolved, Fixture.interface), .resolutionFailed(Fixture.service, Fixture.interface, .stopped),
+            .resolved(Fixture.resolved, Fixture.interface),
+            .resolutionFailed(Fixture.service, Fixture.interface, .stopped),
             .type(Fixture.type), .published(Fixture.published),
         ]
         for style in [TerminalStyle.plain, TerminalStyle(isTerminal: true, usesColor: false)] {
@@ -260,14 +281,20 @@ enum Fixture {
     }
 
     @Test func colouredMarks() {
-        #expect(coloured.lines(for: .found(Fixture.service, Fixture.interface), at: Fixture.time)
-            == ["\u{1B}[32m+\u{1B}[0m " + Self.columns])
-        #expect(coloured.lines(for: .removed(Fixture.service, Fixture.interface), at: Fixture.time)
-            == ["\u{1B}[31m-\u{1B}[0m " + Self.columns])
-        #expect(coloured.lines(for: .resolved(Fixture.resolved, Fixture.interface), at: Fixture.time).first
-            == "\u{1B}[34m=\u{1B}[0m " + Self.columns)
-        #expect(coloured.lines(for: .resolutionFailed(Fixture.service, Fixture.interface, .stopped), at: Fixture.time)
-            == ["\u{1B}[31m!\u{1B}[0m " + Self.columns + "  \u{1B}[2m" + CiaoError.stopped.description + "\u{1B}[0m"])
+        #expect(
+            coloured.lines(for: .found(Fixture.service, Fixture.interface), at: Fixture.time)
+                == ["\u{1B}[32m+\u{1B}[0m " + Self.columns])
+        #expect(
+            coloured.lines(for: .removed(Fixture.service, Fixture.interface), at: Fixture.time)
+                == ["\u{1B}[31m-\u{1B}[0m " + Self.columns])
+        #expect(
+            coloured.lines(for: .resolved(Fixture.resolved, Fixture.interface), at: Fixture.time).first
+                == "\u{1B}[34m=\u{1B}[0m " + Self.columns)
+        #expect(
+            coloured.lines(for: .resolutionFailed(Fixture.service, Fixture.interface, .stopped), at: Fixture.time)
+                == [
+                    "\u{1B}[31m!\u{1B}[0m " + Self.columns + "  \u{1B}[2m" + CiaoError.stopped.description + "\u{1B}[0m"
+                ])
     }
 }
 

@@ -13,7 +13,8 @@ import Testing
 
     static let regenerate = ProcessInfo.processInfo.environment["CIAO_REGENERATE"] == "1"
 
-    static let howToRegenerate = "run Scripts/generate-cli-docs.sh (CIAO_REGENERATE=1 swift test --filter GeneratedFilesTests)"
+    static let howToRegenerate =
+        "run Scripts/generate-cli-docs.sh (CIAO_REGENERATE=1 swift test --filter GeneratedFilesTests)"
 
     /// Every generated file by its path in the repository.
     static var files: [(path: String, contents: String)] {
@@ -28,7 +29,8 @@ import Testing
         for (path, contents) in Self.files {
             let url = Self.root.appendingPathComponent(path)
             if Self.regenerate {
-                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try Data(contents.utf8).write(to: url)
                 continue
             }
@@ -44,7 +46,8 @@ import Testing
     @Test func noPageForAMissingCommand() throws {
         let directory = Self.root.appendingPathComponent("docs/man")
         let expected = Set(Self.files.map(\.path))
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] where name.hasSuffix(".1") {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        where name.hasSuffix(".1") {
             let path = "docs/man/" + name
             if expected.contains(path) { continue }
             if Self.regenerate {
@@ -86,7 +89,8 @@ import Testing
     @Test(arguments: [("/bin/bash", "ciao.bash"), ("/usr/bin/zsh", "_ciao")])
     func scriptParses(shell: String, file: String) throws {
         guard FileManager.default.isExecutableFile(atPath: shell) else { return }
-        let script = FileManager.default.temporaryDirectory.appendingPathComponent("ciao-completion-\(getpid())-\(file)")
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ciao-completion-\(getpid())-\(file)")
         let contents = file == "_ciao" ? ShellCompletion.zsh() : ShellCompletion.bash()
         try Data(contents.utf8).write(to: script)
         defer { try? FileManager.default.removeItem(at: script) }

@@ -9,7 +9,9 @@ import Testing
         let link = network.addLink()
         let publisher = network.addHost(named: "alpha", links: [link])
         let browser = network.addHost(named: "beta", links: [link])
-        let registration = network.withEngine(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
+        let registration = network.withEngine(publisher) { engine, now in
+            engine.register(Support.service("Web"), at: now)
+        }
         network.run(for: .seconds(3))
         #expect(network.events(of: publisher).contains(.registered(registration, name: Support.instance("Web"))))
 
@@ -42,9 +44,12 @@ import Testing
         }
         network.run(for: .seconds(3))
         #expect(network.browsed(browse, by: browser) == [Support.instance("Web")])
-        let firstQuery = try #require(network.sent(by: browser, since: start).first { $0.asks(about: Support.serviceType) })
+        let firstQuery = try #require(
+            network.sent(by: browser, since: start).first { $0.asks(about: Support.serviceType) })
         #expect(firstQuery.message.questions.allSatisfy { $0.unicastResponse })
-        let answers = network.sent(by: publisher, since: start).filter { $0.isResponse && $0.answers(Support.serviceType, .ptr) }
+        let answers = network.sent(by: publisher, since: start).filter {
+            $0.isResponse && $0.answers(Support.serviceType, .ptr)
+        }
         let unicast = try #require(answers.first)
         #expect(!unicast.isMulticast)
         #expect(unicast.time - firstQuery.time <= .milliseconds(1))

@@ -15,7 +15,9 @@ import Testing
         let id = Responder.register(Support.service("X"), on: publisher, in: &network)
         // A browser that comes later has nothing cached: its query is answered.
         let browser = network.addHost(named: "beta", links: [link])
-        let query = network.withEngine(browser) { engine, now in engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
+        let query = network.withEngine(browser) { engine, now in
+            engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+        }
         network.run(for: .seconds(2))
         network.withEngine(browser) { engine, _ in engine.stopQuery(query) }
         network.withEngine(publisher) { engine, now in engine.deregister(id, at: now) }
@@ -47,15 +49,30 @@ import Testing
         errorResponse.header.rcode = 2
         let response = try Message(header: .response(), answers: [Responder.ptr(to: Support.instance("Y"))]).encoded()
         let cases: [(ReceivedDatagram, DropReason?)] = [
-            (ReceivedDatagram(bytes: [0, 0, 0], source: peer, interface: interface, isMulticast: true),
-             .undecodable(DecodingError(.messageTooShort(length: 3), at: 0))),
-            (ReceivedDatagram(bytes: response, source: peer, interface: InterfaceID(99), isMulticast: true), .unknownInterface),
-            (ReceivedDatagram(bytes: response, source: SocketAddress(.v4(IPv4Address(203, 0, 113, 9)), port: mdnsPort),
-                              interface: interface, isMulticast: false), .offLink),
-            (ReceivedDatagram(bytes: try errorResponse.encoded(), source: peer, interface: interface, isMulticast: true),
-             .errorResponse(rcode: 2)),
-            (ReceivedDatagram(bytes: response, source: SocketAddress(peer.address, port: 1234), interface: interface, isMulticast: true),
-             .responseFromOtherPort(1234)),
+            (
+                ReceivedDatagram(bytes: [0, 0, 0], source: peer, interface: interface, isMulticast: true),
+                .undecodable(DecodingError(.messageTooShort(length: 3), at: 0))
+            ),
+            (
+                ReceivedDatagram(bytes: response, source: peer, interface: InterfaceID(99), isMulticast: true),
+                .unknownInterface
+            ),
+            (
+                ReceivedDatagram(
+                    bytes: response, source: SocketAddress(.v4(IPv4Address(203, 0, 113, 9)), port: mdnsPort),
+                    interface: interface, isMulticast: false), .offLink
+            ),
+            (
+                ReceivedDatagram(
+                    bytes: try errorResponse.encoded(), source: peer, interface: interface, isMulticast: true),
+                .errorResponse(rcode: 2)
+            ),
+            (
+                ReceivedDatagram(
+                    bytes: response, source: SocketAddress(peer.address, port: 1234), interface: interface,
+                    isMulticast: true),
+                .responseFromOtherPort(1234)
+            ),
             (ReceivedDatagram(bytes: response, source: peer, interface: interface, isMulticast: true), nil),
         ]
         for (datagram, expected) in cases {
@@ -87,10 +104,11 @@ import Testing
             for datagram in datagrams { engine.receive(datagram, at: now) }
             return engine.takeDiagnostics()
         }
-        #expect(on == [
-            .received(try Message(decoding: datagrams[0].bytes), from: peer, on: interface),
-            .dropped(.undecodable(DecodingError(.messageTooShort(length: 3), at: 0)), from: peer, on: interface),
-        ])
+        #expect(
+            on == [
+                .received(try Message(decoding: datagrams[0].bytes), from: peer, on: interface),
+                .dropped(.undecodable(DecodingError(.messageTooShort(length: 3), at: 0)), from: peer, on: interface),
+            ])
     }
 
     /// A newcomer probing a name another host owns hears its defence: a conflict while probing,
@@ -105,7 +123,11 @@ import Testing
         Responder.register(Support.service("X"), on: newcomer, in: &network)
         let diagnostics = network.withEngine(newcomer) { engine, _ in engine.takeDiagnostics() }
         let conflicts = diagnostics.compactMap { diagnostic -> (DomainName, SocketAddress, Bool)? in
-            if case .conflict(let name, let source, _, let whileProbing) = diagnostic { (name, source, whileProbing) } else { nil }
+            if case .conflict(let name, let source, _, let whileProbing) = diagnostic {
+                (name, source, whileProbing)
+            } else {
+                nil
+            }
         }
         let ownerAddresses = [IPFamily.v4, .v6].map { network.address(of: owner, on: link, family: $0) }
         #expect(!conflicts.isEmpty)

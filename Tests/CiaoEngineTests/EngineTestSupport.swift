@@ -5,7 +5,9 @@ import CiaoWire
 enum Support {
     static let serviceType = try! DomainName(parsing: "_ciao._tcp.local.")
 
-    static func service(_ name: String, port: UInt16 = 8080, txt: [String] = ["v=1"], allowsRenaming: Bool = true) -> ServiceRegistration {
+    static func service(_ name: String, port: UInt16 = 8080, txt: [String] = ["v=1"], allowsRenaming: Bool = true)
+        -> ServiceRegistration
+    {
         ServiceRegistration(
             instanceName: name, serviceType: serviceType, port: port,
             txt: try! TXTData(strings: txt.map { Array($0.utf8) }), allowsRenaming: allowsRenaming)
@@ -40,7 +42,8 @@ extension SimulatedNetwork {
     /// Decoded messages sent by `host` (multicast and unicast), with their times; over one family
     /// when `family` is given.
     func sentMessages(by host: HostID, family: IPFamily? = nil) -> [(time: Instant, message: Message)] {
-        transmissions.filter { $0.sender == host && (family == nil || $0.datagram.family == family) }.compactMap { transmission in
+        transmissions.filter { $0.sender == host && (family == nil || $0.datagram.family == family) }.compactMap {
+            transmission in
             (try? Message(decoding: transmission.datagram.bytes)).map { (transmission.time, $0) }
         }
     }

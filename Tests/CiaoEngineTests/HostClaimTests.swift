@@ -82,9 +82,10 @@ import Testing
         #expect(browsers[0].resolved[Support.instance("Program")] != nil)
         #expect(browsers[0].srv[Support.instance("Program")]?.1.target == Self.vm)
         let daemonAddress = network.address(of: daemon, on: link, family: .v4).recordData
-        #expect(network.engine(browserHost).cachedRecords(on: InterfaceID(1)).contains {
-            $0.name == Self.vm && $0.data == daemonAddress
-        })
+        #expect(
+            network.engine(browserHost).cachedRecords(on: InterfaceID(1)).contains {
+                $0.name == Self.vm && $0.data == daemonAddress
+            })
         // Withdrawn, it says goodbye to its service only.
         let byeAt = network.now
         network.withEngine(program) { engine, now in engine.deregister(id, at: now) }
@@ -162,7 +163,9 @@ import Testing
         }
         network.run(for: .seconds(40))
         #expect(network.engine(program).hostClaim == .owned)
-        let asked = network.sent(by: program, since: heardAt + .seconds(60)).filter { !$0.isProbe && !$0.isResponse && $0.asks(about: Self.vm) }
+        let asked = network.sent(by: program, since: heardAt + .seconds(60)).filter {
+            !$0.isProbe && !$0.isResponse && $0.asks(about: Self.vm)
+        }
         #expect(!asked.isEmpty)
         let announced = network.sent(by: program, since: heardAt).first { $0.isResponse && $0.answers(Self.vm, .a) }
         let at = try #require(announced).time - heardAt
@@ -178,12 +181,14 @@ import Testing
         let v6 = network.address(of: publisher, on: link, family: .v6)
         for address in [v4, v6] {
             let start = network.now
-            network.inject(Responder.query([Responder.question(address.reverseMappingName, .ptr)]), from: observer, on: link)
+            network.inject(
+                Responder.query([Responder.question(address.reverseMappingName, .ptr)]), from: observer, on: link)
             network.run(for: .seconds(1))
             let reply = try #require(network.sent(by: publisher, since: start).first { $0.isResponse })
-            #expect(reply.message.answers == [
-                ResourceRecord(name: address.reverseMappingName, cacheFlush: true, ttl: 120, data: .ptr(Self.vm))
-            ])
+            #expect(
+                reply.message.answers == [
+                    ResourceRecord(name: address.reverseMappingName, cacheFlush: true, ttl: 120, data: .ptr(Self.vm))
+                ])
             #expect(reply.message.additionals.contains { $0.name == Self.vm && $0.data == address.recordData })
         }
         let byeAt = network.now
@@ -200,7 +205,8 @@ import Testing
         var (network, link, publisher, observer) = Responder.publisherAndObserver(seed: 7, hostName: "vm")
         Responder.register(Support.service("Web"), on: publisher, in: &network)
         let reverse = network.address(of: publisher, on: link, family: .v4).reverseMappingName
-        let theirs = ResourceRecord(name: reverse, cacheFlush: true, ttl: 120, data: .ptr(Responder.name("other.local.")))
+        let theirs = ResourceRecord(
+            name: reverse, cacheFlush: true, ttl: 120, data: .ptr(Responder.name("other.local.")))
         network.inject(Message(header: .response(), answers: [theirs]), from: observer, on: link)
         network.run(for: .seconds(1))
         let start = network.now
@@ -224,13 +230,14 @@ import Testing
             network.inject(Responder.query([Responder.question(Self.vm, .any)]), from: observer, on: link)
             network.run(for: .seconds(2))
             let reply = try #require(network.sent(by: publisher, since: start).first { $0.isResponse })
-            return Set(reply.message.answers.compactMap { record -> IPAddress? in
-                switch record.data {
-                case .a(let v4): .v4(v4)
-                case .aaaa(let v6): .v6(v6)
-                default: nil
-                }
-            })
+            return Set(
+                reply.message.answers.compactMap { record -> IPAddress? in
+                    switch record.data {
+                    case .a(let v4): .v4(v4)
+                    case .aaaa(let v6): .v6(v6)
+                    default: nil
+                    }
+                })
         }
         #expect(try addressesAnswered() == Set(global.map(\.address)))
         let v4 = global.filter { $0.address.family == .v4 }

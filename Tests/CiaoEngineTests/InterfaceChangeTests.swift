@@ -5,11 +5,15 @@ import Testing
 
 @Suite struct InterfaceChangeTests {
     /// A publisher and a browser that has found its service.
-    private func discovered(seed: UInt64) -> (SimulatedNetwork, link: SimulatedNetwork.LinkID, publisher: SimulatedNetwork.HostID,
-                                            browser: SimulatedNetwork.HostID, query: QueryID) {
+    private func discovered(seed: UInt64) -> (
+        SimulatedNetwork, link: SimulatedNetwork.LinkID, publisher: SimulatedNetwork.HostID,
+        browser: SimulatedNetwork.HostID, query: QueryID
+    ) {
         let web = PublishedWeb(seed: seed)
         var network = web.network
-        let query = network.withEngine(web.browser) { engine, now in engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
+        let query = network.withEngine(web.browser) { engine, now in
+            engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+        }
         network.run(for: .seconds(2))
         let (link, publisher, browser) = (web.links[0], web.publisher, web.browser)
         return (network, link, publisher, browser, query)
@@ -60,7 +64,9 @@ import Testing
             #expect(!records.isEmpty && records.allSatisfy { $0.ttl == 0 })
             #expect(Set(records).count == records.count, "\(records)")
             #expect(records.filter { $0.name == enumerationName }.count == 1)
-            #expect(Set(records.filter { $0.type == .srv }.map(\.name)) == Set(["Web", "Mail", "Print"].map(Support.instance)))
+            #expect(
+                Set(records.filter { $0.type == .srv }.map(\.name))
+                    == Set(["Web", "Mail", "Print"].map(Support.instance)))
         }
     }
 
@@ -72,7 +78,11 @@ import Testing
         network.setAddresses(interface.addresses, of: publisher, on: link)
         network.run(for: .seconds(3))
         let hostName = network.engine(publisher).hostName
-        let addresses = network.engine(browser).cachedRecords(on: InterfaceID(1)).filter { $0.name == hostName && $0.type == .a }
-        #expect(addresses.map(\.data) == [.a(address)], "the old address is gone (goodbye and cache-flush), the new one cached")
+        let addresses = network.engine(browser).cachedRecords(on: InterfaceID(1)).filter {
+            $0.name == hostName && $0.type == .a
+        }
+        #expect(
+            addresses.map(\.data) == [.a(address)],
+            "the old address is gone (goodbye and cache-flush), the new one cached")
     }
 }

@@ -36,13 +36,15 @@ import Testing
         ]
         for step in 0..<200 {
             if step == 60 {
-                network.withEngine(publisher) { engine, now in engine.updateTXT(id, to: Responder.txt(["v=2"]), at: now) }
+                network.withEngine(publisher) { engine, now in engine.updateTXT(id, to: Responder.txt(["v=2"]), at: now)
+                }
             }
             let observer = observers[step % 2]
             let (name, type) = names[step % names.count]
             let family: IPFamily = step % 3 == 0 ? .v6 : .v4
-            network.inject(Responder.query([Responder.question(name, type)]), from: observer, on: link,
-                           sourceAddress: network.address(of: observer, on: link, family: family))
+            network.inject(
+                Responder.query([Responder.question(name, type)]), from: observer, on: link,
+                sourceAddress: network.address(of: observer, on: link, family: family))
             network.run(for: .milliseconds(50))
         }
         for family in IPFamily.allCases {

@@ -52,9 +52,10 @@ import Testing
         let instance = Support.instance("Web")
         #expect(browsers[0].resolved[instance] != nil)
         let v6 = network.address(of: observer, on: link, family: .v6)
-        let srv = try #require(network.engine(browsers[0].host).cachedRecords(on: InterfaceID(1)).first {
-            $0.name == instance && $0.type == .srv
-        })
+        let srv = try #require(
+            network.engine(browsers[0].host).cachedRecords(on: InterfaceID(1)).first {
+                $0.name == instance && $0.type == .srv
+            })
         var goodbyes = [ResourceRecord(name: Support.serviceType, ttl: 0, data: .ptr(instance)), srv]
         goodbyes[1].ttl = 0
         var moved = srv
@@ -63,15 +64,17 @@ import Testing
         network.inject(Message(header: .response(), answers: [moved]), from: observer, on: link, sourceAddress: v6)
         network.run(until: network.now + .seconds(5), browsers: &browsers)
         #expect(browsers[0].removals.isEmpty, "\(browsers[0].removals)")
-        #expect(network.engine(browsers[0].host).cachedRecords(on: InterfaceID(1)).contains {
-            $0.name == instance && $0.data == srv.data
-        })
+        #expect(
+            network.engine(browsers[0].host).cachedRecords(on: InterfaceID(1)).contains {
+                $0.name == instance && $0.data == srv.data
+            })
         // The responder leaves the link: its goodbyes, over IPv4, remove the service.
         network.setLink(link, of: publisher, up: false)
         network.run(until: network.now + .seconds(3), browsers: &browsers)
-        #expect(browsers[0].removals.contains {
-            if case .removed(_, let record, _) = $0.event { record.data == .ptr(instance) } else { false }
-        })
+        #expect(
+            browsers[0].removals.contains {
+                if case .removed(_, let record, _) = $0.event { record.data == .ptr(instance) } else { false }
+            })
     }
 
     /// Three ordinary queries 0.2 s apart, and a responder that, like avahi-daemon, answers the
@@ -87,7 +90,8 @@ import Testing
         var browsers = [ResolvingBrowser(host: browserHost, serviceType: Support.serviceType, resolves: false)]
         browsers[0].start(&network)
         let records = Querier.serviceRecords(
-            instance: Support.instance("Web"), host: Responder.name("printer.local."), address: IPv4Address(198, 18, 0, 77))
+            instance: Support.instance("Web"), host: Responder.name("printer.local."),
+            address: IPv4Address(198, 18, 0, 77))
         Querier.inject(Querier.response(records), from: responder, on: link, into: &network)
         network.run(until: network.now + .seconds(5), browsers: &browsers)
         let question = Question(name: Support.serviceType, type: .ptr)
@@ -114,7 +118,9 @@ import Testing
         var fresh = ptr
         fresh.ttl = 4000
         for _ in 0..<3 {
-            network.inject(Responder.query([Responder.question(Support.serviceType, .ptr)], knownAnswers: [fresh]), from: observer, on: link)
+            network.inject(
+                Responder.query([Responder.question(Support.serviceType, .ptr)], knownAnswers: [fresh]), from: observer,
+                on: link)
             network.run(until: network.now + .seconds(2), browsers: &browsers)
         }
         network.run(until: network.now + .seconds(12), browsers: &browsers)
@@ -123,7 +129,9 @@ import Testing
         stale.ttl = 1000
         let start = network.now
         for _ in 0..<2 {
-            network.inject(Responder.query([Responder.question(Support.serviceType, .ptr)], knownAnswers: [stale]), from: observer, on: link)
+            network.inject(
+                Responder.query([Responder.question(Support.serviceType, .ptr)], knownAnswers: [stale]), from: observer,
+                on: link)
             network.run(until: network.now + .seconds(2), browsers: &browsers)
         }
         network.run(until: network.now + .seconds(12), browsers: &browsers)
@@ -142,6 +150,7 @@ import Testing
             network.inject(Self.browse, from: observer, on: link, sourceAddress: round % 2 == 0 ? nil : v6)
             network.run(until: network.now + .seconds(5), browsers: &browsers)
         }
-        #expect(browsers[0].removals.isEmpty, "\(browsers[0].removals.count) removals: \(browsers[0].removals.prefix(3))")
+        #expect(
+            browsers[0].removals.isEmpty, "\(browsers[0].removals.count) removals: \(browsers[0].removals.prefix(3))")
     }
 }

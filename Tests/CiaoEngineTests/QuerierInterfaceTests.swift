@@ -11,8 +11,10 @@ import Testing
         var network = web.network
         let (linkB, browserHost) = (web.links[1], web.browser)
         let (browse, onlyA) = network.withEngine(browserHost) { engine, now in
-            (engine.startQuery(name: Support.serviceType, type: .ptr, at: now),
-             engine.startQuery(name: Support.serviceType, type: .ptr, interfaces: [InterfaceID(1)], at: now))
+            (
+                engine.startQuery(name: Support.serviceType, type: .ptr, at: now),
+                engine.startQuery(name: Support.serviceType, type: .ptr, interfaces: [InterfaceID(1)], at: now)
+            )
         }
         network.run(for: .seconds(2))
         let ptr = ResourceRecord(name: Support.serviceType, ttl: 4500, data: .ptr(Support.instance("Web")))

@@ -29,7 +29,9 @@ import Testing
             if case .removed(_, let record, _) = entry.event { return record.type }
             return nil
         }
-        #expect(removedTypes.sorted { $0.rawValue < $1.rawValue } == [.ptr, .txt, .srv, .a, .aaaa].sorted { $0.rawValue < $1.rawValue })
+        #expect(
+            removedTypes.sorted { $0.rawValue < $1.rawValue }
+                == [.ptr, .txt, .srv, .a, .aaaa].sorted { $0.rawValue < $1.rawValue })
         for removal in removals {
             let delay = removal.time - byeAt
             // Goodbye crosses the link in 1 ms, then the record lives one more second.
@@ -70,7 +72,8 @@ import Testing
         let refreshes = srvQueries.filter { $0 >= .seconds(10) && $0 < .seconds(120) }
         #expect(refreshes.count >= 4, "refresh queries at \(refreshes)")
         #expect(refreshes.allSatisfy { $0 >= .seconds(96) && $0 <= .milliseconds(116_400) }, "\(refreshes)")
-        #expect(srvQueries.contains(.seconds(120)), "asked again at expiry: \(srvQueries.filter { $0 >= .seconds(100) })")
+        #expect(
+            srvQueries.contains(.seconds(120)), "asked again at expiry: \(srvQueries.filter { $0 >= .seconds(100) })")
     }
 
     /// POOF (§10.5): when another host asks twice for a record and no answer comes, it is flushed
@@ -84,7 +87,8 @@ import Testing
         // A third host, with an empty cache, browses: its queries carry no known answers, nobody answers.
         let asker = network.addHost(named: "gamma", links: [link])
         let askStart = network.now
-        network.withEngine(asker) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
+        network.withEngine(asker) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+        }
         network.run(until: network.now + .seconds(60), step: .milliseconds(1), browsers: &browsers)
         let queries = network.messages(from: asker, after: askStart).filter { entry in
             entry.message.questions.contains { $0.name == Support.serviceType && $0.type == .ptr }

@@ -10,16 +10,19 @@ import Testing
 
     /// A publisher with 200 registered services, settled (announcements over), and a browser host
     /// that joins afterwards with an empty cache.
-    static func setUp(seed: UInt64, loss: Double) -> (SimulatedNetwork, SimulatedNetwork.HostID, ResolvingBrowser, Set<DomainName>) {
+    static func setUp(seed: UInt64, loss: Double) -> (
+        SimulatedNetwork, SimulatedNetwork.HostID, ResolvingBrowser, Set<DomainName>
+    ) {
         var network = SimulatedNetwork(seed: seed)
         let link = network.addLink()
         let publisher = network.addHost(named: "alpha", links: [link])
         let ids = network.registerServices(serviceCount, on: publisher)
         network.run(for: .seconds(15))
-        let registered = Set(network.events(of: publisher).compactMap { event -> DomainName? in
-            if case .registered(_, let name) = event { return name }
-            return nil
-        })
+        let registered = Set(
+            network.events(of: publisher).compactMap { event -> DomainName? in
+                if case .registered(_, let name) = event { return name }
+                return nil
+            })
         precondition(registered.count == ids.count, "the publisher registers every service without loss")
         network.setConditions(.init(loss: loss), on: link)
         let browserHost = network.addHost(named: "beta", links: [link])
@@ -40,7 +43,9 @@ import Testing
         #expect(Set(browser.resolved.keys) == expected)
         let lastFound = browser.found.values.max().map { $0 - start }
         let lastResolved = browser.resolved.values.max().map { $0 - start }
-        print("200 services at \(Int(loss * 100)) % loss: all found after \(lastFound.map { "\($0)" } ?? "never"), all resolved after \(lastResolved.map { "\($0)" } ?? "never")")
+        print(
+            "200 services at \(Int(loss * 100)) % loss: all found after \(lastFound.map { "\($0)" } ?? "never"), all resolved after \(lastResolved.map { "\($0)" } ?? "never")"
+        )
         #expect(lastFound.map { $0 <= .seconds(Int64(limit)) } == true)
         #expect(lastResolved.map { $0 <= .seconds(Int64(limit)) } == true)
         #expect(browser.removals.isEmpty)
@@ -57,7 +62,9 @@ import Testing
         network.run(until: start + .seconds(600), step: .milliseconds(50), browsers: &browsers)
         browser = browsers[0]
         #expect(Set(browser.resolved.keys) == expected)
-        #expect(browser.removals.isEmpty, "\(browser.removals.count) removals, first: \(browser.removals.first.map { "\($0)" } ?? "-")")
+        #expect(
+            browser.removals.isEmpty,
+            "\(browser.removals.count) removals, first: \(browser.removals.first.map { "\($0)" } ?? "-")")
         // Still cached at the end: every SRV, TXT and PTR, and the address.
         let cached = network.engine(browser.host).cachedRecords(on: InterfaceID(1))
         #expect(Set(cached.filter { $0.type == .srv }.map(\.name)) == expected)

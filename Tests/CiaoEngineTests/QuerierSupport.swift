@@ -19,20 +19,25 @@ enum Querier {
     }
 
     /// Sends `bytes` multicast from an observer host's address of `family` on `link`.
-    static func inject(_ bytes: [UInt8], from observer: SimulatedNetwork.HostID, on link: SimulatedNetwork.LinkID,
-                       port: UInt16 = mdnsPort, family: IPFamily = .v4, into network: inout SimulatedNetwork) {
+    static func inject(
+        _ bytes: [UInt8], from observer: SimulatedNetwork.HostID, on link: SimulatedNetwork.LinkID,
+        port: UInt16 = mdnsPort, family: IPFamily = .v4, into network: inout SimulatedNetwork
+    ) {
         let source = SocketAddress(network.address(of: observer, on: link, family: family), port: port)
         network.inject(bytes, from: observer, on: link, source: source)
     }
 
     /// The records a publisher with one service would announce: PTR, SRV, TXT and A.
-    static func serviceRecords(instance: DomainName, host: DomainName, address: IPv4Address, port: UInt16 = 80,
-                               txt: String = "v=1", ttl: UInt32 = 120, ptrTTL: UInt32 = 4500) -> [ResourceRecord] {
+    static func serviceRecords(
+        instance: DomainName, host: DomainName, address: IPv4Address, port: UInt16 = 80,
+        txt: String = "v=1", ttl: UInt32 = 120, ptrTTL: UInt32 = 4500
+    ) -> [ResourceRecord] {
         [
             ResourceRecord(name: instance.parent, ttl: ptrTTL, data: .ptr(instance)),
             ResourceRecord(name: instance, cacheFlush: true, ttl: ttl, data: .srv(SRVData(port: port, target: host))),
-            ResourceRecord(name: instance, cacheFlush: true, ttl: ptrTTL,
-                           data: .txt(try! TXTData(strings: [Array(txt.utf8)]))),
+            ResourceRecord(
+                name: instance, cacheFlush: true, ttl: ptrTTL,
+                data: .txt(try! TXTData(strings: [Array(txt.utf8)]))),
             ResourceRecord(name: host, cacheFlush: true, ttl: ttl, data: .a(address)),
         ]
     }
@@ -58,13 +63,17 @@ extension SimulatedNetwork {
     }
 
     /// Datagrams sent by `host` after `start`, decoded; over one family when `family` is given.
-    func messages(from host: HostID, after start: Instant = .zero, family: IPFamily? = nil) -> [(time: Instant, message: Message)] {
+    func messages(from host: HostID, after start: Instant = .zero, family: IPFamily? = nil) -> [(
+        time: Instant, message: Message
+    )] {
         sentMessages(by: host, family: family).filter { $0.time >= start }
     }
 
     /// Adds `count` services named `"<prefix> <n>"` to `host` and runs until all are registered.
-    mutating func registerServices(_ count: Int, prefix: String = "Service", type: DomainName = Support.serviceType,
-                                   on host: HostID) -> [RegistrationID] {
+    mutating func registerServices(
+        _ count: Int, prefix: String = "Service", type: DomainName = Support.serviceType,
+        on host: HostID
+    ) -> [RegistrationID] {
         let ids = (0..<count).map { index in
             withEngine(host) { engine, now in
                 var service = Support.service("\(prefix) \(index)", port: UInt16(8000 + index % 1000))

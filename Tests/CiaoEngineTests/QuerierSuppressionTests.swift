@@ -14,9 +14,11 @@ import Testing
     {
         let sent = network.transmissions.filter { $0.sender == host && $0.time > start }
         let decoded = sent.compactMap { try? Message(decoding: $0.datagram.bytes) }.filter(\.header.isResponse)
-        return (decoded.count, decoded.reduce(0) { $0 + $1.answers.count },
-                sent.filter { (try? Message(decoding: $0.datagram.bytes))?.header.isResponse == true }
-                    .reduce(0) { $0 + $1.datagram.bytes.count })
+        return (
+            decoded.count, decoded.reduce(0) { $0 + $1.answers.count },
+            sent.filter { (try? Message(decoding: $0.datagram.bytes))?.header.isResponse == true }
+                .reduce(0) { $0 + $1.datagram.bytes.count }
+        )
     }
 
     /// A publisher with 20 services, settled.
@@ -50,7 +52,8 @@ import Testing
         }.sorted { $0.time < $1.time }
         let withKnownAnswers = Self.responses(of: publisher, in: network, after: start)
         // Every query but the very first lists all 20 PTRs.
-        #expect(queries.dropFirst().allSatisfy { $0.message.answers.filter { $0.type == .ptr }.count == Self.serviceCount })
+        #expect(
+            queries.dropFirst().allSatisfy { $0.message.answers.filter { $0.type == .ptr }.count == Self.serviceCount })
 
         // Without known answers: the same questions at the same moments from an observer.
         var (control, controlLink, controlPublisher) = Self.publisherNetwork(seed: 30)
@@ -58,12 +61,14 @@ import Testing
         let controlStart = control.now
         for query in queries {
             control.run(until: controlStart + (query.time - start))
-            Querier.inject(Querier.query([Question(name: Support.serviceType, type: .ptr)]), from: observer,
-                           on: controlLink, family: query.family, into: &control)
+            Querier.inject(
+                Querier.query([Question(name: Support.serviceType, type: .ptr)]), from: observer,
+                on: controlLink, family: query.family, into: &control)
         }
         control.run(until: controlStart + .seconds(300))
         let withoutKnownAnswers = Self.responses(of: controlPublisher, in: control, after: controlStart)
-        print("""
+        print(
+            """
             KAS, \(queries.count) queries in 5 min: responder sent \(withKnownAnswers.packets) responses / \
             \(withKnownAnswers.answers) answers / \(withKnownAnswers.bytes) B with known answers, \
             \(withoutKnownAnswers.packets) / \(withoutKnownAnswers.answers) / \(withoutKnownAnswers.bytes) B without
@@ -84,12 +89,15 @@ import Testing
     @Test func firstIPv6QueryListsWhatCameOverIPv4Alone() throws {
         var (network, link, observer, browserHost) = SimulatedNetwork.observerAndBrowser(seed: 32, settle: .seconds(2))
         let start = network.now
-        network.withEngine(browserHost) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
+        network.withEngine(browserHost) { engine, now in
+            _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+        }
         network.run(for: .milliseconds(125))
         func ptr(_ name: String) -> ResourceRecord {
             ResourceRecord(name: Support.serviceType, ttl: 4500, data: .ptr(Support.instance(name)))
         }
-        Querier.inject(Querier.response([ptr("Both"), ptr("Four")]), from: observer, on: link, family: .v4, into: &network)
+        Querier.inject(
+            Querier.response([ptr("Both"), ptr("Four")]), from: observer, on: link, family: .v4, into: &network)
         Querier.inject(Querier.response([ptr("Both")]), from: observer, on: link, family: .v6, into: &network)
         network.run(for: .seconds(2))
         let queries = network.messages(from: browserHost, after: start, family: .v6).filter {
@@ -136,17 +144,21 @@ import Testing
             let hosts = (0..<browsers).map { network.addHost(named: "browser\($0)", links: [link]) }
             let start = network.now
             for host in hosts {
-                network.withEngine(host) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
+                network.withEngine(host) { engine, now in
+                    _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+                }
             }
             network.run(for: .seconds(1800))
             // Queries at distinct instants (the two families' copies of one query go together).
             func instants(unicast: Bool) -> Int {
                 hosts.reduce(0) { total, host in
-                    total + network.messages(from: host, after: start).filter { entry in
-                        !entry.message.header.isResponse && entry.message.questions.contains {
-                            $0.name == Support.serviceType && $0.unicastResponse == unicast
-                        }
-                    }.map(\.time).reduce(into: [Instant]()) { if $0.last != $1 { $0.append($1) } }.count
+                    total
+                        + network.messages(from: host, after: start).filter { entry in
+                            !entry.message.header.isResponse
+                                && entry.message.questions.contains {
+                                    $0.name == Support.serviceType && $0.unicastResponse == unicast
+                                }
+                        }.map(\.time).reduce(into: [Instant]()) { if $0.last != $1 { $0.append($1) } }.count
                 }
             }
             return (instants(unicast: false), instants(unicast: true))
@@ -154,7 +166,9 @@ import Testing
         let one = count(browsers: 1)
         let two = count(browsers: 2)
         let four = count(browsers: 4)
-        print("duplicate question suppression (publisher: \(withPublisher)), 30 min, QM (QU) queries: 1 browser \(one.qm) (\(one.qu)), 2 browsers \(two.qm) (\(two.qu)), 4 browsers \(four.qm) (\(four.qu))")
+        print(
+            "duplicate question suppression (publisher: \(withPublisher)), 30 min, QM (QU) queries: 1 browser \(one.qm) (\(one.qu)), 2 browsers \(two.qm) (\(two.qu)), 4 browsers \(four.qm) (\(four.qu))"
+        )
         // One host asks and the others stand back, the first queries aside; and not less than
         // one host asks alone.
         #expect(two.qm <= one.qm + 1 && two.qm >= one.qm)
@@ -173,7 +187,9 @@ import Testing
             name: instance, cacheFlush: true, ttl: 120,
             data: .srv(SRVData(priority: 0, weight: 0, port: 80, target: Querier.name("ghost.local."))))
         let start = network.now
-        let query = network.withEngine(browserHost) { engine, now in engine.startQuery(name: instance, type: .srv, at: now) }
+        let query = network.withEngine(browserHost) { engine, now in
+            engine.startQuery(name: instance, type: .srv, at: now)
+        }
         // Within the first query's 20 ms minimum delay (§5.2).
         Querier.inject(Querier.response([srv]), from: ghost, on: link, into: &network)
         network.run(for: .seconds(130))

@@ -13,7 +13,9 @@ import Testing
         let browserHost = network.addHost(named: "beta", links: [link])
         network.run(for: .seconds(10))
         let start = network.now
-        network.withEngine(browserHost) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
+        network.withEngine(browserHost) { engine, now in
+            _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+        }
         network.run(for: .seconds(Int64(hours) * 3600))
         let times = network.messages(from: browserHost, after: start, family: family).filter { entry in
             !entry.message.header.isResponse && entry.message.questions.contains { $0.name == Support.serviceType }
@@ -42,7 +44,10 @@ import Testing
         #expect(intervals == expected)
         #expect(intervals.max() == .seconds(3600))
         #expect(ipv4[1] - ipv4[0] == .milliseconds(1150))
-        if seed == 1 { print("query intervals over 4 h: first after \(first), then \(intervals.map { "\($0.components.seconds)s" })") }
+        if seed == 1 {
+            print(
+                "query intervals over 4 h: first after \(first), then \(intervals.map { "\($0.components.seconds)s" })")
+        }
     }
 
     /// Each question's first query over each family asks for unicast replies (QU, §5.4), whenever
@@ -52,9 +57,12 @@ import Testing
         var network = SimulatedNetwork(seed: seed)
         let link = network.addLink()
         let host = network.addHost(named: "beta", links: [link])
-        network.withEngine(host) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
+        network.withEngine(host) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+        }
         network.run(for: .seconds(10))
-        network.withEngine(host) { engine, now in _ = engine.startQuery(name: Support.instance("Web"), type: .srv, at: now) }
+        network.withEngine(host) { engine, now in
+            _ = engine.startQuery(name: Support.instance("Web"), type: .srv, at: now)
+        }
         network.run(for: .seconds(10))
         for family in IPFamily.allCases {
             let questions = network.messages(from: host, family: family).filter { !$0.message.header.isResponse }
@@ -75,7 +83,8 @@ import Testing
         var network = SimulatedNetwork(seed: 4)
         let link = network.addLink()
         let host = network.addHost(named: "beta", links: [link], unicastReplyFamilies: [.v6])
-        network.withEngine(host) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
+        network.withEngine(host) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+        }
         network.run(for: .seconds(5))
         func firstQuestion(over family: IPFamily) -> Question? {
             network.messages(from: host, family: family).filter { !$0.message.header.isResponse }
@@ -149,7 +158,8 @@ import Testing
             _ = engine.startQuery(name: instance, type: .txt, at: now + .milliseconds(5))
         }
         network.run(for: .seconds(200))
-        network.withEngine(host) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
+        network.withEngine(host) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+        }
         network.run(for: .seconds(10))
         let queries = network.messages(from: host, after: start).filter { !$0.message.header.isResponse }
         let resolution = queries.filter { $0.message.questions.contains { $0.name == instance } }

@@ -23,7 +23,9 @@ import Testing
         // As many records as fit in one packet.
         while true {
             let template = (0...perPacket).map { record(name($0)) }
-            guard let encoded = try? Message(header: .response(), answers: template).encoded(maximumSize: Message.maximumSize)
+            guard
+                let encoded = try? Message(header: .response(), answers: template).encoded(
+                    maximumSize: Message.maximumSize)
             else { break }
             bytes = encoded
             perPacket += 1
@@ -41,7 +43,8 @@ import Testing
             guard first + perPacket <= count else {
                 // The last, shorter packet is encoded as it is.
                 let rest = (first..<count).map { record(name($0)) }
-                packets.append(try! Message(header: .response(), answers: rest).encoded(maximumSize: Message.maximumSize))
+                packets.append(
+                    try! Message(header: .response(), answers: rest).encoded(maximumSize: Message.maximumSize))
                 break
             }
             var packet = bytes
@@ -87,25 +90,32 @@ import Testing
         network.run(until: network.now + .seconds(2), browsers: &browsers)
         #expect(browsers[0].found.keys.contains(Support.instance("Web")))
         // What the browse and the resolution ask for: the PTR, SRV, TXT and A (not the NSECs).
-        let protected = Set(network.engine(browserHost).cachedRecords(on: InterfaceID(1)).filter {
-            ($0.name == Support.serviceType || $0.name == Support.instance("Web") || $0.name == hostName)
-                && [.ptr, .srv, .txt, .a].contains($0.type)
-        })
+        let protected = Set(
+            network.engine(browserHost).cachedRecords(on: InterfaceID(1)).filter {
+                ($0.name == Support.serviceType || $0.name == Support.instance("Web") || $0.name == hostName)
+                    && [.ptr, .srv, .txt, .a].contains($0.type)
+            })
         #expect(protected.count == 4)
 
         // 600,000 records with TTL 7200 from one host: instances of the browsed type at 2,700 a
         // second, and records nobody asked for (A records of unique names) in between.
         let total = 600_000
         let instances = Self.floodPackets(count: total / 2) { name in
-            ResourceRecord(name: Support.serviceType, ttl: 7200,
-                           data: .ptr(try! Support.serviceType.prepending(label: Array(name.utf8))))
+            ResourceRecord(
+                name: Support.serviceType, ttl: 7200,
+                data: .ptr(try! Support.serviceType.prepending(label: Array(name.utf8))))
         }
         let unasked = Self.floodPackets(count: total / 2) { name in
-            ResourceRecord(name: try! DomainName(labels: [name, "local"]), ttl: 7200, data: .a(IPv4Address(10, 0, 0, 1)))
+            ResourceRecord(
+                name: try! DomainName(labels: [name, "local"]), ttl: 7200, data: .a(IPv4Address(10, 0, 0, 1)))
         }
         let lastInstance = try! Message(decoding: instances.last!).answers.last
-        #expect(lastInstance?.data == .ptr(try! Support.serviceType.prepending(label: Array(Self.name(total / 2 - 1).utf8))))
-        #expect(try! Message(decoding: unasked.last!).answers.last?.name == Querier.name(Self.name(total / 2 - 1) + ".local."))
+        #expect(
+            lastInstance?.data == .ptr(try! Support.serviceType.prepending(label: Array(Self.name(total / 2 - 1).utf8)))
+        )
+        #expect(
+            try! Message(decoding: unasked.last!).answers.last?.name
+                == Querier.name(Self.name(total / 2 - 1) + ".local."))
         #expect(instances.count + unasked.count > 1000)
         let perPacket = try! Message(decoding: instances[0]).answers.count
         let interval = Duration.seconds(Double(perPacket) / 2700)
@@ -136,7 +146,8 @@ import Testing
         #expect(largest <= capacity)
         #expect(cached.allSatisfy { $0.ttl <= 4500 })
         // The legitimate service stayed listed and resolvable, and no one was told it left.
-        let cachedKeys = Set(cached.map { ResourceRecord(name: $0.name, cacheFlush: $0.cacheFlush, ttl: 0, data: $0.data) })
+        let cachedKeys = Set(
+            cached.map { ResourceRecord(name: $0.name, cacheFlush: $0.cacheFlush, ttl: 0, data: $0.data) })
         let evicted = protected.filter {
             !cachedKeys.contains(ResourceRecord(name: $0.name, cacheFlush: $0.cacheFlush, ttl: 0, data: $0.data))
         }
@@ -150,10 +161,14 @@ import Testing
         // of unasked records, and one for each legitimate newcomer, so the browse hears of no
         // more than the cache holds (of 300,000; all of them before the change).
         #expect(browsers[0].found.count <= capacity)
-        #expect(browsers[1].resolved.keys.contains(try! Querier.otherServiceType.prepending(label: Array("Other".utf8))))
-        #expect(browsers[2].resolved.keys.contains(try! Querier.name("_third._tcp.local.").prepending(label: Array("Third".utf8))))
+        #expect(
+            browsers[1].resolved.keys.contains(try! Querier.otherServiceType.prepending(label: Array("Other".utf8))))
+        #expect(
+            browsers[2].resolved.keys.contains(
+                try! Querier.name("_third._tcp.local.").prepending(label: Array("Third".utf8))))
         let finished = clock.now
-        print("""
+        print(
+            """
             flood of \(total) records in \(instances.count + unasked.count) packets: largest cache \(largest) of \
             \(capacity), instances listed \(browsers[0].found.count); encoding \(encoded - started), flood \
             \(flooded - encoded), total \(finished - started)
@@ -187,15 +202,22 @@ import Testing
         let (link, observer, browserHost, query) = (lab.link, lab.observer, lab.browser, lab.query)
         func inject(_ records: [ResourceRecord]) {
             for start in stride(from: 0, to: records.count, by: 50) {
-                Querier.inject(Querier.response(Array(records[start..<min(start + 50, records.count)])), from: observer,
-                               on: link, into: &network)
+                Querier.inject(
+                    Querier.response(Array(records[start..<min(start + 50, records.count)])), from: observer,
+                    on: link, into: &network)
                 network.run(for: .milliseconds(10))
             }
         }
-        inject((0..<450).map { ResourceRecord(name: Querier.name("u\($0).local."), ttl: 4500, data: .a(IPv4Address(10, 0, 0, 1))) })
+        inject(
+            (0..<450).map {
+                ResourceRecord(name: Querier.name("u\($0).local."), ttl: 4500, data: .a(IPv4Address(10, 0, 0, 1)))
+            })
         let instances = (0..<300).map { Support.instance("Big \($0)") }
         inject(instances.map { ResourceRecord(name: Support.serviceType, ttl: 4500, data: .ptr($0)) })
-        inject((450..<600).map { ResourceRecord(name: Querier.name("u\($0).local."), ttl: 4500, data: .a(IPv4Address(10, 0, 0, 1))) })
+        inject(
+            (450..<600).map {
+                ResourceRecord(name: Querier.name("u\($0).local."), ttl: 4500, data: .a(IPv4Address(10, 0, 0, 1)))
+            })
         let cached = network.engine(browserHost).cachedRecords(on: InterfaceID(1))
         #expect(cached.count <= capacity)
         #expect(network.browsed(query, by: browserHost) == Set(instances))
@@ -213,8 +235,9 @@ import Testing
         var largest = 0
         for batch in 0..<40 {
             let records = (0..<100).map { index in
-                ResourceRecord(name: Support.serviceType, ttl: 4500,
-                               data: .ptr(Support.instance("Flood \(batch * 100 + index)")))
+                ResourceRecord(
+                    name: Support.serviceType, ttl: 4500,
+                    data: .ptr(Support.instance("Flood \(batch * 100 + index)")))
             }
             Querier.inject(Querier.response(records), from: observer, on: link, into: &network)
             network.run(for: .milliseconds(10))
@@ -223,10 +246,11 @@ import Testing
         #expect(largest <= capacity)
         // Every eviction of a reported record was reported: what the browser believes present is cached.
         let present = network.browsed(query, by: browserHost)
-        let cached = Set(network.engine(browserHost).cachedRecords(on: InterfaceID(1)).compactMap { record -> DomainName? in
-            if case .ptr(let target) = record.data { return target }
-            return nil
-        })
+        let cached = Set(
+            network.engine(browserHost).cachedRecords(on: InterfaceID(1)).compactMap { record -> DomainName? in
+                if case .ptr(let target) = record.data { return target }
+                return nil
+            })
         #expect(present == cached)
     }
 }

@@ -68,7 +68,8 @@ import Testing
         setup.network.run(for: .seconds(3))
         #expect(Self.cachedA(setup) == [Self.a(1), Self.a(2)])
         // Both in one packet later: neither flushes the other, and they refresh.
-        Querier.inject(Querier.response([Self.a(1), Self.a(2)]), from: setup.observer, on: setup.link, into: &setup.network)
+        Querier.inject(
+            Querier.response([Self.a(1), Self.a(2)]), from: setup.observer, on: setup.link, into: &setup.network)
         setup.network.run(for: .seconds(3))
         #expect(Self.cachedA(setup) == [Self.a(1), Self.a(2)])
         Querier.inject(Querier.response([Self.a(3)]), from: setup.observer, on: setup.link, into: &setup.network)
@@ -82,7 +83,8 @@ import Testing
         #expect(removals.count == 2)
         #expect(removals.allSatisfy { $0.time == flushedAt + .seconds(1) })
         // Records without the bit are shared: they flush nothing.
-        Querier.inject(Querier.response([Self.a(4, flush: false)]), from: setup.observer, on: setup.link, into: &setup.network)
+        Querier.inject(
+            Querier.response([Self.a(4, flush: false)]), from: setup.observer, on: setup.link, into: &setup.network)
         setup.network.run(for: .seconds(3))
         #expect(Self.cachedA(setup) == [Self.a(3), Self.a(4, flush: false)])
     }
@@ -117,10 +119,12 @@ import Testing
         let query = setup.network.withEngine(setup.browserHost) { engine, now in
             engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
         }
-        let records = Querier.serviceRecords(instance: Self.instance, host: Self.hostName, address: IPv4Address(198, 18, 0, 5))
+        let records = Querier.serviceRecords(
+            instance: Self.instance, host: Self.hostName, address: IPv4Address(198, 18, 0, 5))
         let question = Question(name: Support.serviceType, type: .ptr)
-        Querier.inject(Querier.query([question], knownAnswers: records), from: setup.observer, on: setup.link,
-                       into: &setup.network)
+        Querier.inject(
+            Querier.query([question], knownAnswers: records), from: setup.observer, on: setup.link,
+            into: &setup.network)
         // Also the same records in the answer section of a message that is a query (QR clear) with TC.
         var truncated = Message(questions: [question], answers: records)
         truncated.header.isTruncated = true
@@ -141,9 +145,11 @@ import Testing
         let query = setup.network.withEngine(setup.browserHost) { engine, now in
             engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
         }
-        let records = Querier.serviceRecords(instance: Self.instance, host: Self.hostName, address: IPv4Address(198, 18, 0, 5))
+        let records = Querier.serviceRecords(
+            instance: Self.instance, host: Self.hostName, address: IPv4Address(198, 18, 0, 5))
         for port: UInt16 in [53, 5354, 12345, 0] {
-            Querier.inject(Querier.response(records), from: setup.observer, on: setup.link, port: port, into: &setup.network)
+            Querier.inject(
+                Querier.response(records), from: setup.observer, on: setup.link, port: port, into: &setup.network)
         }
         var failed = Message(header: .response(), answers: records)
         failed.header.flags |= 0x0003  // NXDOMAIN
@@ -151,7 +157,8 @@ import Testing
         setup.network.run(for: .seconds(5))
         #expect(setup.network.engine(setup.browserHost).cachedRecords(on: InterfaceID(1)).isEmpty)
         #expect(setup.network.browsed(query, by: setup.browserHost).isEmpty)
-        Querier.inject(Querier.response(records), from: setup.observer, on: setup.link, port: mdnsPort, into: &setup.network)
+        Querier.inject(
+            Querier.response(records), from: setup.observer, on: setup.link, port: mdnsPort, into: &setup.network)
         setup.network.run(for: .seconds(1))
         #expect(setup.network.browsed(query, by: setup.browserHost) == [Self.instance])
     }
@@ -162,9 +169,13 @@ import Testing
         _ = setup.network.withEngine(setup.browserHost) { engine, now in
             engine.startQuery(name: Self.hostName, type: .a, at: now)
         }
-        Querier.inject(Querier.response([Self.a(9, ttl: 0)]), from: setup.observer, on: setup.link, into: &setup.network)
+        Querier.inject(
+            Querier.response([Self.a(9, ttl: 0)]), from: setup.observer, on: setup.link, into: &setup.network)
         setup.network.run(for: .seconds(2))
         #expect(Self.cachedA(setup).isEmpty)
-        #expect(!setup.network.events.contains { $0.host == setup.browserHost && { if case .added = $0 { true } else { false } }($0.event) })
+        #expect(
+            !setup.network.events.contains {
+                $0.host == setup.browserHost && { if case .added = $0 { true } else { false } }($0.event)
+            })
     }
 }

@@ -6,8 +6,10 @@ import Testing
 /// Answering queries: timing, aggregation, rate limits, unicast, legacy unicast, NSEC, known-answer
 /// and duplicate-answer suppression, additional records (RFC 6762 §5.4, §6, §7; RFC 6763 §12).
 @Suite struct ResponderAnsweringTests {
-    typealias Fixture = (network: SimulatedNetwork, link: SimulatedNetwork.LinkID, publisher: SimulatedNetwork.HostID,
-                         observer: SimulatedNetwork.HostID)
+    typealias Fixture = (
+        network: SimulatedNetwork, link: SimulatedNetwork.LinkID, publisher: SimulatedNetwork.HostID,
+        observer: SimulatedNetwork.HostID
+    )
 
     static let web = Support.instance("Web")
     static let alpha = Responder.name("alpha.local.")
@@ -16,7 +18,9 @@ import Testing
     static func established(seed: UInt64 = 1, services: [String] = ["Web"]) -> Fixture {
         var fixture = Responder.publisherAndObserver(seed: seed)
         for service in services {
-            fixture.network.withEngine(fixture.publisher) { engine, now in _ = engine.register(Support.service(service), at: now) }
+            fixture.network.withEngine(fixture.publisher) { engine, now in
+                _ = engine.register(Support.service(service), at: now)
+            }
         }
         // Past probing and all announcements, and then some, so nothing was multicast in the last second.
         fixture.network.run(for: .seconds(8))
@@ -75,7 +79,10 @@ import Testing
         #expect(responses[0].message.answers.map(\.type) == [.srv])
         #expect(responses[0].message.answers[0].cacheFlush)
         // SRV answers carry the host's addresses (RFC 6763 §12.2).
-        #expect(Set(responses[0].message.additionals.filter { $0.name == Self.alpha }.map(\.type)).isSuperset(of: [.a, .aaaa]))
+        #expect(
+            Set(responses[0].message.additionals.filter { $0.name == Self.alpha }.map(\.type)).isSuperset(of: [
+                .a, .aaaa,
+            ]))
     }
 
     /// A querier asking again and again: no record is multicast twice within one second (§6).
@@ -122,12 +129,16 @@ import Testing
         let question = Responder.question(Support.serviceType, .ptr)
         network.inject(Responder.query([question]), from: other, on: link)
         network.run(for: .milliseconds(truncated ? 300 : 900))
-        let first = network.sent(by: publisher, since: start).filter { $0.isResponse && $0.answers(Support.serviceType, .ptr) }
+        let first = network.sent(by: publisher, since: start).filter {
+            $0.isResponse && $0.answers(Support.serviceType, .ptr)
+        }
         try #require(first.count == 1)
         let asked = network.now
         network.inject(Responder.query([question], truncated: truncated), from: observer, on: link)
         network.run(for: .seconds(2))
-        let second = network.sent(by: publisher, since: asked).filter { $0.isResponse && $0.answers(Support.serviceType, .ptr) }
+        let second = network.sent(by: publisher, since: asked).filter {
+            $0.isResponse && $0.answers(Support.serviceType, .ptr)
+        }
         try #require(second.count == 1, "the query went unanswered")
         #expect(second[0].time - first[0].time == .seconds(1))
         #expect(second[0].isMulticast)
@@ -148,7 +159,9 @@ import Testing
         let newTXT = try TXTData(strings: [Array("v=2".utf8)])
         network.withEngine(publisher) { engine, now in engine.updateTXT(id, to: newTXT, at: now) }
         network.run(for: .seconds(3))
-        let txts = network.sent(by: publisher, since: updated).filter(\.isResponse).flatMap { $0.message.answers.filter { $0.type == .txt } }
+        let txts = network.sent(by: publisher, since: updated).filter(\.isResponse).flatMap {
+            $0.message.answers.filter { $0.type == .txt }
+        }
         #expect(!txts.isEmpty, "the update is announced")
         #expect(txts.allSatisfy { $0.data == .txt(newTXT) }, "\(txts)")
     }
@@ -166,7 +179,9 @@ import Testing
         network.run(for: .milliseconds(10))
         network.inject(Responder.query([question]), from: other, on: link)
         network.run(for: .seconds(3))
-        let responses = network.sent(by: publisher, since: start).filter { $0.isResponse && $0.answers(Support.serviceType, .ptr) }
+        let responses = network.sent(by: publisher, since: start).filter {
+            $0.isResponse && $0.answers(Support.serviceType, .ptr)
+        }
         #expect(responses.count == 1, "\(responses.map(\.time))")
     }
 
@@ -181,7 +196,9 @@ import Testing
             network.inject(probe, from: observer, on: link)
             network.run(for: .milliseconds(100))
         }
-        let defences = network.sent(by: publisher, since: start).filter { $0.isResponse && $0.isMulticast && $0.answers(Self.web, .srv) }
+        let defences = network.sent(by: publisher, since: start).filter {
+            $0.isResponse && $0.isMulticast && $0.answers(Self.web, .srv)
+        }
         let gaps = zip(defences.dropFirst(), defences).map { $0.time - $1.time }
         #expect(defences.count >= 6)
         #expect(gaps.allSatisfy { $0 >= .milliseconds(250) }, "\(gaps)")
@@ -198,13 +215,16 @@ import Testing
         var (network, link, publisher, observer) = Self.established()
         let start = network.now
         let question = Responder.question(Support.serviceType, .ptr)
-        network.inject(Responder.query([question], id: 0x4A7B), from: observer, on: link, port: 40_000,
-                       to: sentToTheGroup ? nil : publisher)
+        network.inject(
+            Responder.query([question], id: 0x4A7B), from: observer, on: link, port: 40_000,
+            to: sentToTheGroup ? nil : publisher)
         network.run(for: .seconds(1))
         let sent = network.sent(by: publisher, since: start)
         try #require(sent.count == 1)
         let reply = sent[0]
-        #expect(reply.destination == .unicast(SocketAddress(network.address(of: observer, on: link, family: .v4), port: 40_000)))
+        #expect(
+            reply.destination
+                == .unicast(SocketAddress(network.address(of: observer, on: link, family: .v4), port: 40_000)))
         #expect(reply.isResponse)
         #expect(reply.time == start + .milliseconds(1))
         #expect(reply.message.header.id == 0x4A7B)
@@ -240,7 +260,8 @@ import Testing
         let services = (1...25).map { "Service number \($0)" }
         var (network, link, publisher, observer) = Self.established(services: services)
         let start = network.now
-        Querier.inject(edns ? Self.digQueryWithEDNS : Self.digQuery, from: observer, on: link, port: 56_278, into: &network)
+        Querier.inject(
+            edns ? Self.digQueryWithEDNS : Self.digQuery, from: observer, on: link, port: 56_278, into: &network)
         network.run(for: .seconds(1))
         let sent = network.sent(by: publisher, since: start)
         try #require(sent.count == 1, "one datagram, not \(sent.count)")
@@ -297,11 +318,14 @@ import Testing
     @Test func quQuestionGetsAUnicastReply() throws {
         var (network, link, publisher, observer) = Self.established()
         let start = network.now
-        network.inject(Responder.query([Responder.question(Support.serviceType, .ptr, qu: true)]), from: observer, on: link)
+        network.inject(
+            Responder.query([Responder.question(Support.serviceType, .ptr, qu: true)]), from: observer, on: link)
         network.run(for: .seconds(1))
         let sent = network.sent(by: publisher, since: start)
         try #require(sent.count == 1)
-        #expect(sent[0].destination == .unicast(SocketAddress(network.address(of: observer, on: link, family: .v4), port: mdnsPort)))
+        #expect(
+            sent[0].destination
+                == .unicast(SocketAddress(network.address(of: observer, on: link, family: .v4), port: mdnsPort)))
         #expect(sent[0].answers(Support.serviceType, .ptr))
         #expect(sent[0].message.header.id == 0)
         #expect(sent[0].message.answers.allSatisfy { $0.ttl == 4500 })
@@ -360,8 +384,9 @@ import Testing
         network.run(for: .seconds(1))
         let start = network.now
         let offLink = IPAddress.v4(IPv4Address(203, 0, 113, 5))
-        network.inject(Responder.query([Responder.question(Self.web, .srv, qu: qu)], id: 7), from: observer, on: link,
-                       port: port, sourceAddress: offLink, to: unicast ? publisher : nil)
+        network.inject(
+            Responder.query([Responder.question(Self.web, .srv, qu: qu)], id: 7), from: observer, on: link,
+            port: port, sourceAddress: offLink, to: unicast ? publisher : nil)
         network.run(for: .seconds(1))
         let sent = network.sent(by: publisher, family: nil, since: start)
         #expect(!sent.contains { !$0.isMulticast }, "\(sent.map(\.destination))")
@@ -389,7 +414,10 @@ import Testing
         let answers = sent[0].message.answers
         try #require(answers.count == 1)
         #expect(answers[0].name == Self.alpha && answers[0].cacheFlush)
-        guard case .nsec(let nsec) = answers[0].data else { Issue.record("not NSEC: \(answers[0])"); return }
+        guard case .nsec(let nsec) = answers[0].data else {
+            Issue.record("not NSEC: \(answers[0])")
+            return
+        }
         #expect(nsec.nextDomainName == Self.alpha)
         #expect(nsec.types.contains(.a) && !nsec.types.contains(.aaaa))
         #expect(!sent[0].allRecords.contains { $0.type == .aaaa })
@@ -401,9 +429,11 @@ import Testing
     @Test func unknownNamesGetNoAnswer() throws {
         var (network, link, publisher, observer) = Self.established()
         let start = network.now
-        network.inject(Responder.query([
-            Responder.question(Responder.name("beta.local."), .aaaa), Responder.question(Support.instance("Other"), .srv),
-        ]), from: observer, on: link)
+        network.inject(
+            Responder.query([
+                Responder.question(Responder.name("beta.local."), .aaaa),
+                Responder.question(Support.instance("Other"), .srv),
+            ]), from: observer, on: link)
         network.run(for: .seconds(1))
         #expect(network.sent(by: publisher, family: nil, since: start).isEmpty)
     }
@@ -416,8 +446,10 @@ import Testing
     func knownAnswersSuppressOurAnswer(ttl: UInt32, answered: Bool) throws {
         var (network, link, publisher, observer) = Self.established()
         let start = network.now
-        network.inject(Responder.query([Responder.question(Support.serviceType, .ptr)],
-                                       knownAnswers: [Responder.ptr(to: Self.web, ttl: ttl)]), from: observer, on: link)
+        network.inject(
+            Responder.query(
+                [Responder.question(Support.serviceType, .ptr)],
+                knownAnswers: [Responder.ptr(to: Self.web, ttl: ttl)]), from: observer, on: link)
         network.run(for: .seconds(1))
         let sent = network.sent(by: publisher, family: nil, since: start)
         #expect(sent.contains { $0.answers(Support.serviceType, .ptr) } == answered)
@@ -431,8 +463,9 @@ import Testing
         var (network, link, publisher, observer) = Self.established(seed: seed, services: ["Web", "Printer"])
         var start = network.now
         let question = Responder.question(Support.serviceType, .ptr)
-        network.inject(Responder.query([question], knownAnswers: [Responder.ptr(to: Support.instance("Other"))], truncated: true),
-                       from: observer, on: link)
+        network.inject(
+            Responder.query([question], knownAnswers: [Responder.ptr(to: Support.instance("Other"))], truncated: true),
+            from: observer, on: link)
         network.run(for: .seconds(1))
         var responses = network.sent(by: publisher, since: start).filter(\.isResponse)
         try #require(responses.count == 1)
@@ -456,10 +489,13 @@ import Testing
         // And with both known: nothing at all.
         network.run(for: .seconds(2))
         start = network.now
-        network.inject(Responder.query([question], knownAnswers: [Responder.ptr(to: Self.web)], truncated: true),
-                       from: observer, on: link)
+        network.inject(
+            Responder.query([question], knownAnswers: [Responder.ptr(to: Self.web)], truncated: true),
+            from: observer, on: link)
         network.run(for: .milliseconds(30))
-        network.inject(Responder.query([], knownAnswers: [Responder.ptr(to: Support.instance("Printer"))]), from: observer, on: link)
+        network.inject(
+            Responder.query([], knownAnswers: [Responder.ptr(to: Support.instance("Printer"))]), from: observer,
+            on: link)
         network.run(for: .seconds(1))
         #expect(network.sent(by: publisher, family: nil, since: start).isEmpty)
     }
@@ -474,7 +510,8 @@ import Testing
         let start = network.now
         network.inject(Responder.query([Responder.question(Support.serviceType, .ptr)]), from: observer, on: link)
         network.run(for: .milliseconds(5))
-        network.inject(Message(header: .response(), answers: [Responder.ptr(to: Self.web, ttl: ttl)]), from: observer, on: link)
+        network.inject(
+            Message(header: .response(), answers: [Responder.ptr(to: Self.web, ttl: ttl)]), from: observer, on: link)
         network.run(for: .seconds(1))
         let sent = network.sent(by: publisher, since: start)
         #expect(sent.contains { $0.answers(Support.serviceType, .ptr) } == expected)
@@ -495,7 +532,8 @@ import Testing
         let start = network.now
         network.inject(Responder.query([Responder.question(Responder.servicesName, .ptr)]), from: observer, on: link)
         network.run(for: .seconds(1))
-        let responses = (network.sent(by: alpha, since: start) + network.sent(by: beta, since: start)).filter(\.isResponse)
+        let responses = (network.sent(by: alpha, since: start) + network.sent(by: beta, since: start)).filter(
+            \.isResponse)
         let times = responses.map(\.time).sorted()
         // Unless both picked delays within the 1 ms link delay of each other, one answer only.
         if times.count == 2 { #expect(times[1] - times[0] <= .milliseconds(1)) } else { #expect(times.count == 1) }
@@ -527,7 +565,8 @@ import Testing
         var (network, link, publisher, observer) = Self.established()
         let start = network.now
         network.inject(
-            Responder.query([Responder.question(Self.alpha, .a), Responder.question(Self.alpha, .any)]), from: observer, on: link)
+            Responder.query([Responder.question(Self.alpha, .a), Responder.question(Self.alpha, .any)]), from: observer,
+            on: link)
         network.run(for: .seconds(1))
         let response = try #require(network.sent(by: publisher, since: start).first(where: { $0.isResponse }))
         let answers = response.message.answers
@@ -563,12 +602,16 @@ import Testing
         ])
         #expect(bothPTRs.answers.filter { $0.data == .ptr(printerName) }.count == 2, "type and subtype PTR")
         #expect(bothPTRs.additionals.filter { $0.name == printerName }.map(\.type).sorted() == [.srv, .txt].sorted())
-        #expect(bothPTRs.additionals.filter { $0.name == Self.alpha }.map(\.type).sorted() == [.a, .aaaa, .nsec].sorted())
+        #expect(
+            bothPTRs.additionals.filter { $0.name == Self.alpha }.map(\.type).sorted() == [.a, .aaaa, .nsec].sorted())
         // An SRV among the answers.
-        let withSRV = try response(to: [Responder.question(Support.serviceType, .ptr), Responder.question(Self.web, .srv)])
+        let withSRV = try response(to: [
+            Responder.question(Support.serviceType, .ptr), Responder.question(Self.web, .srv),
+        ])
         #expect(withSRV.answers.contains { $0.name == Self.web && $0.type == .srv })
         #expect(withSRV.additionals.filter { $0.name == Self.web }.map(\.type) == [.txt], "the SRV is an answer")
-        #expect(withSRV.additionals.filter { $0.name == Self.alpha }.map(\.type).sorted() == [.a, .aaaa, .nsec].sorted())
+        #expect(
+            withSRV.additionals.filter { $0.name == Self.alpha }.map(\.type).sorted() == [.a, .aaaa, .nsec].sorted())
     }
 
     /// An instance named by several answers of a response split into packets (its type and two
@@ -586,9 +629,11 @@ import Testing
         }
         network.run(for: .seconds(8))
         let start = network.now
-        let questions = try [Support.serviceType, DomainName(labels: ["_a", "_sub"]).appending(Support.serviceType),
-                             DomainName(labels: ["_b", "_sub"]).appending(Support.serviceType)]
-            .map { Responder.question($0, .ptr) }
+        let questions = try [
+            Support.serviceType, DomainName(labels: ["_a", "_sub"]).appending(Support.serviceType),
+            DomainName(labels: ["_b", "_sub"]).appending(Support.serviceType),
+        ]
+        .map { Responder.question($0, .ptr) }
         network.inject(Responder.query(questions), from: observer, on: link)
         network.run(for: .seconds(2))
         let packets = network.sent(by: publisher, since: start).filter(\.isResponse).map(\.message)
@@ -619,7 +664,9 @@ import Testing
         let browser = network.addHost(named: "beta", links: [link])
         network.run(for: .seconds(2))
         let start = network.now
-        network.withEngine(browser) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
+        network.withEngine(browser) { engine, now in
+            _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+        }
         network.run(for: .seconds(1))
         return (network, publisher, start)
     }
@@ -643,7 +690,9 @@ import Testing
             }
         }
         // Packets of one response: sent at one instant over one family.
-        let burst = network.sentMessages(by: publisher, family: .v4).filter { $0.time > start && $0.message.header.isResponse }
+        let burst = network.sentMessages(by: publisher, family: .v4).filter {
+            $0.time > start && $0.message.header.isResponse
+        }
         let firstResponse = burst.filter { $0.time == burst.first?.time }.map(\.message)
         #expect(firstResponse.count > 2)
         let hostRecordCounts = firstResponse.map { $0.additionals.filter { $0.name == Self.alpha }.count }
@@ -657,7 +706,8 @@ import Testing
             fuller.answers.append(answer)
             fuller.additionals += next.additionals.filter { $0.name == instance }
             let size = (try? fuller.encoded().count) ?? 0
-            #expect(size > maximumSize, "a packet of \(packet.answers.count) answers had room for one more (\(size) bytes)")
+            #expect(
+                size > maximumSize, "a packet of \(packet.answers.count) answers had room for one more (\(size) bytes)")
         }
     }
 
@@ -668,17 +718,24 @@ import Testing
     @Test func hostRecordsCrowdedOutOfAPacketGoInTheNext() {
         var crowdedOut = 0
         for txtSize in stride(from: 1250, through: 1400, by: 6) {
-            let strings = stride(from: 0, to: txtSize, by: 200).map { String(repeating: "x", count: min(200, txtSize - $0) - 1) }
+            let strings = stride(from: 0, to: txtSize, by: 200).map {
+                String(repeating: "x", count: min(200, txtSize - $0) - 1)
+            }
             let (network, publisher, start) = Self.browsedByANewcomer(seed: 12) { network, publisher in
-                network.withEngine(publisher) { engine, now in _ = engine.register(Support.service("Big", txt: strings), at: now) }
+                network.withEngine(publisher) { engine, now in
+                    _ = engine.register(Support.service("Big", txt: strings), at: now)
+                }
                 _ = network.registerServices(20, on: publisher)
             }
-            let burst = network.sentMessages(by: publisher, family: .v4).filter { $0.time > start && $0.message.header.isResponse }
+            let burst = network.sentMessages(by: publisher, family: .v4).filter {
+                $0.time > start && $0.message.header.isResponse
+            }
             let response = burst.filter { $0.time == burst.first?.time }.map(\.message)
             let hostRecords = response.flatMap(\.additionals).filter { $0.name == Self.alpha }
             #expect(Set(hostRecords.map(\.type)) == [.a, .aaaa, .nsec], "TXT of \(txtSize) bytes: \(hostRecords)")
             let big = response.firstIndex { $0.answers.contains { $0.data == .ptr(Support.instance("Big")) } }
-            if let big, big + 1 < response.count, !response[big].additionals.contains(where: { $0.name == Self.alpha }) {
+            if let big, big + 1 < response.count, !response[big].additionals.contains(where: { $0.name == Self.alpha })
+            {
                 crowdedOut += 1
             }
         }

@@ -19,7 +19,8 @@ import Testing
         #expect(network.engine(owner).name(of: ownerID) == x)
         #expect(network.engine(newcomer).name(of: newcomerID) == x2)
         #expect(network.events(of: owner) == [.registered(ownerID, name: x)])
-        #expect(network.events(of: newcomer) == [.renamed(newcomerID, from: x, to: x2), .registered(newcomerID, name: x2)])
+        #expect(
+            network.events(of: newcomer) == [.renamed(newcomerID, from: x, to: x2), .registered(newcomerID, name: x2)])
         // The newcomer never announced X.
         #expect(!network.sent(by: newcomer).contains { $0.isResponse && $0.message.answers.contains { $0.name == x } })
     }
@@ -31,10 +32,12 @@ import Testing
         let owner = network.addHost(named: "alpha", links: [link])
         let newcomer = network.addHost(named: "beta", links: [link])
         let ownerID = Responder.register(Support.service("X"), on: owner, in: &network)
-        let newcomerID = Responder.register(Support.service("X", port: 9, allowsRenaming: false), on: newcomer, in: &network)
+        let newcomerID = Responder.register(
+            Support.service("X", port: 9, allowsRenaming: false), on: newcomer, in: &network)
         let x = Support.instance("X")
 
-        let conflict = try #require(network.timedEvents(of: newcomer).first { $0.event == .nameConflict(newcomerID, name: x) })
+        let conflict = try #require(
+            network.timedEvents(of: newcomer).first { $0.event == .nameConflict(newcomerID, name: x) })
         #expect(network.events(of: newcomer) == [.nameConflict(newcomerID, name: x)])
         #expect(network.engine(newcomer).name(of: newcomerID) == nil)
         #expect(network.engine(owner).name(of: ownerID) == x)
@@ -43,7 +46,8 @@ import Testing
         #expect(!newcomerSent.contains { $0.isResponse && $0.allRecords.contains { $0.name == x } })
         // Nothing is left behind: no more probes, ever.
         network.run(for: .seconds(10))
-        #expect(!network.sent(by: newcomer, family: nil, since: conflict.time + .milliseconds(1)).contains { $0.isProbe })
+        #expect(
+            !network.sent(by: newcomer, family: nil, since: conflict.time + .milliseconds(1)).contains { $0.isProbe })
     }
 
     /// After establishment, another host answering with different SRV data for our name makes us
@@ -94,7 +98,9 @@ import Testing
     func healedPartitionEndsWithOneOwner(seed: UInt64) throws {
         var (network, link, owners) = Self.partitionedOwnersOfWeb(seed: seed)
         let browser = network.addHost(named: "gamma", links: [link])
-        let query = network.withEngine(browser) { engine, now in engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
+        let query = network.withEngine(browser) { engine, now in
+            engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+        }
         network.run(for: .seconds(5))
         let web = Support.instance("Web")
         #expect(owners.names(in: network) == [web], "both took the name while apart")
@@ -127,7 +133,8 @@ import Testing
             _ = engine.startQuery(name: Support.instance("Web"), type: .srv, at: now)
         }
         network.run(for: .seconds(90))
-        #expect(owners.names(in: network) == [Support.instance("Web")], "unicast answers alone: no owner hears the other")
+        #expect(
+            owners.names(in: network) == [Support.instance("Web")], "unicast answers alone: no owner hears the other")
         network.run(until: healedAt + .seconds(120))
         #expect(owners.names(in: network).count == 2, "\(owners.names(in: network))")
     }
@@ -189,14 +196,19 @@ import Testing
         let conflictAt = network.now
         let impostor = ResourceRecord(name: alpha, cacheFlush: true, ttl: 120, data: .a(IPv4Address(198, 18, 0, 200)))
         network.inject(Message(header: .response(), answers: [impostor]), from: observer, on: link)
-        Self.defend(until: network.now + .seconds(6), in: &network, observer: observer, link: link, with: impostor) { $0 == alpha }
+        Self.defend(until: network.now + .seconds(6), in: &network, observer: observer, link: link, with: impostor) {
+            $0 == alpha
+        }
 
         #expect(network.engine(publisher).hostName == alpha2)
         #expect(network.events(of: publisher).contains(.hostRenamed(from: alpha, to: alpha2)))
         let sent = network.sent(by: publisher, since: conflictAt)
-        let renamedAt = try #require(network.timedEvents(of: publisher).first { $0.event == .hostRenamed(from: alpha, to: alpha2) }?.time)
+        let renamedAt = try #require(
+            network.timedEvents(of: publisher).first { $0.event == .hostRenamed(from: alpha, to: alpha2) }?.time)
         let srvAnnouncements = sent.filter { $0.time > renamedAt && $0.isResponse }.flatMap(\.message.answers).filter {
-            if case .srv(let srv) = $0.data { return $0.name == Support.instance("Web") && srv.target == alpha2 && $0.cacheFlush }
+            if case .srv(let srv) = $0.data {
+                return $0.name == Support.instance("Web") && srv.target == alpha2 && $0.cacheFlush
+            }
             return false
         }
         #expect(srvAnnouncements.count >= 2)
@@ -238,7 +250,8 @@ import Testing
         let start = network.now
         let answer = Message(header: .response(), answers: [Self.conflictingSRV(for: web)])
         network.inject(answer, from: observer, on: link)
-        network.inject(answer, from: observer, on: link, sourceAddress: network.address(of: observer, on: link, family: .v6))
+        network.inject(
+            answer, from: observer, on: link, sourceAddress: network.address(of: observer, on: link, family: .v6))
         network.run(for: .seconds(5))
         #expect(network.engine(publisher).name(of: id) == web)
         #expect(!network.events(of: publisher).contains { if case .renamed = $0 { true } else { false } })
@@ -264,8 +277,9 @@ import Testing
     @Test func aHostNameNeverWonIsNeverReported() {
         var (network, link, publisher, observer) = Responder.publisherAndObserver(seed: 23)
         network.withEngine(publisher) { engine, now in _ = engine.register(Support.service("Web"), at: now) }
-        let impostor = ResourceRecord(name: Responder.name("alpha.local."), cacheFlush: true, ttl: 120,
-                                      data: .a(IPv4Address(198, 18, 0, 200)))
+        let impostor = ResourceRecord(
+            name: Responder.name("alpha.local."), cacheFlush: true, ttl: 120,
+            data: .a(IPv4Address(198, 18, 0, 200)))
         Self.defend(until: network.now + .seconds(8), in: &network, observer: observer, link: link, with: impostor) {
             $0.description.hasPrefix("alpha")
         }
@@ -277,8 +291,9 @@ import Testing
     // MARK: Helpers
 
     static func conflictingSRV(for instance: DomainName) -> ResourceRecord {
-        ResourceRecord(name: instance, cacheFlush: true, ttl: 120,
-                       data: .srv(SRVData(port: 4242, target: Responder.name("impostor.local."))))
+        ResourceRecord(
+            name: instance, cacheFlush: true, ttl: 120,
+            data: .srv(SRVData(port: 4242, target: Responder.name("impostor.local."))))
     }
 
     /// Runs the network until `end`, with `observer` answering every probe for a name matching
@@ -318,7 +333,8 @@ import Testing
         network.withEngine(publisher) { engine, now in _ = engine.register(Support.service("Web"), at: now) }
         network.run(for: .seconds(10))
         let finalHost = network.engine(publisher).hostName
-        let announcedTargets = network.sentMessages(by: publisher).flatMap { $0.message.answers }.compactMap { record -> DomainName? in
+        let announcedTargets = network.sentMessages(by: publisher).flatMap { $0.message.answers }.compactMap {
+            record -> DomainName? in
             if case .srv(let srv) = record.data, record.ttl > 0 { srv.target } else { nil }
         }
         #expect(!announcedTargets.isEmpty)

@@ -14,8 +14,12 @@ import Testing
         let publisher = network.addHost(named: "alpha", links: [link])
         let browser = network.addHost(named: "beta", links: [link])
         let web = network.withEngine(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
-        let printer = network.withEngine(publisher) { engine, now in engine.register(Support.service("Printer"), at: now) }
-        let query = network.withEngine(browser) { engine, now in engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
+        let printer = network.withEngine(publisher) { engine, now in
+            engine.register(Support.service("Printer"), at: now)
+        }
+        let query = network.withEngine(browser) { engine, now in
+            engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+        }
         network.run(for: .seconds(8))
         #expect(network.browsed(query, by: browser) == [Support.instance("Web"), Support.instance("Printer")])
 
@@ -31,7 +35,9 @@ import Testing
         #expect(Set(records.filter { $0.name == Support.instance("Web") }.map(\.type)).isSuperset(of: [.srv, .txt]))
         #expect(!records.contains { $0.name == Responder.servicesName })
         #expect(!records.contains { $0.name == Responder.name("alpha.local.") })
-        #expect(!records.contains { $0.name == Support.instance("Printer") || $0.data == .ptr(Support.instance("Printer")) })
+        #expect(
+            !records.contains { $0.name == Support.instance("Printer") || $0.data == .ptr(Support.instance("Printer")) }
+        )
         #expect(network.browsed(query, by: browser) == [Support.instance("Printer")])
         #expect(network.engine(publisher).name(of: web) == nil)
 
@@ -61,7 +67,9 @@ import Testing
         let ids = (0..<301).map { index in
             network.withEngine(publisher) { engine, now in engine.register(Support.service("Svc \(index)"), at: now) }
         }
-        let query = network.withEngine(browser) { engine, now in engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
+        let query = network.withEngine(browser) { engine, now in
+            engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+        }
         network.run(for: .seconds(10))
         try #require(network.browsed(query, by: browser).count == 301)
 
@@ -86,7 +94,9 @@ import Testing
         network.withEngine(publisher) { engine, now in engine.deregister(id, at: now) }
         network.run(for: .seconds(5))
         let web = Support.instance("Web")
-        let sent = network.sent(by: publisher, since: start).filter { $0.asks(about: web) || $0.allRecords.contains { $0.name == web } }
+        let sent = network.sent(by: publisher, since: start).filter {
+            $0.asks(about: web) || $0.allRecords.contains { $0.name == web }
+        }
         #expect(sent.allSatisfy { $0.isProbe })
         #expect(!sent.isEmpty && sent.count < 3)
         #expect(network.events(of: publisher).isEmpty)
@@ -100,12 +110,17 @@ import Testing
         let link = network.addLink()
         let publisher = network.addHost(named: "alpha", links: [link])
         let browser = network.addHost(named: "beta", links: [link])
-        let id = network.withEngine(publisher) { engine, now in engine.register(Support.service("Web", txt: ["v=1"]), at: now) }
+        let id = network.withEngine(publisher) { engine, now in
+            engine.register(Support.service("Web", txt: ["v=1"]), at: now)
+        }
         network.run(for: .seconds(8))
         let web = Support.instance("Web")
         let query = network.withEngine(browser) { engine, now in engine.startQuery(name: web, type: .txt, at: now) }
         network.run(for: .seconds(2))
-        #expect(network.events(of: browser).contains { if case .added(query, let r, _) = $0 { r.data == .txt(Responder.txt(["v=1"])) } else { false } })
+        #expect(
+            network.events(of: browser).contains {
+                if case .added(query, let r, _) = $0 { r.data == .txt(Responder.txt(["v=1"])) } else { false }
+            })
 
         let start = network.now
         let newTXT = Responder.txt(["v=2", "path=/"])
@@ -122,9 +137,15 @@ import Testing
             #expect(txt.count == 1 && txt[0].cacheFlush && txt[0].ttl > 0)
             #expect(announcement.message.answers.count == 1, "\(announcement.message.answers)")
         }
-        #expect(network.events(of: browser).contains { if case .updated(query, let r, _) = $0 { r.data == .txt(newTXT) } else { false } })
+        #expect(
+            network.events(of: browser).contains {
+                if case .updated(query, let r, _) = $0 { r.data == .txt(newTXT) } else { false }
+            })
         // The old TXT is never sent again.
-        #expect(!network.sent(by: publisher, since: start).contains { $0.allRecords.contains { $0.data == .txt(Responder.txt(["v=1"])) && $0.ttl > 0 } })
+        #expect(
+            !network.sent(by: publisher, since: start).contains {
+                $0.allRecords.contains { $0.data == .txt(Responder.txt(["v=1"])) && $0.ttl > 0 }
+            })
         #expect(network.engine(publisher).name(of: id) == web)
     }
 
@@ -154,20 +175,33 @@ import Testing
         let browser = network.addHost(named: "beta", links: [link])
         Responder.register(Support.service("Web"), on: publisher, in: &network)
         let instance = Support.instance("Web")
-        let query = network.withEngine(browser) { engine, now in engine.startQuery(name: instance, type: .srv, at: now) }
+        let query = network.withEngine(browser) { engine, now in engine.startQuery(name: instance, type: .srv, at: now)
+        }
         network.run(for: .seconds(2))
-        let srv = try #require(network.engine(browser).cachedRecords(on: InterfaceID(1)).first { $0.name == instance && $0.type == .srv })
+        let srv = try #require(
+            network.engine(browser).cachedRecords(on: InterfaceID(1)).first { $0.name == instance && $0.type == .srv })
         let address = network.address(of: publisher, on: link, family: .v4)
-        let forged = [srv.goodbyeCopy, ResourceRecord(name: Responder.name("vm.local."), cacheFlush: true, ttl: 0, data: address.recordData)]
+        let forged = [
+            srv.goodbyeCopy,
+            ResourceRecord(name: Responder.name("vm.local."), cacheFlush: true, ttl: 0, data: address.recordData),
+        ]
         let start = network.now
         network.inject(Message(header: .response(), answers: forged), from: observer, on: link)
         network.run(for: .seconds(3))
-        let refutations = network.sent(by: publisher, since: start).filter { $0.isResponse && $0.answers(instance, .srv) }
+        let refutations = network.sent(by: publisher, since: start).filter {
+            $0.isResponse && $0.answers(instance, .srv)
+        }
         let first = try #require(refutations.first)
         #expect(first.time - start <= .seconds(1))
-        #expect(first.message.answers.contains { $0.name == Responder.name("vm.local.") && $0.data == address.recordData && $0.ttl > 0 })
+        #expect(
+            first.message.answers.contains {
+                $0.name == Responder.name("vm.local.") && $0.data == address.recordData && $0.ttl > 0
+            })
         #expect(!network.events(of: browser).contains(.removed(query, srv, InterfaceID(1))))
-        #expect(network.engine(browser).cachedRecords(on: InterfaceID(1)).contains { $0.name == instance && $0.type == .srv })
+        #expect(
+            network.engine(browser).cachedRecords(on: InterfaceID(1)).contains {
+                $0.name == instance && $0.type == .srv
+            })
     }
 }
 

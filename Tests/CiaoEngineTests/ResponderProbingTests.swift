@@ -21,8 +21,12 @@ import Testing
             let beta = network.addHost(named: "beta", links: [link])
             // Half the seeds register while the host names are still probing, half once established.
             if seed % 2 == 1 { network.run(for: .seconds(2)) }
-            let a = network.withEngine(alpha) { engine, now in engine.register(Support.service("Shared", port: 1), at: now) }
-            let b = network.withEngine(beta) { engine, now in engine.register(Support.service("Shared", port: 2), at: now) }
+            let a = network.withEngine(alpha) { engine, now in
+                engine.register(Support.service("Shared", port: 1), at: now)
+            }
+            let b = network.withEngine(beta) { engine, now in
+                engine.register(Support.service("Shared", port: 2), at: now)
+            }
             // Decided within ~2.5 s: the loser defers 1 s, hears the winner, renames and probes again.
             network.run(for: .milliseconds(3500))
             let names = [network.engine(alpha).name(of: a), network.engine(beta).name(of: b)]
@@ -97,8 +101,14 @@ import Testing
             }
         }
         // Nothing for the instance is announced before the probes are done.
-        #expect(!sent.contains { $0.isResponse && $0.allRecords.contains { $0.name == instance } && $0.time < probes[2].time })
-        #expect(network.timedEvents(of: publisher).contains { $0.event == .registered(id, name: instance) && $0.time == announcements[0].time })
+        #expect(
+            !sent.contains {
+                $0.isResponse && $0.allRecords.contains { $0.name == instance } && $0.time < probes[2].time
+            })
+        #expect(
+            network.timedEvents(of: publisher).contains {
+                $0.event == .registered(id, name: instance) && $0.time == announcements[0].time
+            })
     }
 
     /// Registrations made together probe together in one packet, and the host name probes with
@@ -114,16 +124,22 @@ import Testing
         network.run(for: .seconds(5))
         let probes = network.sent(by: publisher).filter(\.isProbe)
         try #require(probes.count == 3)
-        let reverseNames = SimulatedNetwork.interface(for: publisher, on: link).addresses.map(\.address.reverseMappingName)
+        let reverseNames = SimulatedNetwork.interface(for: publisher, on: link).addresses.map(
+            \.address.reverseMappingName)
         for probe in probes {
-            #expect(Set(probe.message.questions.map(\.name)) == Set([
-                Responder.name("alpha.local."), Support.instance("One"), Support.instance("Two"),
-            ] + reverseNames))
+            #expect(
+                Set(probe.message.questions.map(\.name))
+                    == Set(
+                        [
+                            Responder.name("alpha.local."), Support.instance("One"), Support.instance("Two"),
+                        ] + reverseNames))
         }
         let hostProposal = probes[0].message.authorities.filter { $0.name == Responder.name("alpha.local.") }
         #expect(Set(hostProposal.map(\.type)) == [.a, .aaaa])
         let reverseProposal = probes[0].message.authorities.filter { reverseNames.contains($0.name) }
-        #expect(reverseProposal.count == 2 && reverseProposal.allSatisfy { $0.data == .ptr(Responder.name("alpha.local.")) })
+        #expect(
+            reverseProposal.count == 2 && reverseProposal.allSatisfy { $0.data == .ptr(Responder.name("alpha.local.")) }
+        )
     }
 
     /// An instance name over 63 bytes is cut at a character boundary rather than giving an invalid

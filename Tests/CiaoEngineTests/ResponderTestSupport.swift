@@ -40,9 +40,10 @@ enum Responder {
     /// observer host without an engine, run until the host name is established.
     static func publisherAndObserver(
         seed: UInt64, hostName: String = "alpha", conditions: SimulatedNetwork.Conditions = .init()
-    ) -> (network: SimulatedNetwork, link: SimulatedNetwork.LinkID, publisher: SimulatedNetwork.HostID,
-          observer: SimulatedNetwork.HostID)
-    {
+    ) -> (
+        network: SimulatedNetwork, link: SimulatedNetwork.LinkID, publisher: SimulatedNetwork.HostID,
+        observer: SimulatedNetwork.HostID
+    ) {
         var network = SimulatedNetwork(seed: seed)
         let link = network.addLink(conditions)
         let publisher = network.addHost(named: hostName, links: [link])
@@ -90,7 +91,8 @@ extension SimulatedNetwork {
                 family.map({ $0 == transmission.datagram.family }) ?? true,
                 let message = try? Message(decoding: transmission.datagram.bytes)
             else { return nil }
-            return SentMessage(time: transmission.time, destination: transmission.datagram.destination, message: message)
+            return SentMessage(
+                time: transmission.time, destination: transmission.datagram.destination, message: message)
         }
     }
 

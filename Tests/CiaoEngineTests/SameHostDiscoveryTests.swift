@@ -28,10 +28,23 @@ import Testing
         }
         network.run(for: .milliseconds(10))
         let events = network.events(of: published.publisher)
-        #expect(events.contains { if case .added(srvQuery, let record, _) = $0 { record.data == .srv(SRVData(port: 8080, target: host)) } else { false } })
+        #expect(
+            events.contains {
+                if case .added(srvQuery, let record, _) = $0 {
+                    record.data == .srv(SRVData(port: 8080, target: host))
+                } else {
+                    false
+                }
+            })
         let address = network.address(of: published.publisher, on: published.links[0], family: .v4)
-        guard case .v4(let v4) = address else { Issue.record("no IPv4 address"); return }
-        #expect(events.contains { if case .added(addressQuery, let record, _) = $0 { record.data == .a(v4) } else { false } })
+        guard case .v4(let v4) = address else {
+            Issue.record("no IPv4 address")
+            return
+        }
+        #expect(
+            events.contains {
+                if case .added(addressQuery, let record, _) = $0 { record.data == .a(v4) } else { false }
+            })
     }
 
     @Test func ownTXTUpdateIsReportedAsUpdated() throws {
@@ -88,7 +101,11 @@ import Testing
         network.run(for: .seconds(5))
         #expect(network.browsed(query, by: second) == [Support.instance("Same"), Support.instance("Same (2)")])
         let ownAdds = network.events(of: second).filter {
-            if case .added(query, let record, _) = $0 { record.data == .ptr(Support.instance("Same (2)")) } else { false }
+            if case .added(query, let record, _) = $0 {
+                record.data == .ptr(Support.instance("Same (2)"))
+            } else {
+                false
+            }
         }
         #expect(ownAdds.count == 1)
     }
@@ -109,7 +126,8 @@ import Testing
         for (record, source) in [(local, ours), (remote, theirs)] {
             let bytes = try Message(header: .response(), answers: [record]).encoded()
             network.withEngine(host) { engine, now in
-                _ = engine.receive(ReceivedDatagram(bytes: bytes, source: source, interface: interface, isMulticast: true), at: now)
+                _ = engine.receive(
+                    ReceivedDatagram(bytes: bytes, source: source, interface: interface, isMulticast: true), at: now)
             }
         }
         let engine = network.engine(host)

@@ -8,12 +8,17 @@ import Testing
     /// Five hosts on a lossy, duplicating, reordering link, publishing and browsing for a minute.
     private func run(seed: UInt64) -> [SimulatedNetwork.Transmission] {
         var network = SimulatedNetwork(seed: seed)
-        let link = network.addLink(SimulatedNetwork.Conditions(
-            loss: 0.2, delay: .milliseconds(1)...(.milliseconds(80)), duplication: 0.1))
+        let link = network.addLink(
+            SimulatedNetwork.Conditions(
+                loss: 0.2, delay: .milliseconds(1)...(.milliseconds(80)), duplication: 0.1))
         let hosts = (0..<5).map { network.addHost(named: "host\($0)", links: [link]) }
         for (index, host) in hosts.enumerated() {
-            _ = network.withEngine(host) { engine, now in engine.register(Support.service("Shared \(index % 2)"), at: now) }
-            _ = network.withEngine(host) { engine, now in engine.startQuery(name: Support.serviceType, type: .ptr, at: now) }
+            _ = network.withEngine(host) { engine, now in
+                engine.register(Support.service("Shared \(index % 2)"), at: now)
+            }
+            _ = network.withEngine(host) { engine, now in
+                engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+            }
         }
         network.run(for: .seconds(60))
         return network.transmissions

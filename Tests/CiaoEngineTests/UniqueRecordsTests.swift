@@ -7,7 +7,8 @@ import Testing
 @Suite struct UniqueRecordsTests {
     private func ptr(_ type: String, _ instance: String, ttl: UInt32 = 4500) -> ResourceRecord {
         let typeName = DomainName(type)!
-        return ResourceRecord(name: typeName, ttl: ttl, data: .ptr(try! typeName.prepending(label: Array(instance.utf8))))
+        return ResourceRecord(
+            name: typeName, ttl: ttl, data: .ptr(try! typeName.prepending(label: Array(instance.utf8))))
     }
 
     @Test func sameNameClassAndDataIsOneRecordWhateverTheTTLOrCase() {
@@ -19,9 +20,11 @@ import Testing
             ptr("_http._tcp.local.", "B"), ptr("_ipp._tcp.local.", "A"), flushed,
         ].map { records.insert($0) }
         #expect(added == [true, false, false, true, true, false])
-        #expect(records.records.map(\.description) == [
-            ptr("_http._tcp.local.", "A"), ptr("_http._tcp.local.", "B"), ptr("_ipp._tcp.local.", "A"),
-        ].map(\.description))
+        #expect(
+            records.records.map(\.description)
+                == [
+                    ptr("_http._tcp.local.", "A"), ptr("_http._tcp.local.", "B"), ptr("_ipp._tcp.local.", "A"),
+                ].map(\.description))
     }
 
     /// The comparison and the cache's keys agree on every pair: names in either case, classes,
@@ -30,7 +33,9 @@ import Testing
         let host = DomainName("host.local.")!, other = DomainName("HOST.local.")!
         var records: [ResourceRecord] = []
         for name in [host, other, DomainName("other.local.")!] {
-            for data: RecordData in [.a(IPv4Address(198, 18, 0, 1)), .a(IPv4Address(198, 18, 0, 2)), .ptr(host), .ptr(other)] {
+            for data: RecordData in [
+                .a(IPv4Address(198, 18, 0, 1)), .a(IPv4Address(198, 18, 0, 2)), .ptr(host), .ptr(other),
+            ] {
                 for rrClass: RecordClass in [.internet, RecordClass(rawValue: 3)] {
                     records.append(ResourceRecord(name: name, rrClass: rrClass, ttl: 120, data: data))
                     records.append(ResourceRecord(name: name, rrClass: rrClass, cacheFlush: true, ttl: 1, data: data))

@@ -179,7 +179,8 @@ actor InteropAgent {
 
     private static func fields(of service: Service, event: String, id: String) -> [String: JSONValue] {
         [
-            "event": .string(event), "id": .string(id), "name": .string(service.name), "type": .string(service.type.rawValue),
+            "event": .string(event), "id": .string(id), "name": .string(service.name),
+            "type": .string(service.type.rawValue),
             "domain": .string(service.domain), "interface": .int(Int(service.interfaceIndex)),
         ]
     }
@@ -218,7 +219,9 @@ actor InteropAgent {
         var values: [String: TXTRecord.Value] = [:]
         for (key, value) in entries {
             if let hex = value.string {
-                guard let bytes = bytes(fromHex: hex) else { throw CiaoError.invalidTXTRecord("\(key): \(hex) is not hex") }
+                guard let bytes = bytes(fromHex: hex) else {
+                    throw CiaoError.invalidTXTRecord("\(key): \(hex) is not hex")
+                }
                 values[key] = .bytes(Data(bytes))
             } else {
                 values[key] = .flag
@@ -238,7 +241,9 @@ actor InteropAgent {
         guard digits.count % 2 == 0 else { return nil }
         var bytes: [UInt8] = []
         for start in stride(from: 0, to: digits.count, by: 2) {
-            guard let byte = UInt8(String(decoding: digits[start..<start + 2], as: UTF8.self), radix: 16) else { return nil }
+            guard let byte = UInt8(String(decoding: digits[start..<start + 2], as: UTF8.self), radix: 16) else {
+                return nil
+            }
             bytes.append(byte)
         }
         return bytes

@@ -20,7 +20,6 @@ enum JSONValue: Decodable, Equatable, Sendable {
         try? JSONDecoder().decode(JSONValue.self, from: Data(line.utf8))
     }
 
-
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {

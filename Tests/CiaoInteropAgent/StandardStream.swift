@@ -15,7 +15,9 @@ struct StandardStream: Sendable {
         let bytes = Array(bytes)
         var written = 0
         while written < bytes.count {
-            let result = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + written, $0.count - written) }
+            let result = bytes.withUnsafeBytes {
+                Glibc.write(descriptor, $0.baseAddress! + written, $0.count - written)
+            }
             if result < 0 && errno == EINTR { continue }
             guard result > 0 else { return }
             written += result

@@ -36,7 +36,8 @@ while let argument = arguments.popFirst() {
 }
 do {
     try NetworkScope.use(
-        NetworkScope(interfaces: interfaces.isEmpty ? nil : interfaces, families: families.isEmpty ? [.ipv4, .ipv6] : families))
+        NetworkScope(
+            interfaces: interfaces.isEmpty ? nil : interfaces, families: families.isEmpty ? [.ipv4, .ipv6] : families))
 } catch {
     StandardStream.error.write("\(error)\n")
     exit(2)

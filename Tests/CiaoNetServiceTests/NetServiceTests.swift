@@ -18,7 +18,8 @@ import Testing
     /// `GameName=Chess` is `GameName`, and a published `GameName` goes out as such.
     @Test func txtKeysKeepTheirSpelling() {
         let peer = Data([14] + Array("GameName=Chess".utf8) + [10] + Array("Company=Zy".utf8))
-        #expect(NetService.dictionary(fromTXTRecord: peer) == ["GameName": Data("Chess".utf8), "Company": Data("Zy".utf8)])
+        #expect(
+            NetService.dictionary(fromTXTRecord: peer) == ["GameName": Data("Chess".utf8), "Company": Data("Zy".utf8)])
         let data = NetService.data(fromTXTRecord: ["GameName": Data("Go".utf8), "txtvers": Data("1".utf8)])
         #expect(data == Data([9] + Array("txtvers=1".utf8) + [11] + Array("GameName=Go".utf8)))
     }
@@ -161,7 +162,8 @@ import Testing
             #expect(timeout == .milliseconds(1500))
             throw CiaoError.timedOut
         }
-        #expect(await Self.calls(of: service, on: thread, count: 3) == ["willResolve", "didNotResolve -72007", "didStop"])
+        #expect(
+            await Self.calls(of: service, on: thread, count: 3) == ["willResolve", "didNotResolve -72007", "didStop"])
     }
 
     @Test func stoppingAResolutionReportsOnlyTheStop() async throws {

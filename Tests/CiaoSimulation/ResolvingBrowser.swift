@@ -70,8 +70,10 @@ public struct ResolvingBrowser {
         }
     }
 
-    private mutating func handle(_ record: ResourceRecord, kind: RecordType, at time: Instant,
-                                 _ network: inout SimulatedNetwork) {
+    private mutating func handle(
+        _ record: ResourceRecord, kind: RecordType, at time: Instant,
+        _ network: inout SimulatedNetwork
+    ) {
         switch (kind, record.data) {
         case (.ptr, .ptr(let instance)):
             if found[instance] == nil { found[instance] = time }
@@ -103,8 +105,10 @@ public struct ResolvingBrowser {
 extension SimulatedNetwork {
     /// Runs the network in steps of `step` until `end` or until `done` holds, feeding `browsers`
     /// the new events after each step.
-    public mutating func run(until end: Instant, step: Duration = .milliseconds(5),
-                             browsers: inout [ResolvingBrowser], until done: (([ResolvingBrowser]) -> Bool)? = nil) {
+    public mutating func run(
+        until end: Instant, step: Duration = .milliseconds(5),
+        browsers: inout [ResolvingBrowser], until done: (([ResolvingBrowser]) -> Bool)? = nil
+    ) {
         while now < end {
             run(until: min(now + step, end))
             for index in browsers.indices { browsers[index].pump(&self) }

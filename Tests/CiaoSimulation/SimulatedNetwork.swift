@@ -23,7 +23,10 @@ public struct SimulatedNetwork {
         public var delay: ClosedRange<Duration>
         public var duplication: Double
 
-        public init(loss: Double = 0, delay: ClosedRange<Duration> = .milliseconds(1)...(.milliseconds(1)), duplication: Double = 0) {
+        public init(
+            loss: Double = 0, delay: ClosedRange<Duration> = .milliseconds(1)...(.milliseconds(1)),
+            duplication: Double = 0
+        ) {
             self.loss = loss
             self.delay = delay
             self.duplication = duplication
@@ -111,19 +114,23 @@ public struct SimulatedNetwork {
     /// With `sharingAddressesOf`, the new engine runs on that host beside its engine, as a second
     /// responder on one machine (RFC 6762 §15): same interfaces and addresses, each hearing the
     /// other's multicast, a unicast datagram to them going to one of the two.
-    public mutating func addHost(named hostName: String?, links hostLinks: [LinkID], seed: UInt64? = nil,
-                                 cacheCapacity: Int = 4096,
-                                 unicastReplyFamilies: Set<IPFamily> = Set(IPFamily.allCases),
-                                 sharingAddressesOf sibling: HostID? = nil) -> HostID {
+    public mutating func addHost(
+        named hostName: String?, links hostLinks: [LinkID], seed: UInt64? = nil,
+        cacheCapacity: Int = 4096,
+        unicastReplyFamilies: Set<IPFamily> = Set(IPFamily.allCases),
+        sharingAddressesOf sibling: HostID? = nil
+    ) -> HostID {
         let id = HostID(index: hosts.count)
         var interfaces: [LinkID: NetworkInterface] = [:]
         for link in hostLinks {
-            interfaces[link] = sibling.flatMap { hosts[$0.index].interfaces[link] }
+            interfaces[link] =
+                sibling.flatMap { hosts[$0.index].interfaces[link] }
                 ?? Self.interface(for: id, on: link, families: families)
         }
         let engine = hostName.map {
             MDNSEngine(
-                configuration: .init(hostName: $0, cacheCapacity: cacheCapacity, unicastReplyFamilies: unicastReplyFamilies),
+                configuration: .init(
+                    hostName: $0, cacheCapacity: cacheCapacity, unicastReplyFamilies: unicastReplyFamilies),
                 seed: seed ?? random.next())
         }
         hosts.append(Host(engine: engine, interfaces: interfaces, up: Set(hostLinks)))
@@ -137,7 +144,9 @@ public struct SimulatedNetwork {
     }
 
     /// The interface a host has on a link.
-    public static func interface(for host: HostID, on link: LinkID, families: Set<IPFamily> = [.v4, .v6]) -> NetworkInterface {
+    public static func interface(for host: HostID, on link: LinkID, families: Set<IPFamily> = [.v4, .v6])
+        -> NetworkInterface
+    {
         // 198.18.0.0/15 holds 4095 hosts on each of 32 links: offset link × 4096 + host + 1.
         let offset = (link.index % 32) << 12 | (host.index % 4095 + 1)
         let v4 = IPv4Address(198, 18 + UInt8(offset >> 16), UInt8(offset >> 8 & 0xFF), UInt8(offset & 0xFF))
@@ -169,12 +178,17 @@ public struct SimulatedNetwork {
     public func received(by host: HostID) -> [ReceivedDatagram] { hosts[host.index].received }
 
     /// Sends raw bytes from `host` (typically an observer) as if from `source`, multicast or to `target`.
-    public mutating func inject(_ bytes: [UInt8], from host: HostID, on link: LinkID, source: SocketAddress,
-                                to target: HostID? = nil) {
-        for (receiver, index) in zip(hosts, hosts.indices) where index != host.index && receiver.interfaces[link] != nil {
+    public mutating func inject(
+        _ bytes: [UInt8], from host: HostID, on link: LinkID, source: SocketAddress,
+        to target: HostID? = nil
+    ) {
+        for (receiver, index) in zip(hosts, hosts.indices) where index != host.index && receiver.interfaces[link] != nil
+        {
             if let target, target.index != index { continue }
-            schedule(ReceivedDatagram(bytes: bytes, source: source, interface: receiver.interfaces[link]!.id,
-                                      isMulticast: target == nil), to: HostID(index: index), on: link)
+            schedule(
+                ReceivedDatagram(
+                    bytes: bytes, source: source, interface: receiver.interfaces[link]!.id,
+                    isMulticast: target == nil), to: HostID(index: index), on: link)
         }
     }
 
@@ -264,7 +278,8 @@ public struct SimulatedNetwork {
     }
 
     private mutating func transmit(_ datagram: OutgoingDatagram, from sender: HostID) {
-        guard let (link, interface) = hosts[sender.index].interfaces.first(where: { $0.value.id == datagram.interface }),
+        guard
+            let (link, interface) = hosts[sender.index].interfaces.first(where: { $0.value.id == datagram.interface }),
             hosts[sender.index].up.contains(link),
             let source = interface.addresses.first(where: { $0.address.family == datagram.family })?.address
         else { return }
@@ -274,7 +289,9 @@ public struct SimulatedNetwork {
         }
         var unicastDelivered = false
         for index in hosts.indices where index != sender.index {
-            guard let receiverInterface = hosts[index].interfaces[link], hosts[index].up.contains(link) else { continue }
+            guard let receiverInterface = hosts[index].interfaces[link], hosts[index].up.contains(link) else {
+                continue
+            }
             let isMulticast: Bool
             switch datagram.destination {
             case .multicast:
@@ -298,8 +315,10 @@ public struct SimulatedNetwork {
         let copies = Double.random(in: 0..<1, using: &random) < conditions.duplication ? 2 : 1
         for _ in 0..<copies {
             guard Double.random(in: 0..<1, using: &random) >= conditions.loss else { continue }
-            let delay = Duration.nanoseconds(Int64.random(
-                in: conditions.delay.lowerBound.nanoseconds...conditions.delay.upperBound.nanoseconds, using: &random))
+            let delay = Duration.nanoseconds(
+                Int64.random(
+                    in: conditions.delay.lowerBound.nanoseconds...conditions.delay.upperBound.nanoseconds,
+                    using: &random))
             sequence += 1
             deliveries.push(Delivery(time: now + delay, sequence: sequence, host: host, datagram: datagram))
         }

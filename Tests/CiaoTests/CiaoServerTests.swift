@@ -15,7 +15,8 @@ struct CiaoServerTests {
         name: String = "Printer", port: UInt16 = 8080, allowsRenaming: Bool = true, txtRecord: TXTRecord = .empty
     ) -> PublicationConfiguration {
         PublicationConfiguration(
-            type: http, name: name, port: port, mode: .externalPort, allowsRenaming: allowsRenaming, txtRecord: txtRecord)
+            type: http, name: name, port: port, mode: .externalPort, allowsRenaming: allowsRenaming,
+            txtRecord: txtRecord)
     }
 
     /// Starts `configuration` and lets the fake register it as `registeredName`.
@@ -74,7 +75,8 @@ struct CiaoServerTests {
 
         await server.stop()
         let reported = try await events.elements(through: { $0 == .started(published) })
-        #expect(!reported.contains { if case .started(let service) = $0 { service.service.name == "A" } else { false } })
+        #expect(
+            !reported.contains { if case .started(let service) = $0 { service.service.name == "A" } else { false } })
         #expect(try await events.next() == .stopped)
         #expect(await server.publishedService == nil)
     }
@@ -82,7 +84,9 @@ struct CiaoServerTests {
     @Test func cancelledStartThrowsCancellationErrorAndNeverSucceedsLate() async throws {
         let server = CiaoServer(backend: fake)
         let events = StreamRecorder(server.events)
-        let starting = Task { try await server.start(externalConfiguration(name: "Cancelled"), timeout: .seconds(3600)) }
+        let starting = Task {
+            try await server.start(externalConfiguration(name: "Cancelled"), timeout: .seconds(3600))
+        }
         let (token, _) = try await fake.publication()
         starting.cancel()
         await #expect(throws: CancellationError.self) { try await result(of: starting) }
@@ -92,9 +96,13 @@ struct CiaoServerTests {
         #expect(await server.publishedService == nil)
 
         // The next start's `started` is the first `started` reported.
-        let (published, _) = try await startRegistered(server, externalConfiguration(name: "Next"), as: "Next", publicationIndex: 1)
+        let (published, _) = try await startRegistered(
+            server, externalConfiguration(name: "Next"), as: "Next", publicationIndex: 1)
         let reported = try await events.elements(through: { $0 == .started(published) })
-        #expect(!reported.contains { if case .started(let service) = $0 { service.service.name == "Cancelled" } else { false } })
+        #expect(
+            !reported.contains {
+                if case .started(let service) = $0 { service.service.name == "Cancelled" } else { false }
+            })
         #expect(await server.publishedService == published)
     }
 
@@ -337,7 +345,8 @@ struct CiaoServerTests {
         #expect(fake.cancelCount(token) == 1)
 
         // A second start is the sentinel: a second `stopped` would come before its `started`.
-        let (second, _) = try await startRegistered(server, externalConfiguration(name: "Two"), as: "Two", publicationIndex: 1)
+        let (second, _) = try await startRegistered(
+            server, externalConfiguration(name: "Two"), as: "Two", publicationIndex: 1)
         #expect(try await events.next() == .started(first))
         #expect(try await events.next() == .stopped)
         #expect(try await events.next() == .started(second))
@@ -355,7 +364,8 @@ struct CiaoServerTests {
     @Test func startAgainReplacesThePublication() async throws {
         let server = CiaoServer(backend: fake)
         let (_, firstToken) = try await startRegistered(server, externalConfiguration(name: "One"), as: "One")
-        let (second, _) = try await startRegistered(server, externalConfiguration(name: "Two"), as: "Two", publicationIndex: 1)
+        let (second, _) = try await startRegistered(
+            server, externalConfiguration(name: "Two"), as: "Two", publicationIndex: 1)
         #expect(fake.isCancelled(firstToken))
         #expect(await server.publishedService == second)
     }
@@ -363,7 +373,8 @@ struct CiaoServerTests {
     @Test func renameAfterStartUpdatesPublishedServiceAndReportsStartedAgain() async throws {
         let server = CiaoServer(backend: fake)
         let events = StreamRecorder(server.events)
-        let (published, token) = try await startRegistered(server, externalConfiguration(name: "Printer"), as: "Printer")
+        let (published, token) = try await startRegistered(
+            server, externalConfiguration(name: "Printer"), as: "Printer")
         #expect(try await events.next() == .started(published))
 
         fake.emitRegistered(token, name: "Printer (2)", hostName: "fake-host-2.local.")

@@ -24,7 +24,10 @@ import Testing
         hub.emit(.warning, .socket, message("send failed"))
         hub.setHandler(level: .debug, nil)
         hub.emit(.error, .socket, message("after the handler went"))
-        #expect(received.withLock { $0.map(\.description) } == ["info interface eth0: joined", "warning socket: send failed"])
+        #expect(
+            received.withLock { $0.map(\.description) } == [
+                "info interface eth0: joined", "warning socket: send failed",
+            ])
         #expect(built.load(ordering: .relaxed) == 2)
     }
 
@@ -47,13 +50,16 @@ import Testing
     @Test func messagesAreSummedUpInOneLine() throws {
         let name = try DomainName(parsing: "alpha.local.")
         let records = (1...6).map { ResourceRecord(name: name, ttl: 120, data: .a(IPv4Address(198, 18, 0, UInt8($0)))) }
-        var probe = Message(questions: [Question(name: name, type: .any, unicastResponse: true)], authorities: [records[0]])
+        var probe = Message(
+            questions: [Question(name: name, type: .any, unicastResponse: true)], authorities: [records[0]])
         probe.header.isTruncated = true
         #expect(MessageSummary.describe(probe) == "for alpha.local. ANY (QU), proposing 1 record, truncated")
-        #expect(MessageSummary.describe(Message(questions: [Question(name: name, type: .a)], answers: records))
-            == "for alpha.local. A, 6 known answers")
-        #expect(MessageSummary.describe(Message(header: .response(), answers: records, additionals: [records[0]]))
-            == "alpha.local. A, alpha.local. A, alpha.local. A, alpha.local. A and 2 more, 1 additional record")
+        #expect(
+            MessageSummary.describe(Message(questions: [Question(name: name, type: .a)], answers: records))
+                == "for alpha.local. A, 6 known answers")
+        #expect(
+            MessageSummary.describe(Message(header: .response(), answers: records, additionals: [records[0]]))
+                == "alpha.local. A, alpha.local. A, alpha.local. A, alpha.local. A and 2 more, 1 additional record")
         var goodbye = records[0]
         goodbye.ttl = 0
         #expect(MessageSummary.describe(Message(header: .response(), answers: [goodbye])) == "alpha.local. A (goodbye)")
@@ -70,6 +76,9 @@ import Testing
         #expect(snapshot.interfaces.map { "\($0.interface) \($0.family)" } == ["eth0 ipv4", "eth1 ipv4", "eth1 ipv6"])
         #expect(snapshot.interfaces.map(\.packetsReceived) == [0, 0, 3])
         #expect(snapshot.interfaces[0].undecodable == 1)
-        #expect(snapshot.sockets == [CiaoStatistics.SocketCounters(family: .ipv4, kernelDrops: 7, truncated: 1, receiveFailures: 0)])
+        #expect(
+            snapshot.sockets == [
+                CiaoStatistics.SocketCounters(family: .ipv4, kernelDrops: 7, truncated: 1, receiveFailures: 0)
+            ])
     }
 }

@@ -102,7 +102,10 @@ struct DiscoverySessionTests {
         let (session, token, events) = try await startSession(automaticallyResolve: false)
         // Names compare case-insensitively; the spelling reported is the one found.
         fake.emitBrowse(token, [.removed(service("printer")), .found(service("Printer"))])
-        guard case .found(let found) = try await events.next() else { Issue.record("not found"); return }
+        guard case .found(let found) = try await events.next() else {
+            Issue.record("not found")
+            return
+        }
         #expect(found.name == "Printer")
         #expect(await session.services.map(\.name) == ["Printer"])
         await session.stop()
@@ -203,12 +206,15 @@ struct DiscoverySessionTests {
     /// `_` fails before any network work.
     @Test func subtypeBrowseAsksForTheSubtype() async throws {
         let fake = self.fake
-        let session = try await CiaoBrowser(backend: fake).browse(type: http, subtype: "_printer", automaticallyResolve: false)
+        let session = try await CiaoBrowser(backend: fake).browse(
+            type: http, subtype: "_printer", automaticallyResolve: false)
         let token = try await fake.browse()
         #expect(fake.state.read { $0.browseSubtypes[token] } == "_printer")
         await session.stop()
         for bad in ["printer", "_a.b", "_"] {
-            await #expect(throws: CiaoError.self) { try await CiaoBrowser(backend: fake).browse(type: self.http, subtype: bad) }
+            await #expect(throws: CiaoError.self) {
+                try await CiaoBrowser(backend: fake).browse(type: self.http, subtype: bad)
+            }
         }
     }
 
@@ -280,7 +286,8 @@ struct DiscoverySessionTests {
     }
 
     @Test func withoutAutomaticResolutionNothingIsResolved() async throws {
-        let (session, token, events) = try await startSession(automaticallyResolve: false, resolutionTimeout: .milliseconds(1))
+        let (session, token, events) = try await startSession(
+            automaticallyResolve: false, resolutionTimeout: .milliseconds(1))
         let a = service("A")
         fake.emitBrowse(token, [.found(a)])
         #expect(try await events.next() == .found(a))

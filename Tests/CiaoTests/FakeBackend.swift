@@ -263,7 +263,8 @@ final class FakeBackend: DiscoveryBackend, Sendable {
 
     // MARK: DiscoveryBackend
 
-    func publish(_ publication: Publication, onUpdate: @escaping @Sendable (PublicationUpdate) -> Void) throws(CiaoError)
+    func publish(_ publication: Publication, onUpdate: @escaping @Sendable (PublicationUpdate) -> Void)
+        throws(CiaoError)
         -> BackendToken
     {
         try state.update { state -> Result<BackendToken, CiaoError> in
@@ -284,7 +285,8 @@ final class FakeBackend: DiscoveryBackend, Sendable {
         hook?()
     }
 
-    func browse(type: ServiceType, subtype: String?, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void) throws(CiaoError)
+    func browse(type: ServiceType, subtype: String?, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void)
+        throws(CiaoError)
         -> BackendToken
     {
         try state.update { state -> Result<BackendToken, CiaoError> in
@@ -297,7 +299,9 @@ final class FakeBackend: DiscoveryBackend, Sendable {
         }.get()
     }
 
-    func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError) -> BackendToken {
+    func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError)
+        -> BackendToken
+    {
         try state.update { state -> Result<BackendToken, CiaoError> in
             if let failure = state.failures.removeValue(forKey: .resolve) { return .failure(failure) }
             let token = state.makeToken()

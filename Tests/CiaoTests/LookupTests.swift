@@ -36,12 +36,14 @@ import Testing
     @Test func nothingAnsweringTimesOutAndEndsTheLookup() async throws {
         let backend = FakeBackend()
         await #expect(throws: CiaoError.timedOut) {
-            try await CiaoResolver.query(name: "nobody.local", type: .a, interfaceIndex: 0, timeout: .milliseconds(50), backend: backend)
+            try await CiaoResolver.query(
+                name: "nobody.local", type: .a, interfaceIndex: 0, timeout: .milliseconds(50), backend: backend)
         }
         #expect(backend.isCancelled(try await backend.lookup().token))
         backend.state.update { $0.interfacesPresent = false }
         await #expect(throws: CiaoError.noUsableInterface) {
-            try await CiaoResolver.query(name: "nobody.local", type: .a, interfaceIndex: 0, timeout: .milliseconds(50), backend: backend)
+            try await CiaoResolver.query(
+                name: "nobody.local", type: .a, interfaceIndex: 0, timeout: .milliseconds(50), backend: backend)
         }
     }
 
@@ -50,7 +52,8 @@ import Testing
     @Test func aRecordWithdrawnIsNotReturned() async throws {
         let backend = FakeBackend()
         let query = Task {
-            try await CiaoResolver.query(name: "alpha.local.", type: .a, interfaceIndex: 0, timeout: .seconds(30), backend: backend)
+            try await CiaoResolver.query(
+                name: "alpha.local.", type: .a, interfaceIndex: 0, timeout: .seconds(30), backend: backend)
         }
         let token = try await backend.lookup().token
         backend.emitRecords(token, [.added(Self.v4)])
@@ -64,7 +67,8 @@ import Testing
     @Test func sharedAnswersAreCollectedForTwoSeconds() async throws {
         let backend = FakeBackend()
         let query = Task {
-            try await CiaoResolver.query(name: "_ciao._tcp.local", type: .ptr, interfaceIndex: 0, timeout: .seconds(30), backend: backend)
+            try await CiaoResolver.query(
+                name: "_ciao._tcp.local", type: .ptr, interfaceIndex: 0, timeout: .seconds(30), backend: backend)
         }
         let token = try await backend.lookup().token
         func ptr(_ label: String) -> DNSRecord {
@@ -81,7 +85,8 @@ import Testing
     @Test func resolveAddressReturnsTheNameOfThePTRRecord() async throws {
         let backend = FakeBackend()
         let resolution = Task {
-            try await CiaoResolver.resolveAddress("198.18.0.1", interfaceIndex: 0, timeout: .seconds(30), backend: backend)
+            try await CiaoResolver.resolveAddress(
+                "198.18.0.1", interfaceIndex: 0, timeout: .seconds(30), backend: backend)
         }
         let (token, lookup) = try await backend.lookup()
         #expect(lookup.name.description == "1.0.18.198.in-addr.arpa.")
@@ -94,13 +99,16 @@ import Testing
     @Test func badArgumentsFailBeforeAnyNetworkWork() async throws {
         let backend = FakeBackend()
         await #expect(throws: CiaoError.self) {
-            try await CiaoResolver.query(name: "alpha.local", type: .a, interfaceIndex: 0, timeout: .zero, backend: backend)
+            try await CiaoResolver.query(
+                name: "alpha.local", type: .a, interfaceIndex: 0, timeout: .zero, backend: backend)
         }
         await #expect(throws: CiaoError.self) {
-            try await CiaoResolver.resolveHost("www.example.com", families: [.ipv4], interfaceIndex: 0, timeout: .seconds(1), backend: backend)
+            try await CiaoResolver.resolveHost(
+                "www.example.com", families: [.ipv4], interfaceIndex: 0, timeout: .seconds(1), backend: backend)
         }
         await #expect(throws: CiaoError.self) {
-            try await CiaoResolver.resolveAddress("not-an-address", interfaceIndex: 0, timeout: .seconds(1), backend: backend)
+            try await CiaoResolver.resolveAddress(
+                "not-an-address", interfaceIndex: 0, timeout: .seconds(1), backend: backend)
         }
         #expect(backend.calls.isEmpty)
     }
@@ -108,7 +116,8 @@ import Testing
     @Test func cancellingTheCallerEndsTheLookup() async throws {
         let backend = FakeBackend()
         let query = Task {
-            try await CiaoResolver.query(name: "alpha.local", type: .a, interfaceIndex: 0, timeout: .seconds(30), backend: backend)
+            try await CiaoResolver.query(
+                name: "alpha.local", type: .a, interfaceIndex: 0, timeout: .seconds(30), backend: backend)
         }
         let token = try await backend.lookup().token
         query.cancel()
@@ -129,10 +138,11 @@ import Testing
         backend.emitRecords(token, [.removed(Self.v4Moved)])
         session.stop()
         let addresses = try await events.remainder()
-        #expect(addresses == [
-            .added(HostAddress(Self.v4)!), .removed(HostAddress(Self.v4)!), .added(HostAddress(Self.v4Moved)!),
-            .removed(HostAddress(Self.v4Moved)!),
-        ])
+        #expect(
+            addresses == [
+                .added(HostAddress(Self.v4)!), .removed(HostAddress(Self.v4)!), .added(HostAddress(Self.v4Moved)!),
+                .removed(HostAddress(Self.v4Moved)!),
+            ])
         try await backend.cancellation(of: token)
     }
 
@@ -146,7 +156,8 @@ import Testing
         session.stop()
         #expect(try await events.remainder() == [.added(Self.v4), .removed(Self.v4)])
 
-        let refused = StreamRecorder(RecordQuerySession(name: "a..b", types: [.a], interfaceIndex: 0, backend: backend).events)
+        let refused = StreamRecorder(
+            RecordQuerySession(name: "a..b", types: [.a], interfaceIndex: 0, backend: backend).events)
         await #expect(throws: CiaoError.self) { _ = try await refused.next() }
     }
 }

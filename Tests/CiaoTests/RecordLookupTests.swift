@@ -8,7 +8,8 @@ import Testing
 /// an address's name, any record of a service, as lookups' callbacks receive them.
 @Suite struct RecordLookupTests {
     static let type = try! ServiceType("_ciao._tcp")
-    static let web = Publication(name: "Web", type: type, port: 8080, txtRecord: .empty, subtypes: [], allowsRenaming: true)
+    static let web = Publication(
+        name: "Web", type: type, port: 8080, txtRecord: .empty, subtypes: [], allowsRenaming: true)
 
     @Test func aHostsAddressesAndTheNameEachMapsBackTo() throws {
         var harness = DirectoryHarness()
@@ -53,7 +54,9 @@ import Testing
             directory.updateTXT(updated, of: token, engine: &engine, at: now)
         }
         harness.run(for: .seconds(3))
-        harness.withDirectory(harness.publisher) { directory, engine, now in directory.cancel(token, engine: &engine, at: now) }
+        harness.withDirectory(harness.publisher) { directory, engine, now in
+            directory.cancel(token, engine: &engine, at: now)
+        }
         harness.run(for: .seconds(2))
         let events = Array(harness.recordBatches.values.joined())
         let empty = try TXTData(strings: [[]]).wireBytes
@@ -76,14 +79,24 @@ import Testing
     }
 
     @Test func namesAndAddressesAreCheckedBeforeAnyNetworkWork() {
-        #expect(throws: CiaoError.self) { try RecordLookup(hostName: "printer.example.com", families: [.ipv4], interfaceIndex: 0) }
+        #expect(throws: CiaoError.self) {
+            try RecordLookup(hostName: "printer.example.com", families: [.ipv4], interfaceIndex: 0)
+        }
         #expect(throws: CiaoError.self) { try RecordLookup(hostName: "alpha", families: [], interfaceIndex: 0) }
         #expect(throws: CiaoError.self) { try RecordLookup(name: "", types: [.a], interfaceIndex: 0) }
-        #expect(throws: CiaoError.self) { try RecordLookup(name: String(repeating: "x", count: 64) + ".local", types: [.a], interfaceIndex: 0) }
+        #expect(throws: CiaoError.self) {
+            try RecordLookup(name: String(repeating: "x", count: 64) + ".local", types: [.a], interfaceIndex: 0)
+        }
         #expect(throws: CiaoError.self) { try RecordLookup(reverseOf: "192.0.2", interfaceIndex: 0) }
-        #expect((try? RecordLookup(hostName: "Alpha.Local.", families: [.ipv6], interfaceIndex: 0))?.name.description == "Alpha.Local.")
-        #expect((try? RecordLookup(reverseOf: "fe80::1%eth0", interfaceIndex: 0))?.name.description.hasSuffix(".e.f.ip6.arpa.") == true)
-        #expect((try? RecordLookup(reverseOf: "192.0.2.7", interfaceIndex: 0))?.name.description == "7.2.0.192.in-addr.arpa.")
+        #expect(
+            (try? RecordLookup(hostName: "Alpha.Local.", families: [.ipv6], interfaceIndex: 0))?.name.description
+                == "Alpha.Local.")
+        #expect(
+            (try? RecordLookup(reverseOf: "fe80::1%eth0", interfaceIndex: 0))?.name.description.hasSuffix(
+                ".e.f.ip6.arpa.") == true)
+        #expect(
+            (try? RecordLookup(reverseOf: "192.0.2.7", interfaceIndex: 0))?.name.description
+                == "7.2.0.192.in-addr.arpa.")
     }
 
     @Test func recordTypesByMnemonicOrNumber() {

@@ -21,14 +21,20 @@ struct ResolvedServiceTests {
             service: service, hostName: "raspberrypi.local.", port: 22,
             addresses: ["198.18.0.7", "fe80::1%eth0"], txtRecord: try TXTRecord(strings: ["U": "pi"]))
         #expect(resolved == same)
-        #expect(resolved != ResolvedService(
-            service: service, hostName: "raspberrypi.local.", port: 23,
-            addresses: ["198.18.0.7", "fe80::1%eth0"], txtRecord: txt))
-        #expect(resolved != ResolvedService(
-            service: service, hostName: "raspberrypi.local.", port: 22,
-            addresses: ["198.18.0.7"], txtRecord: txt))
-        #expect(resolved != ResolvedService(
-            service: service, hostName: "raspberrypi.local.", port: 22,
-            addresses: ["198.18.0.7", "fe80::1%eth0"], txtRecord: .empty))
+        #expect(
+            resolved
+                != ResolvedService(
+                    service: service, hostName: "raspberrypi.local.", port: 23,
+                    addresses: ["198.18.0.7", "fe80::1%eth0"], txtRecord: txt))
+        #expect(
+            resolved
+                != ResolvedService(
+                    service: service, hostName: "raspberrypi.local.", port: 22,
+                    addresses: ["198.18.0.7"], txtRecord: txt))
+        #expect(
+            resolved
+                != ResolvedService(
+                    service: service, hostName: "raspberrypi.local.", port: 22,
+                    addresses: ["198.18.0.7", "fe80::1%eth0"], txtRecord: .empty))
     }
 }

@@ -14,7 +14,10 @@ import Testing
 
     @Test func browsesAndResolvesAServiceOfAnotherHost() throws {
         var harness = DirectoryHarness()
-        harness.publish(Publication(name: "Web", type: Self.type, port: 8080, txtRecord: try TXTRecord(["k": .bytes(Data([0, 255]))]), subtypes: [], allowsRenaming: true), on: harness.publisher)
+        harness.publish(
+            Publication(
+                name: "Web", type: Self.type, port: 8080, txtRecord: try TXTRecord(["k": .bytes(Data([0, 255]))]),
+                subtypes: [], allowsRenaming: true), on: harness.publisher)
         harness.run(for: .seconds(3))
         harness.browseAndResolve(Self.type)
         harness.run(for: .seconds(2))
@@ -35,8 +38,14 @@ import Testing
     /// published under it, as services of the base type.
     @Test func subtypeBrowseFindsOnlyItsInstances() throws {
         var harness = DirectoryHarness()
-        harness.publish(Publication(name: "Printer", type: Self.type, port: 631, txtRecord: .empty, subtypes: ["_printer"], allowsRenaming: true), on: harness.publisher)
-        harness.publish(Publication(name: "Plain", type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true), on: harness.publisher)
+        harness.publish(
+            Publication(
+                name: "Printer", type: Self.type, port: 631, txtRecord: .empty, subtypes: ["_printer"],
+                allowsRenaming: true), on: harness.publisher)
+        harness.publish(
+            Publication(
+                name: "Plain", type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+            on: harness.publisher)
         harness.run(for: .seconds(3))
         harness.browseAndResolve(Self.type, subtype: "_printer")
         harness.run(for: .seconds(2))
@@ -48,7 +57,10 @@ import Testing
     /// reboot) resolves over every interface instead of waiting out its timeout.
     @Test func aStaleInterfaceIndexResolvesOverEveryInterface() throws {
         var harness = DirectoryHarness()
-        harness.publish(Publication(name: "Saved", type: Self.type, port: 8080, txtRecord: .empty, subtypes: [], allowsRenaming: true), on: harness.publisher)
+        harness.publish(
+            Publication(
+                name: "Saved", type: Self.type, port: 8080, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+            on: harness.publisher)
         harness.run(for: .seconds(3))
         harness.resolve(Service(name: "Saved", type: Self.type, interfaceIndex: 77))
         harness.run(for: .seconds(2))
@@ -73,7 +85,9 @@ import Testing
         // Announced twice, a second apart (RFC 6762 §8.4): the repeat is no change, not reported.
         harness.run(for: .seconds(2.5))
         #expect(harness.resolved.map(\.txtRecord) == [.empty, updated])
-        harness.withDirectory(harness.publisher) { directory, engine, now in directory.cancel(token, engine: &engine, at: now) }
+        harness.withDirectory(harness.publisher) { directory, engine, now in
+            directory.cancel(token, engine: &engine, at: now)
+        }
         harness.run(for: .seconds(2))
         #expect(harness.browseUpdates.last == .removed(Service(name: "Web", type: Self.type, interfaceIndex: 1)))
     }
@@ -92,7 +106,9 @@ import Testing
         func browserCachesTheSRV() -> Bool {
             harness.network.engine(harness.browser).cachedRecords(on: InterfaceID(1)).contains { $0.type == .srv }
         }
-        harness.withDirectory(harness.publisher) { directory, engine, now in directory.cancel(token, engine: &engine, at: now) }
+        harness.withDirectory(harness.publisher) { directory, engine, now in
+            directory.cancel(token, engine: &engine, at: now)
+        }
         harness.run(for: .seconds(3))
         #expect(!browserCachesTheSRV(), "the goodbye removed it")
         harness.publish(publication, on: harness.publisher)
@@ -126,15 +142,19 @@ import Testing
     @Test func resolutionIgnoresRecordsOnTheirWayOut() throws {
         var harness = DirectoryHarness()
         let old = harness.publish(
-            Publication(name: "Moved", type: Self.type, port: 8080, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+            Publication(
+                name: "Moved", type: Self.type, port: 8080, txtRecord: .empty, subtypes: [], allowsRenaming: true),
             on: harness.publisher)
         harness.run(for: .seconds(3))
         harness.browseAndResolve(Self.type)
         harness.run(for: .seconds(2))
         #expect(harness.resolved.last?.port == 8080)
-        harness.withDirectory(harness.publisher) { directory, engine, now in directory.cancel(old, engine: &engine, at: now) }
+        harness.withDirectory(harness.publisher) { directory, engine, now in
+            directory.cancel(old, engine: &engine, at: now)
+        }
         let new = harness.publish(
-            Publication(name: "Moved", type: Self.type, port: 9090, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+            Publication(
+                name: "Moved", type: Self.type, port: 9090, txtRecord: .empty, subtypes: [], allowsRenaming: true),
             on: harness.publisher)
         harness.run(for: .milliseconds(900))
         let resolvedBefore = harness.resolved.count
@@ -157,7 +177,10 @@ import Testing
         var harness = DirectoryHarness()
         let names = ["Web", "Mail", "Print"]
         for name in names {
-            harness.publish(Publication(name: name, type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true), on: harness.publisher)
+            harness.publish(
+                Publication(
+                    name: name, type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+                on: harness.publisher)
         }
         harness.run(for: .seconds(3))
         let tokens = names.map { harness.resolve(Service(name: $0, type: Self.type, interfaceIndex: 1)) }
@@ -172,18 +195,23 @@ import Testing
         }
         #expect(addressEvents.count == 2, "\(addressEvents)")
 
-        harness.withDirectory(harness.browser) { directory, engine, now in directory.cancel(tokens[0], engine: &engine, at: now) }
+        harness.withDirectory(harness.browser) { directory, engine, now in
+            directory.cancel(tokens[0], engine: &engine, at: now)
+        }
         let resolvedBefore = harness.resolved.count
         let newV4 = CiaoEngine.IPAddress.v4(IPv4Address(198, 18, 99, 8))
         harness.network.setAddresses(
-            [InterfaceAddress(newV4, prefixLength: 15), InterfaceAddress(v6, prefixLength: 64)], of: harness.publisher, on: harness.link)
+            [InterfaceAddress(newV4, prefixLength: 15), InterfaceAddress(v6, prefixLength: 64)], of: harness.publisher,
+            on: harness.link)
         harness.run(for: .seconds(3))
         let after = harness.resolved[resolvedBefore...]
         #expect(Set(after.map(\.service.name)) == ["Mail", "Print"])
         #expect(after.allSatisfy { $0.addresses == [newV4.description, v6.description] })
 
         for token in tokens.dropFirst() {
-            harness.withDirectory(harness.browser) { directory, engine, now in directory.cancel(token, engine: &engine, at: now) }
+            harness.withDirectory(harness.browser) { directory, engine, now in
+                directory.cancel(token, engine: &engine, at: now)
+            }
         }
         let sentBefore = harness.network.transmissions.count
         harness.network.run(for: .seconds(7200))
@@ -198,7 +226,10 @@ import Testing
     @Test func joiningResolutionIsNotShownAnAddressOnItsWayOut() throws {
         var harness = DirectoryHarness()
         for name in ["First", "Second"] {
-            harness.publish(Publication(name: name, type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true), on: harness.publisher)
+            harness.publish(
+                Publication(
+                    name: name, type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+                on: harness.publisher)
         }
         harness.run(for: .seconds(3))
         harness.resolve(Service(name: "First", type: Self.type, interfaceIndex: 1))
@@ -219,21 +250,28 @@ import Testing
     @Test func resolutionFollowsItsServiceToAnotherHost() throws {
         var harness = DirectoryHarness()
         let moving = harness.publish(
-            Publication(name: "Moving", type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+            Publication(
+                name: "Moving", type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true),
             on: harness.publisher)
         harness.publish(
-            Publication(name: "Staying", type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+            Publication(
+                name: "Staying", type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true),
             on: harness.publisher)
         harness.run(for: .seconds(3))
         for name in ["Moving", "Staying"] { harness.resolve(Service(name: name, type: Self.type, interfaceIndex: 1)) }
         harness.run(for: .seconds(2))
-        harness.withDirectory(harness.publisher) { directory, engine, now in directory.cancel(moving, engine: &engine, at: now) }
+        harness.withDirectory(harness.publisher) { directory, engine, now in
+            directory.cancel(moving, engine: &engine, at: now)
+        }
         harness.run(for: .seconds(2))
         harness.publish(
-            Publication(name: "Moving", type: Self.type, port: 81, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+            Publication(
+                name: "Moving", type: Self.type, port: 81, txtRecord: .empty, subtypes: [], allowsRenaming: true),
             on: harness.browser)
         harness.run(for: .seconds(3))
-        let browserAddresses = [IPFamily.v4, .v6].map { harness.network.address(of: harness.browser, on: harness.link, family: $0).description }
+        let browserAddresses = [IPFamily.v4, .v6].map {
+            harness.network.address(of: harness.browser, on: harness.link, family: $0).description
+        }
         let moved = try #require(harness.resolved.last { $0.service.name == "Moving" })
         #expect(moved.hostName == "beta.local." && moved.port == 81)
         #expect(moved.addresses == browserAddresses)
@@ -241,23 +279,38 @@ import Testing
         let v6 = harness.network.address(of: harness.publisher, on: harness.link, family: .v6)
         let newV4 = CiaoEngine.IPAddress.v4(IPv4Address(198, 18, 99, 9))
         harness.network.setAddresses(
-            [InterfaceAddress(newV4, prefixLength: 15), InterfaceAddress(v6, prefixLength: 64)], of: harness.publisher, on: harness.link)
+            [InterfaceAddress(newV4, prefixLength: 15), InterfaceAddress(v6, prefixLength: 64)], of: harness.publisher,
+            on: harness.link)
         harness.run(for: .seconds(3))
-        #expect(harness.resolved.last { $0.service.name == "Staying" }?.addresses == [newV4.description, v6.description])
+        #expect(
+            harness.resolved.last { $0.service.name == "Staying" }?.addresses == [newV4.description, v6.description])
         #expect(harness.resolved.last { $0.service.name == "Moving" }?.addresses == browserAddresses)
     }
 
     @Test func publicationReportsItsNameAndHostOrItsConflict() {
         var harness = DirectoryHarness()
-        harness.publish(Publication(name: "Taken", type: Self.type, port: 1, txtRecord: .empty, subtypes: [], allowsRenaming: true), on: harness.browser)
+        harness.publish(
+            Publication(name: "Taken", type: Self.type, port: 1, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+            on: harness.browser)
         harness.run(for: .seconds(3))
-        harness.publish(Publication(name: "Taken", type: Self.type, port: 2, txtRecord: .empty, subtypes: [], allowsRenaming: true), on: harness.publisher)
-        harness.publish(Publication(name: "Taken", type: Self.type, port: 3, txtRecord: .empty, subtypes: [], allowsRenaming: false), on: harness.publisher)
-        harness.publish(Publication(name: "", type: Self.type, port: 4, txtRecord: .empty, subtypes: [], allowsRenaming: true), on: harness.publisher)
+        harness.publish(
+            Publication(name: "Taken", type: Self.type, port: 2, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+            on: harness.publisher)
+        harness.publish(
+            Publication(
+                name: "Taken", type: Self.type, port: 3, txtRecord: .empty, subtypes: [], allowsRenaming: false),
+            on: harness.publisher)
+        harness.publish(
+            Publication(name: "", type: Self.type, port: 4, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+            on: harness.publisher)
         harness.run(for: .seconds(3))
-        #expect(harness.publicationUpdates[harness.publisher]?.contains(.registered(name: "Taken (2)", hostName: "alpha.local.")) == true)
+        #expect(
+            harness.publicationUpdates[harness.publisher]?.contains(
+                .registered(name: "Taken (2)", hostName: "alpha.local.")) == true)
         #expect(harness.publicationUpdates[harness.publisher]?.contains(.nameConflict) == true)
-        #expect(harness.publicationUpdates[harness.publisher]?.contains(.registered(name: "alpha", hostName: "alpha.local.")) == true)
+        #expect(
+            harness.publicationUpdates[harness.publisher]?.contains(
+                .registered(name: "alpha", hostName: "alpha.local.")) == true)
     }
 
     @Test func typeEnumerationReportsEachTypeOnce() throws {
@@ -266,20 +319,27 @@ import Testing
         // Longer than RFC 6335's 15 characters, as Apple's NetService and avahi publish them.
         let long = try ServiceType(observed: "_CinchGamingService._tcp")
         for (name, type) in [("A", Self.type), ("B", Self.type), ("C", other), ("D", long)] {
-            harness.publish(Publication(name: name, type: type, port: 1, txtRecord: .empty, subtypes: [], allowsRenaming: true), on: harness.publisher)
+            harness.publish(
+                Publication(name: name, type: type, port: 1, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+                on: harness.publisher)
         }
         harness.run(for: .seconds(3))
         let types = harness.types
         harness.withDirectory(harness.browser) { directory, engine, now in
-            directory.browseTypes(token: BackendToken(rawValue: 99), onUpdate: { type in types.append(type) }, engine: &engine, at: now)
+            directory.browseTypes(
+                token: BackendToken(rawValue: 99), onUpdate: { type in types.append(type) }, engine: &engine, at: now)
         }
         harness.run(for: .seconds(3))
-        #expect(harness.types.values.sorted { $0.rawValue < $1.rawValue } == [long, Self.type, other].sorted { $0.rawValue < $1.rawValue })
+        #expect(
+            harness.types.values.sorted { $0.rawValue < $1.rawValue }
+                == [long, Self.type, other].sorted { $0.rawValue < $1.rawValue })
     }
 
     @Test func ownServiceIsFoundAndResolvedOnTheSameHost() throws {
         var harness = DirectoryHarness()
-        harness.publish(Publication(name: "Mine", type: Self.type, port: 9, txtRecord: .empty, subtypes: [], allowsRenaming: true), on: harness.browser)
+        harness.publish(
+            Publication(name: "Mine", type: Self.type, port: 9, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+            on: harness.browser)
         harness.run(for: .seconds(3))
         harness.browseAndResolve(Self.type)
         harness.run(for: .milliseconds(50))
@@ -333,7 +393,9 @@ struct DirectoryHarness {
         let token = takeToken()
         let sink = deliveredPublication
         withDirectory(host) { directory, engine, now in
-            directory.publish(publication, token: token, onUpdate: { update in sink.append((host, update)) }, engine: &engine, at: now)
+            directory.publish(
+                publication, token: token, onUpdate: { update in sink.append((host, update)) }, engine: &engine, at: now
+            )
         }
         return token
     }
@@ -366,7 +428,9 @@ struct DirectoryHarness {
                 let events = batch.filter { $0.host == host }.map(\.event)
                 guard !events.isEmpty else { continue }
                 var directory = directories[host]!
-                let deliveries = network.withEngine(host) { engine, now in directory.handle(events, engine: &engine, at: now) }
+                let deliveries = network.withEngine(host) { engine, now in
+                    directory.handle(events, engine: &engine, at: now)
+                }
                 directories[host] = directory
                 let resolvedBefore = browseUpdates.count
                 for delivery in deliveries { delivery() }
@@ -386,7 +450,8 @@ struct DirectoryHarness {
         let sink = deliveredResolved
         var directory = directories[browser]!
         network.withEngine(browser) { engine, now in
-            directory.resolve(service, token: token, onUpdate: { resolved in sink.append(resolved) }, engine: &engine, at: now)
+            directory.resolve(
+                service, token: token, onUpdate: { resolved in sink.append(resolved) }, engine: &engine, at: now)
         }
         directories[browser] = directory
         return token
@@ -398,7 +463,8 @@ struct DirectoryHarness {
         let token = takeToken()
         let sink = recordBatches
         withDirectory(browser) { directory, engine, now in
-            directory.lookUp(lookup, token: token, onUpdate: { events in sink.append(events) }, engine: &engine, at: now)
+            directory.lookUp(
+                lookup, token: token, onUpdate: { events in sink.append(events) }, engine: &engine, at: now)
         }
         return token
     }
@@ -426,8 +492,13 @@ final class Inbox<Value: Sendable>: Sendable {
 
     @Test func ourOwnServiceIsLocalAndAnotherHostsIsNot() throws {
         var harness = DirectoryHarness()
-        harness.publish(Publication(name: "Theirs", type: Self.type, port: 1, txtRecord: .empty, subtypes: [], allowsRenaming: true), on: harness.publisher)
-        harness.publish(Publication(name: "Ours", type: Self.type, port: 2, txtRecord: .empty, subtypes: [], allowsRenaming: true), on: harness.browser)
+        harness.publish(
+            Publication(
+                name: "Theirs", type: Self.type, port: 1, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+            on: harness.publisher)
+        harness.publish(
+            Publication(name: "Ours", type: Self.type, port: 2, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+            on: harness.browser)
         harness.run(for: .seconds(3))
         harness.browseAndResolve(Self.type)
         harness.run(for: .seconds(2))

@@ -33,7 +33,9 @@ struct ServiceTests {
         #expect(Set([a, b]).count == 1)
         // The stored spelling is kept.
         #expect(b.name == "MY PRINTER")
-        #expect(Service(name: "x", type: http, domain: "Example.com") == Service(name: "x", type: http, domain: "example.COM."))
+        #expect(
+            Service(name: "x", type: http, domain: "Example.com")
+                == Service(name: "x", type: http, domain: "example.COM."))
     }
 
     @Test func nonASCIIIsNotCaseFolded() {

@@ -161,7 +161,8 @@ struct TXTRecordTests {
     }
 
     @Test func invalidKeysOnTheWireAreSkipped() throws {
-        let parsed = try TXTRecord(wireData: wire([Array("ok=1".utf8), [0x01, 0x3D, 0x31], [0xC3, 0xA9], Array("x".utf8)]))
+        let parsed = try TXTRecord(
+            wireData: wire([Array("ok=1".utf8), [0x01, 0x3D, 0x31], [0xC3, 0xA9], Array("x".utf8)]))
         #expect(parsed.values.keys.sorted() == ["ok", "x"])
     }
 
@@ -258,7 +259,8 @@ struct TXTRecordTests {
             var lowered: Set<String> = []
             for _ in 0..<Int.random(in: 0...12, using: &rng) {
                 let keyLength = Int.random(in: 1...(Bool.random(using: &rng) ? 9 : 40), using: &rng)
-                let key = String(decoding: (0..<keyLength).map { _ in keyAlphabet.randomElement(using: &rng)! }, as: UTF8.self)
+                let key = String(
+                    decoding: (0..<keyLength).map { _ in keyAlphabet.randomElement(using: &rng)! }, as: UTF8.self)
                 guard lowered.insert(key.lowercased()).inserted else { continue }
                 switch Int.random(in: 0..<10, using: &rng) {
                 case 0, 1:
@@ -282,12 +284,16 @@ struct TXTRecordTests {
             #expect(parsed == record, "seeded case \(checked): \(record)")
             #expect(parsed.wireData == data)
             #expect(record.values.count == values.count)
-            #expect(data.count == (values.isEmpty ? 1 : values.reduce(0) { total, entry in
-                switch entry.value {
-                case .flag: total + 1 + entry.key.utf8.count
-                case .bytes(let bytes): total + 2 + entry.key.utf8.count + bytes.count
-                }
-            }))
+            #expect(
+                data.count
+                    == (values.isEmpty
+                        ? 1
+                        : values.reduce(0) { total, entry in
+                            switch entry.value {
+                            case .flag: total + 1 + entry.key.utf8.count
+                            case .bytes(let bytes): total + 2 + entry.key.utf8.count + bytes.count
+                            }
+                        }))
             checked += 1
         }
         #expect(sawFlag && sawEmpty && sawMax)

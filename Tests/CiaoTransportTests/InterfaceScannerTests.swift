@@ -10,11 +10,14 @@ import Testing
     typealias Entry = InterfaceScanner.Entry
     static let usable = UInt32(IFF_UP | IFF_RUNNING | IFF_MULTICAST | IFF_BROADCAST)
 
-    static func entry(_ name: String, _ index: UInt32, _ address: String?, _ prefix: Int = 24, flags: UInt32 = usable) -> Entry {
+    static func entry(_ name: String, _ index: UInt32, _ address: String?, _ prefix: Int = 24, flags: UInt32 = usable)
+        -> Entry
+    {
         let ip: IPAddress? = address.flatMap { text in
             IPv4Address(text).map(IPAddress.v4) ?? IPv6Address(text).map(IPAddress.v6)
         }
-        return Entry(name: name, index: index, flags: flags, address: ip.map { InterfaceAddress($0, prefixLength: prefix) })
+        return Entry(
+            name: name, index: index, flags: flags, address: ip.map { InterfaceAddress($0, prefixLength: prefix) })
     }
 
     static let entries: [Entry] = [
@@ -88,7 +91,8 @@ extension NamespaceTests {
         }
 
         @Test func selectionNarrowsTheList() throws {
-            let interfaces = try InterfaceScanner.current(selection: InterfaceSelection(names: ["trb0"], families: [.v4]))
+            let interfaces = try InterfaceScanner.current(
+                selection: InterfaceSelection(names: ["trb0"], families: [.v4]))
             #expect(interfaces.map(\.name) == ["trb0"])
             #expect(interfaces.first?.addresses == [InterfaceAddress(Lab.b4, prefixLength: 24)])
         }

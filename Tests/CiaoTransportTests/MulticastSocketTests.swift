@@ -40,8 +40,9 @@ extension NamespaceTests {
             #expect(looped.ttl == 255)
             // The sender joined nothing but is bound to 5353, and IP_MULTICAST_ALL is on (see
             // MulticastSocket), so it hears the group wherever some socket on the host joined it.
-            #expect(try collect(payload, on: sender) { $0.contains { $0.datagram.interface == b.id } }
-                .contains { $0.datagram.interface == b.id })
+            #expect(
+                try collect(payload, on: sender) { $0.contains { $0.datagram.interface == b.id } }
+                    .contains { $0.datagram.interface == b.id })
         }
 
         /// The PKTINFO control message picks the outgoing interface: the same socket sends out of
@@ -57,7 +58,8 @@ extension NamespaceTests {
                 let payload = uniquePayload("pktinfo \(family) \(out.name)")
                 try sender.send(payload, on: out.id, to: .multicast(family))
                 let packets = try collect(payload, on: receiver) { $0.contains { $0.datagram.interface == into.id } }
-                let packet = try #require(packets.first { $0.datagram.interface == into.id }, "nothing arrived on \(into.name)")
+                let packet = try #require(
+                    packets.first { $0.datagram.interface == into.id }, "nothing arrived on \(into.name)")
                 let source = family == .v4 ? (out.name == "tra0" ? Lab.a4 : Lab.b4) : try Lab.linkLocal(out)
                 #expect(packet.datagram.source.address == source)
             }
@@ -181,7 +183,8 @@ extension NamespaceTests {
             let receiver = try MulticastSocket(family: .v4, port: 15356)
             let sender = try MulticastSocket(family: .v4)
             let destination = OutgoingDatagram.Destination.unicast(SocketAddress(Lab.b4, port: 15356))
-            try sender.send([UInt8](repeating: 1, count: MulticastSocket.maximumDatagramSize + 1), on: b.id, to: destination)
+            try sender.send(
+                [UInt8](repeating: 1, count: MulticastSocket.maximumDatagramSize + 1), on: b.id, to: destination)
             let fits = [UInt8](repeating: 2, count: MulticastSocket.maximumDatagramSize)
             try sender.send(fits, on: b.id, to: destination)
             let packets = try collect(fits, on: receiver) { !$0.isEmpty }
@@ -194,7 +197,9 @@ extension NamespaceTests {
             let b = try Lab.interface("trb0")
             let receiver = try MulticastSocket(family: .v4, port: 15357)
             var small: Int32 = 4096
-            #expect(setsockopt(receiver.fileDescriptor, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size)) == 0)
+            #expect(
+                setsockopt(receiver.fileDescriptor, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+                    == 0)
             let sender = try MulticastSocket(family: .v4)
             let destination = OutgoingDatagram.Destination.unicast(SocketAddress(Lab.b4, port: 15357))
             for _ in 0..<100 { try sender.send([UInt8](repeating: 3, count: 1000), on: b.id, to: destination) }
@@ -233,10 +238,14 @@ extension NamespaceTests {
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = UInt16(15358).bigEndian
             let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(holder, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(holder, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
             #expect(bound == 0)
-            #expect(throws: TransportError.system(operation: "bind an IPv4 socket to UDP port 15358", errno: EADDRINUSE)) {
+            #expect(
+                throws: TransportError.system(operation: "bind an IPv4 socket to UDP port 15358", errno: EADDRINUSE)
+            ) {
                 _ = try MulticastSocket(family: .v4, port: 15358)
             }
         }
@@ -251,7 +260,10 @@ extension NamespaceTests {
                     socket.close()
                     socket.close()
                     #expect(socket.fileDescriptor == -1)
-                    #expect(throws: TransportError.closed(operation: "receive on the \(socket.family == .v4 ? "IPv4" : "IPv6") mDNS socket")) {
+                    #expect(
+                        throws: TransportError.closed(
+                            operation: "receive on the \(socket.family == .v4 ? "IPv4" : "IPv6") mDNS socket")
+                    ) {
                         try socket.receiveWaiting()
                     }
                 }

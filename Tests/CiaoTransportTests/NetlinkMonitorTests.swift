@@ -29,7 +29,8 @@ import Testing
     }
 
     @Test func otherMessagesAreNot() {
-        #expect(!Self.reportsChange(Self.message(type: UInt16(RTM_NEWROUTE)) + Self.message(type: UInt16(RTM_NEWNEIGH))))
+        #expect(
+            !Self.reportsChange(Self.message(type: UInt16(RTM_NEWROUTE)) + Self.message(type: UInt16(RTM_NEWNEIGH))))
         #expect(!Self.reportsChange([]))
     }
 

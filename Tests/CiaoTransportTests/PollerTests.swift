@@ -23,7 +23,8 @@ import Testing
         #expect(!wakeup.drain())
         wakeup.signal()
         wakeup.signal()
-        #expect(try poller.wait(fileDescriptors: [wakeup.fileDescriptor], timeout: .seconds(1)) == [wakeup.fileDescriptor])
+        #expect(
+            try poller.wait(fileDescriptors: [wakeup.fileDescriptor], timeout: .seconds(1)) == [wakeup.fileDescriptor])
         #expect(wakeup.drain())
         #expect(try poller.wait(fileDescriptors: [wakeup.fileDescriptor], timeout: .milliseconds(10)).isEmpty)
     }

@@ -28,9 +28,10 @@ enum Lab {
 
     /// The interface's IPv6 link-local address.
     static func linkLocal(_ interface: NetworkInterface) throws -> IPAddress {
-        try #require(interface.addresses.first {
-            if case .v6(let v6) = $0.address { v6.isLinkLocal } else { false }
-        }?.address, "\(interface.name) has no link-local address")
+        try #require(
+            interface.addresses.first {
+                if case .v6(let v6) = $0.address { v6.isLinkLocal } else { false }
+            }?.address, "\(interface.name) has no link-local address")
     }
 }
 
@@ -63,7 +64,8 @@ func ip(_ arguments: String...) throws {
 
 func ip(_ arguments: [String]) throws {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: FileManager.default.fileExists(atPath: "/usr/sbin/ip") ? "/usr/sbin/ip" : "/sbin/ip")
+    process.executableURL = URL(
+        fileURLWithPath: FileManager.default.fileExists(atPath: "/usr/sbin/ip") ? "/usr/sbin/ip" : "/sbin/ip")
     process.arguments = arguments
     try process.run()
     process.waitUntilExit()

@@ -12,10 +12,12 @@ import Testing
     }
 
     @Test func otherMessages() {
-        #expect(TransportError.familyMismatch(socket: .v4, destination: .v6).description
-            == "cannot send to an IPv6 address on an IPv4 socket")
-        #expect(TransportError.closed(operation: "receive on the IPv6 mDNS socket").description
-            == "receive on the IPv6 mDNS socket failed: the socket is already closed")
+        #expect(
+            TransportError.familyMismatch(socket: .v4, destination: .v6).description
+                == "cannot send to an IPv6 address on an IPv4 socket")
+        #expect(
+            TransportError.closed(operation: "receive on the IPv6 mDNS socket").description
+                == "receive on the IPv6 mDNS socket failed: the socket is already closed")
         #expect(TransportError.system(operation: "x", errno: 99_999).description.hasPrefix("x failed: "))
     }
 

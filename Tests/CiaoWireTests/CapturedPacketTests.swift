@@ -27,7 +27,8 @@ import Testing
     static let serviceType = try! DomainName(parsing: "_ciaotest._tcp.local.")
     static let avahiHost = try! DomainName(parsing: "ciao-av.local.")
     /// `"k=v" "empty=" "flag" "bin=\x00\xff\x80"`, sent by both peers.
-    static let txt: [UInt8] = [3, 0x6B, 0x3D, 0x76, 6] + Array("empty=".utf8) + [4] + Array("flag".utf8)
+    static let txt: [UInt8] =
+        [3, 0x6B, 0x3D, 0x76, 6] + Array("empty=".utf8) + [4] + Array("flag".utf8)
         + [7] + Array("bin=".utf8) + [0x00, 0xFF, 0x80]
 
     @Test(arguments: names)
@@ -123,7 +124,9 @@ import Testing
         #expect(edns.header.id == 0x9765)
         #expect(edns.questions == [question])
         #expect(edns.additionals.compactMap(\.udpPayloadSize) == [1232])
-        #expect(edns.additionals.first?.data == .opt([EDNSOption(code: 10, data: [0xC5, 0xCC, 0xE9, 0xC4, 0x0A, 0x37, 0x72, 0xDC])]))
+        #expect(
+            edns.additionals.first?.data
+                == .opt([EDNSOption(code: 10, data: [0xC5, 0xCC, 0xE9, 0xC4, 0x0A, 0x37, 0x72, 0xDC])]))
         let plain = try Self.decode("dig-query-1")
         #expect(plain.header.id == 0xAA60)
         #expect(plain.questions == [question])

@@ -55,7 +55,7 @@ import Testing
         // 3 × 64 + 62 = 254 bytes of labels, 255 with the root: exactly the limit.
         let fits = Array(repeating: label63, count: 3).joined(separator: ".") + "." + String(repeating: "b", count: 61)
         #expect(try DomainName(parsing: fits).wireLength == 255)
-        #expect(throws: NameError.emptyLabel) { try DomainName(labels: [[UInt8]]()+[[]]) }
+        #expect(throws: NameError.emptyLabel) { try DomainName(labels: [[UInt8]]() + [[]]) }
     }
 
     @Test func comparesAndHashesCaseInsensitivelyForASCIIOnly() throws {
@@ -109,7 +109,9 @@ import Testing
     /// Up to 63 bytes of UTF-8 drawn from ASCII (dots, backslashes and controls included),
     /// Latin, CJK and emoji, never cut inside a character.
     private func randomInstanceLabel(using random: inout SplitMix64) -> [UInt8] {
-        let ranges: [ClosedRange<UInt32>] = [0x00...0x7F, 0x2E...0x2E, 0x5C...0x5C, 0xA0...0x24F, 0x4E00...0x9FFF, 0x1F300...0x1FAFF]
+        let ranges: [ClosedRange<UInt32>] = [
+            0x00...0x7F, 0x2E...0x2E, 0x5C...0x5C, 0xA0...0x24F, 0x4E00...0x9FFF, 0x1F300...0x1FAFF,
+        ]
         var bytes: [UInt8] = []
         let target = Int.random(in: 1...63, using: &random)
         while bytes.count < target {

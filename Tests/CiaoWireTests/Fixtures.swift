@@ -19,8 +19,10 @@ enum Fixtures {
 
     /// A record's fixed fields after its owner name: type, class, TTL 120, RDLENGTH.
     static func fields(type: UInt16, rdlength: Int, rrClass: UInt16 = 1) -> [UInt8] {
-        [UInt8(type >> 8), UInt8(type & 0xFF), UInt8(rrClass >> 8), UInt8(rrClass & 0xFF), 0, 0, 0, 120,
-         UInt8(rdlength >> 8), UInt8(rdlength & 0xFF)]
+        [
+            UInt8(type >> 8), UInt8(type & 0xFF), UInt8(rrClass >> 8), UInt8(rrClass & 0xFF), 0, 0, 0, 120,
+            UInt8(rdlength >> 8), UInt8(rdlength & 0xFF),
+        ]
     }
 
     /// A typical DNS-SD answer: PTR, then SRV, TXT, A and AAAA as additional records.
@@ -32,10 +34,12 @@ enum Fixtures {
             header: .response(),
             answers: [ResourceRecord(name: type, ttl: 4500, data: .ptr(instance))],
             additionals: [
-                ResourceRecord(name: instance, cacheFlush: true, ttl: 120,
-                               data: .srv(SRVData(port: 8080, target: host))),
-                ResourceRecord(name: instance, cacheFlush: true, ttl: 4500,
-                               data: .txt(try! TXTData(strings: [Array("path=/".utf8), Array("flag".utf8), Array("v=1".utf8)]))),
+                ResourceRecord(
+                    name: instance, cacheFlush: true, ttl: 120,
+                    data: .srv(SRVData(port: 8080, target: host))),
+                ResourceRecord(
+                    name: instance, cacheFlush: true, ttl: 4500,
+                    data: .txt(try! TXTData(strings: [Array("path=/".utf8), Array("flag".utf8), Array("v=1".utf8)]))),
                 ResourceRecord(name: host, cacheFlush: true, ttl: 120, data: .a(IPv4Address(198, 18, 0, 4))),
                 ResourceRecord(name: host, cacheFlush: true, ttl: 120, data: .aaaa(IPv6Address("fd00:198:18::4")!)),
             ])

@@ -10,7 +10,9 @@ import Testing
         F.header(counts: [1]) + prefix + nameBytes + [0, 1, 0, 1]
     }
 
-    private func expectError(_ bytes: [UInt8], _ reason: DecodingError.Reason, sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectError(
+        _ bytes: [UInt8], _ reason: DecodingError.Reason, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(throws: DecodingError.self, sourceLocation: sourceLocation) { try Message.decode(bytes) }
         do {
             _ = try Message.decode(bytes)
@@ -71,7 +73,8 @@ import Testing
         // The question points forward to the answer's owner name.
         let owner = F.wire("host.local.")
         let questionEnd = 12 + 2 + 4
-        let bytes = F.header(counts: [1, 1]) + [0xC0, UInt8(questionEnd), 0, 1, 0, 1]
+        let bytes =
+            F.header(counts: [1, 1]) + [0xC0, UInt8(questionEnd), 0, 1, 0, 1]
             + owner + F.fields(type: 1, rdlength: 4) + [10, 0, 0, 1]
         let message = try Message(decoding: bytes)
         #expect(message.questions.first?.name == F.name("host.local."))
@@ -101,7 +104,7 @@ import Testing
     @Test func namesOver255BytesThroughPointers() {
         // Each of four 63-byte labels sits in place once; pointers splice them into one long name.
         let label = [UInt8(63)] + Array(repeating: 0x61, count: 63)
-        // At 12: label + pointer to 78; at 78: label + pointer to 144; … 
+        // At 12: label + pointer to 78; at 78: label + pointer to 144; …
         var body: [UInt8] = []
         for index in 0..<4 {
             body += label + [0xC0 | UInt8((12 + 66 * (index + 1)) >> 8), UInt8((12 + 66 * (index + 1)) & 0xFF)]
@@ -191,7 +194,8 @@ import Testing
 
     @Test func rdataDecodingShorterThanRDLength() throws {
         // A PTR whose name ends 3 bytes before RDLENGTH says.
-        try expectSkipped(type: 12, rdata: F.wire("x.local.") + [1, 2, 3], .rdataLengthMismatch(declared: 12, decoded: 9))
+        try expectSkipped(
+            type: 12, rdata: F.wire("x.local.") + [1, 2, 3], .rdataLengthMismatch(declared: 12, decoded: 9))
     }
 
     @Test func rdataDecodingLongerThanRDLength() throws {
@@ -232,7 +236,9 @@ import Testing
 @Suite struct FuzzerFindingTests {
     static func bytes(_ hex: String) -> [UInt8] {
         let digits = Array(hex.utf8)
-        return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16)! }
+        return stride(from: 0, to: digits.count, by: 2).map {
+            UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16)!
+        }
     }
 
     /// A CNAME whose RDATA is a pointer: kept as opaque bytes, it must not keep the pointer, or
@@ -279,8 +285,12 @@ import Testing
 
     @Test func sizeBudgetsBelowAHeaderAreRejected() {
         for size in [-1, 0, 11] {
-            #expect(throws: EncodingError.messageTooLarge(maximumSize: size)) { try Message().encoded(maximumSize: size) }
-            #expect(throws: EncodingError.messageTooLarge(maximumSize: size)) { try Message().encodedPackets(maximumSize: size) }
+            #expect(throws: EncodingError.messageTooLarge(maximumSize: size)) {
+                try Message().encoded(maximumSize: size)
+            }
+            #expect(throws: EncodingError.messageTooLarge(maximumSize: size)) {
+                try Message().encodedPackets(maximumSize: size)
+            }
         }
     }
 
@@ -288,10 +298,12 @@ import Testing
     @Test func entryTooLargeReportsTheSizeAlone() throws {
         let long = String(repeating: "b", count: 63) + "." + String(repeating: "c", count: 63) + ".local."
         let pointer = try DomainName(parsing: String(repeating: "z", count: 63) + "." + long)
-        let message = Message(header: .response(), answers: [
-            ResourceRecord(name: try DomainName(parsing: long), ttl: 1, data: .a(IPv4Address(1, 2, 3, 4))),
-            ResourceRecord(name: try DomainName(parsing: "x.local."), ttl: 1, data: .ptr(pointer)),
-        ])
+        let message = Message(
+            header: .response(),
+            answers: [
+                ResourceRecord(name: try DomainName(parsing: long), ttl: 1, data: .a(IPv4Address(1, 2, 3, 4))),
+                ResourceRecord(name: try DomainName(parsing: "x.local."), ttl: 1, data: .ptr(pointer)),
+            ])
         let alone = try Message(header: .response(), answers: [message.answers[1]]).encoded().count - MessageHeader.size
         #expect(throws: EncodingError.entryTooLarge(size: alone, maximumSize: 224)) {
             try message.encodedPackets(maximumSize: 224)

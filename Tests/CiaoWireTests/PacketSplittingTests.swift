@@ -8,7 +8,8 @@ import Testing
     private func pointers(_ count: Int, ttl: UInt32 = 4500) -> [ResourceRecord] {
         let type = F.name("_ciao._tcp.local.")
         return (0..<count).map { index in
-            ResourceRecord(name: type, ttl: ttl, data: .ptr(try! type.prepending(label: Array("Service number \(index)".utf8))))
+            ResourceRecord(
+                name: type, ttl: ttl, data: .ptr(try! type.prepending(label: Array("Service number \(index)".utf8))))
         }
     }
 
@@ -56,7 +57,8 @@ import Testing
     }
 
     @Test func entryLargerThanAPacketIsAnError() throws {
-        let big = ResourceRecord(name: F.name("big.local."), ttl: 1, data: .unknown(RecordType(65280), Array(repeating: 0, count: 600)))
+        let big = ResourceRecord(
+            name: F.name("big.local."), ttl: 1, data: .unknown(RecordType(65280), Array(repeating: 0, count: 600)))
         let message = Message(header: .response(), answers: [big])
         #expect(throws: EncodingError.self) { try message.encodedPackets(maximumSize: 512) }
         do {
@@ -71,7 +73,8 @@ import Testing
     }
 
     @Test func oversizedRDataIsAnError() {
-        let huge = ResourceRecord(name: .root, ttl: 1, data: .unknown(RecordType(65280), Array(repeating: 0, count: 70_000)))
+        let huge = ResourceRecord(
+            name: .root, ttl: 1, data: .unknown(RecordType(65280), Array(repeating: 0, count: 70_000)))
         #expect(throws: EncodingError.rdataTooLong(type: RecordType(65280), length: 70_000)) {
             try Message(answers: [huge]).encoded(maximumSize: 100_000)
         }
@@ -107,7 +110,9 @@ import Testing
 
     /// Questions that do not fit are cut like answers: the header says TC, and nothing is thrown.
     @Test func truncatingEncodingCutsQuestionsThatDoNotFit() throws {
-        let questions = (0..<40).map { Question(name: try! F.name("_ciao._tcp.local.").prepending(label: Array("Service \($0)".utf8)), type: .srv) }
+        let questions = (0..<40).map {
+            Question(name: try! F.name("_ciao._tcp.local.").prepending(label: Array("Service \($0)".utf8)), type: .srv)
+        }
         var query = Message(header: .response(id: 3), questions: questions)
         query.additionals = [.opt(udpPayloadSize: 512)]
         let message = try Message(decoding: try query.encodedTruncating(maximumSize: 300))
@@ -125,8 +130,9 @@ import Testing
         #expect(!message.header.isTruncated, "additional records left out do not set TC")
         #expect(message.answers == response.answers)
         #expect(!message.additionals.isEmpty && message.additionals.count < 100)
-        #expect(try Message(header: .response(), answers: pointers(3)).encodedTruncating(maximumSize: 512)
-            == (try Message(header: .response(), answers: pointers(3)).encoded()))
+        #expect(
+            try Message(header: .response(), answers: pointers(3)).encodedTruncating(maximumSize: 512)
+                == (try Message(header: .response(), answers: pointers(3)).encoded()))
     }
 
     @Test func compressionSurvivesPacketBoundaries() throws {
@@ -152,9 +158,11 @@ import Testing
             #expect(packet == (try alone.encoded(maximumSize: 1460)))
         }
         let names = (0..<40).map { F.name("a.b.c.d.e.f.g.h.i.host-\($0).local.") }
-        let deep = Message(header: .response(), answers: names.map {
-            ResourceRecord(name: $0, ttl: 120, data: .ptr(F.name("a.b.c.d.e.f.g.h.i.host-0.local.")))
-        })
+        let deep = Message(
+            header: .response(),
+            answers: names.map {
+                ResourceRecord(name: $0, ttl: 120, data: .ptr(F.name("a.b.c.d.e.f.g.h.i.host-0.local.")))
+            })
         let packet = try deep.encoded()
         #expect(try Message(decoding: packet).answers == deep.answers)
         // Each owner name takes at most its 32 bytes written out, and each PTR's target (the first

@@ -69,12 +69,15 @@ import Testing
 
     @Test func nsecBitmapMatchesRFC4034Example() throws {
         // RFC 4034 §4.3: A, MX, RRSIG, NSEC, TYPE1234 → windows 0 and 4.
-        let nsec = NSECData(nextDomainName: Fixtures.name("host.example.com."),
-                            types: [RecordType(1), RecordType(15), RecordType(46), RecordType(47), RecordType(1234)])
-        let bytes = try Message(header: .response(), answers: [ResourceRecord(name: .root, ttl: 1, data: .nsec(nsec))]).encoded()
+        let nsec = NSECData(
+            nextDomainName: Fixtures.name("host.example.com."),
+            types: [RecordType(1), RecordType(15), RecordType(46), RecordType(47), RecordType(1234)])
+        let bytes = try Message(header: .response(), answers: [ResourceRecord(name: .root, ttl: 1, data: .nsec(nsec))])
+            .encoded()
         // Header, root owner, fixed fields, then the 18-byte uncompressed next name.
         let bitmaps = Array(bytes[(12 + 1 + 10 + 18)...])
-        #expect(bitmaps == [0x00, 0x06, 0x40, 0x01, 0x00, 0x00, 0x00, 0x03, 0x04, 0x1B]
+        #expect(
+            bitmaps == [0x00, 0x06, 0x40, 0x01, 0x00, 0x00, 0x00, 0x03, 0x04, 0x1B]
                 + Array(repeating: 0, count: 26) + [0x20])
     }
 
@@ -87,9 +90,11 @@ import Testing
 
     @Test func dnsSDAnswerCompressesSharedSuffixes() throws {
         let bytes = try Fixtures.dnsSDAnswer.encoded()
-        let uncompressed = 12 + 5 * 10 + [Fixtures.dnsSDAnswer.answers, Fixtures.dnsSDAnswer.additionals].joined().reduce(0) {
-            $0 + $1.name.wireLength
-        }
+        let uncompressed =
+            12 + 5 * 10
+            + [Fixtures.dnsSDAnswer.answers, Fixtures.dnsSDAnswer.additionals].joined().reduce(0) {
+                $0 + $1.name.wireLength
+            }
         #expect(bytes.count < uncompressed)
         #expect(try Message(decoding: bytes) == Fixtures.dnsSDAnswer)
         // The instance name is written once; later owners point at it.
@@ -105,10 +110,12 @@ import Testing
     @Test func compressionPreservesCase() throws {
         let lower = Fixtures.name("host.local.")
         let upper = Fixtures.name("HOST.local.")
-        let message = Message(header: .response(), answers: [
-            ResourceRecord(name: lower, ttl: 1, data: .a(IPv4Address(1, 1, 1, 1))),
-            ResourceRecord(name: upper, ttl: 1, data: .a(IPv4Address(2, 2, 2, 2))),
-        ])
+        let message = Message(
+            header: .response(),
+            answers: [
+                ResourceRecord(name: lower, ttl: 1, data: .a(IPv4Address(1, 1, 1, 1))),
+                ResourceRecord(name: upper, ttl: 1, data: .a(IPv4Address(2, 2, 2, 2))),
+            ])
         let decoded = try Message(decoding: message.encoded())
         #expect(decoded.answers[1].name.isIdentical(to: upper))
     }
@@ -123,7 +130,8 @@ import Testing
         #expect(decoded.additionals.map(\.udpPayloadSize) == [size])
         #expect(ResourceRecord(name: .root, ttl: 0, data: .a(IPv4Address(1, 2, 3, 4))).udpPayloadSize == nil)
         #expect(decoded.additionals.first?.ednsVersion == 0)
-        let badVersion = ResourceRecord.opt(udpPayloadSize: UInt16(size), extendedRCode: ResourceRecord.badVersionExtendedRCode)
+        let badVersion = ResourceRecord.opt(
+            udpPayloadSize: UInt16(size), extendedRCode: ResourceRecord.badVersionExtendedRCode)
         #expect(badVersion.ttl == 0x0100_0000, "BADVERS (16): its upper 8 bits in the TTL's first byte")
     }
 

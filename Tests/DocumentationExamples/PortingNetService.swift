@@ -15,8 +15,8 @@ final class Announcer: NetServiceDelegate {
 
 func announce(with announcer: Announcer) -> NetService {
     let service = NetService(domain: "local.", type: "_chat._tcp.", name: "Kitchen", port: 7000)
-    service.delegate = announcer   // held weakly: keep the announcer alive
+    service.delegate = announcer  // held weakly: keep the announcer alive
     service.setTXTRecord(NetService.data(fromTXTRecord: ["v": Data("1".utf8)]))
     service.publish()
-    return service   // the run loop (RunLoop.main.run()) delivers the callbacks
+    return service  // the run loop (RunLoop.main.run()) delivers the callbacks
 }

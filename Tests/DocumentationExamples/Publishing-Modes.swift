@@ -9,7 +9,7 @@ func publishBothWays() async throws {
     // Listener: Ciao holds an ephemeral UDP port for the service and advertises it.
     let placeholder = CiaoServer()
     let published = try await placeholder.start(PublicationConfiguration(type: try .udp("ciao-demo")))
-    print(published.service.name, "on port", published.port)   // the host name, a port the kernel chose
+    print(published.service.name, "on port", published.port)  // the host name, a port the kernel chose
 
     await placeholder.stop()
     await web.stop()

@@ -11,5 +11,5 @@ func publishPrinter() async throws {
     // Browsers see the new record; the name, port and subtypes stay.
     try await server.updateTXT(try TXTRecord(orderedStrings: ["txtvers": "1", "state": "printing"]))
 
-    await server.stop()   // goodbyes are sent before it returns
+    await server.stop()  // goodbyes are sent before it returns
 }

@@ -9,5 +9,5 @@ func reference(to service: Service) throws -> Data {
 
 func reconnect(to saved: Data) async throws -> ResolvedService {
     let reference = try JSONDecoder().decode(Service.self, from: saved)
-    return try await CiaoResolver.resolve(reference)   // today's host, port and addresses
+    return try await CiaoResolver.resolve(reference)  // today's host, port and addresses
 }

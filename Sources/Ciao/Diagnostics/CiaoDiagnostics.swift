@@ -9,7 +9,8 @@ public enum CiaoDiagnostics {
     /// Sends every diagnostic of `level` and above to `handler`, or stops them when `handler` is
     /// nil. The handler runs on the runtime's thread, one diagnostic at a time, in order: keep it
     /// short, since the runtime waits for it.
-    public static func setHandler(level: CiaoDiagnostic.Level = .info, _ handler: (@Sendable (CiaoDiagnostic) -> Void)?) {
+    public static func setHandler(level: CiaoDiagnostic.Level = .info, _ handler: (@Sendable (CiaoDiagnostic) -> Void)?)
+    {
         DiagnosticHub.shared.setHandler(level: level, handler)
     }
 

@@ -45,7 +45,8 @@ public struct CiaoStatistics: Hashable, Sendable {
         public var receiveFailures: UInt64
 
         /// Counters of the socket of `family`.
-        public init(family: NetworkScope.AddressFamily, kernelDrops: UInt64, truncated: UInt64, receiveFailures: UInt64) {
+        public init(family: NetworkScope.AddressFamily, kernelDrops: UInt64, truncated: UInt64, receiveFailures: UInt64)
+        {
             self.family = family
             self.kernelDrops = kernelDrops
             self.truncated = truncated

@@ -21,7 +21,8 @@ extension CiaoResolver {
     public static func query(
         name: String, type: DNSRecordType, interfaceIndex: UInt32 = 0, timeout: Duration = .seconds(10)
     ) async throws -> [DNSRecord] {
-        try await query(name: name, type: type, interfaceIndex: interfaceIndex, timeout: timeout, backend: MDNSRuntime.shared)
+        try await query(
+            name: name, type: type, interfaceIndex: interfaceIndex, timeout: timeout, backend: MDNSRuntime.shared)
     }
 
     /// The addresses of `hostName` (`raspberrypi`, `raspberrypi.local` or `raspberrypi.local.`)
@@ -111,12 +112,17 @@ extension CiaoResolver {
                 for event in events { _ = present.apply(event) }
                 changes += 1
                 DeadlineScheduler.shared.cancel(pause)
-                pause = present.records.isEmpty
-                    ? nil : DeadlineScheduler.shared.schedule(after: answerPause) { [changes] in sink.yield(.paused(after: changes)) }
+                pause =
+                    present.records.isEmpty
+                    ? nil
+                    : DeadlineScheduler.shared.schedule(after: answerPause) { [changes] in
+                        sink.yield(.paused(after: changes))
+                    }
             case .paused(let after) where after == changes:
                 let waited = ContinuousClock.now - started
                 // A shared PTR, not an address record some responders send without the cache-flush bit.
-                guard present.records.contains(where: { !$0.isUnique && $0.type == .ptr }), waited < sharedAnswerWindow else {
+                guard present.records.contains(where: { !$0.isUnique && $0.type == .ptr }), waited < sharedAnswerWindow
+                else {
                     return present.records
                 }
                 pause = DeadlineScheduler.shared.schedule(after: sharedAnswerWindow - waited) { [changes] in

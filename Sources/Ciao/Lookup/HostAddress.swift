@@ -32,9 +32,11 @@ extension HostAddress {
         case .aaaa: family = .ipv6
         default: return nil
         }
-        let isLinkLocal = family == .ipv6 && record.data.count == 16 && record.data[0] == 0xFE
+        let isLinkLocal =
+            family == .ipv6 && record.data.count == 16 && record.data[0] == 0xFE
             && record.data[1] & 0xC0 == 0x80
-        address = isLinkLocal
+        address =
+            isLinkLocal
             ? "\(record.value)%\(InterfaceScanner.name(ofIndex: record.interfaceIndex) ?? String(record.interfaceIndex))"
             : record.value
         interfaceIndex = record.interfaceIndex

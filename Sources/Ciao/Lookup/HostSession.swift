@@ -17,7 +17,10 @@ public final class HostSession: Sendable {
         self.init(hostName: hostName, families: families, interfaceIndex: interfaceIndex, backend: MDNSRuntime.shared)
     }
 
-    init(hostName: String, families: Set<NetworkScope.AddressFamily>, interfaceIndex: UInt32, backend: any DiscoveryBackend) {
+    init(
+        hostName: String, families: Set<NetworkScope.AddressFamily>, interfaceIndex: UInt32,
+        backend: any DiscoveryBackend
+    ) {
         let (events, sink) = AsyncThrowingStream<HostAddressEvent, any Error>.makeStream()
         self.events = events
         self.sink = sink

@@ -54,7 +54,8 @@ final class DiagnosticHub: Sendable {
         _ message: @autoclosure () -> String
     ) {
         guard wants(level), let sink = sink.withLock({ $0 }), level >= sink.level else { return }
-        sink.handler(CiaoDiagnostic(time: Date(), level: level, category: category, interface: interface, message: message()))
+        sink.handler(
+            CiaoDiagnostic(time: Date(), level: level, category: category, interface: interface, message: message()))
     }
 
     /// `ciao[PID] HH:MM:SS.mmm LEVEL CATEGORY [INTERFACE]: MESSAGE`, the time in UTC.
@@ -65,7 +66,8 @@ final class DiagnosticHub: Sendable {
             let digits = String(value)
             return String(repeating: "0", count: max(0, width - digits.count)) + digits
         }
-        let clock = "\(padded(day / 3_600_000, 2)):\(padded(day / 60_000 % 60, 2)):\(padded(day / 1000 % 60, 2))"
+        let clock =
+            "\(padded(day / 3_600_000, 2)):\(padded(day / 60_000 % 60, 2)):\(padded(day / 1000 % 60, 2))"
             + ".\(padded(day % 1000, 3))"
         return "ciao[\(getpid())] \(clock) \(diagnostic)\n"
     }

@@ -6,16 +6,19 @@
 /// ``cancel(_:)``, so receivers check their own state too.
 protocol DiscoveryBackend: Sendable {
     /// Starts probing for `publication`'s name (RFC 6762 §8).
-    func publish(_ publication: Publication, onUpdate: @escaping @Sendable (PublicationUpdate) -> Void) throws(CiaoError)
+    func publish(_ publication: Publication, onUpdate: @escaping @Sendable (PublicationUpdate) -> Void)
+        throws(CiaoError)
         -> BackendToken
     /// Replaces a publication's TXT record and announces it again (RFC 6762 §8.4).
     func updateTXT(_ txtRecord: TXTRecord, of publication: BackendToken)
     /// Browses for instances of a type, or of those under one of its subtypes (RFC 6763 §7.1);
     /// each callback carries the changes of one batch, in order.
-    func browse(type: ServiceType, subtype: String?, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void) throws(CiaoError)
+    func browse(type: ServiceType, subtype: String?, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void)
+        throws(CiaoError)
         -> BackendToken
     /// Resolves a service continuously: a callback each time host, port, addresses or TXT change.
-    func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError) -> BackendToken
+    func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError)
+        -> BackendToken
     /// Enumerates the service types on the network (RFC 6763 §9), each reported once.
     func browseTypes(onUpdate: @escaping @Sendable (ServiceType) -> Void) throws(CiaoError) -> BackendToken
     /// Asks for records of a name continuously (RFC 6762 §5.2); each callback carries the changes

@@ -51,7 +51,8 @@ final class MDNSRuntime: DiscoveryBackend {
 
     // MARK: DiscoveryBackend
 
-    func publish(_ publication: Publication, onUpdate: @escaping @Sendable (PublicationUpdate) -> Void) throws(CiaoError)
+    func publish(_ publication: Publication, onUpdate: @escaping @Sendable (PublicationUpdate) -> Void)
+        throws(CiaoError)
         -> BackendToken
     {
         try submitting { token, loop in
@@ -61,14 +62,17 @@ final class MDNSRuntime: DiscoveryBackend {
 
     func updateTXT(_ txtRecord: TXTRecord, of publication: BackendToken) {
         do {
-            try submit { loop in loop.directory.updateTXT(txtRecord, of: publication, engine: &loop.engine, at: loop.now) }
+            try submit { loop in
+                loop.directory.updateTXT(txtRecord, of: publication, engine: &loop.engine, at: loop.now)
+            }
         } catch {
             // The publication started the loop; only a loop that could not start fails here.
             DiagnosticHub.shared.emit(.error, .publication, "the TXT update could not be made: \(error)")
         }
     }
 
-    func browse(type: ServiceType, subtype: String?, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void) throws(CiaoError)
+    func browse(type: ServiceType, subtype: String?, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void)
+        throws(CiaoError)
         -> BackendToken
     {
         try submitting { token, loop in
@@ -77,7 +81,9 @@ final class MDNSRuntime: DiscoveryBackend {
         }
     }
 
-    func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError) -> BackendToken {
+    func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError)
+        -> BackendToken
+    {
         try service.checkResolvable()
         return try submitting { token, loop in
             loop.directory.resolve(service, token: token, onUpdate: onUpdate, engine: &loop.engine, at: loop.now)
@@ -195,9 +201,11 @@ final class MDNSRuntime: DiscoveryBackend {
     private static func startThread(_ body: @escaping @Sendable () -> Never) throws(CiaoError) {
         let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
         var thread = pthread_t()
-        let result = pthread_create(&thread, nil, { context in
-            Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().body()
-        }, context)
+        let result = pthread_create(
+            &thread, nil,
+            { context in
+                Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().body()
+            }, context)
         guard result == 0 else {
             Unmanaged<ThreadBody>.fromOpaque(context).release()
             throw .network("cannot start the multicast DNS thread: \(String(cString: strerror(result)))")

@@ -7,7 +7,8 @@ enum MessageSummary {
 
     static func describe(_ message: Message) -> String {
         if !message.header.isResponse {
-            var text = "for " + list(message.questions.map { "\($0.name) \($0.type)" + ($0.unicastResponse ? " (QU)" : "") })
+            var text =
+                "for " + list(message.questions.map { "\($0.name) \($0.type)" + ($0.unicastResponse ? " (QU)" : "") })
             if !message.authorities.isEmpty { text += ", proposing \(count(message.authorities.count, "record"))" }
             if !message.answers.isEmpty { text += ", \(count(message.answers.count, "known answer"))" }
             return text + (message.header.isTruncated ? ", truncated" : "")

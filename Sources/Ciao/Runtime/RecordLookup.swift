@@ -37,10 +37,13 @@ extension RecordLookup {
         } else if !bare.contains(".") {
             full = bare + ".local"
         } else {
-            throw .invalidConfiguration("host name \"\(hostName)\" is not in local., the only domain multicast DNS serves")
+            throw .invalidConfiguration(
+                "host name \"\(hostName)\" is not in local., the only domain multicast DNS serves")
         }
         guard !families.isEmpty else { throw .invalidConfiguration("choose at least one address family") }
-        let types = NetworkScope.AddressFamily.allCases.filter(families.contains).map { $0 == .ipv4 ? DNSRecordType.a : .aaaa }
+        let types = NetworkScope.AddressFamily.allCases.filter(families.contains).map {
+            $0 == .ipv4 ? DNSRecordType.a : .aaaa
+        }
         try self.init(name: full, types: types, interfaceIndex: interfaceIndex)
     }
 

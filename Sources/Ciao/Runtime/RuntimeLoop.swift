@@ -56,7 +56,8 @@ final class RuntimeLoop {
         withUnsafeMutableBytes(of: &seed) { $0.copyBytes(from: (0..<8).map { _ in UInt8.random(in: .min ... .max) }) }
         // Unicast replies reach us only over a family on which no other stack shares port 5353.
         let unicastReplyFamilies = Set(sockets.filter { !$0.value.portWasInUse }.keys)
-        engine = MDNSEngine(configuration: .init(hostName: hostName, unicastReplyFamilies: unicastReplyFamilies), seed: seed)
+        engine = MDNSEngine(
+            configuration: .init(hostName: hostName, unicastReplyFamilies: unicastReplyFamilies), seed: seed)
     }
 
     /// The engine's time: monotonic, from the loop's creation.
@@ -140,7 +141,8 @@ final class RuntimeLoop {
                 statistics.update(datagram.interface, datagram.family, name: interfaceName(datagram.interface)) {
                     $0.sendFailures += 1
                 }
-                diagnostics.emit(.warning, .socket, interface: interfaceName(datagram.interface),
+                diagnostics.emit(
+                    .warning, .socket, interface: interfaceName(datagram.interface),
                     "could not send \(Self.noun(for: datagram.purpose)) to \(datagram.destination): \(error)")
                 continue
             }
@@ -215,7 +217,8 @@ final class RuntimeLoop {
             }
             if isOwn(datagram, at: time) {
                 statistics.update(datagram.interface, family, name: name) { $0.ownPacketsIgnored += 1 }
-                diagnostics.emit(.debug, .packet, interface: name, "ignored our own multicast, looped back by the kernel")
+                diagnostics.emit(
+                    .debug, .packet, interface: name, "ignored our own multicast, looped back by the kernel")
                 continue
             }
             if let reason = engine.receive(datagram, at: time) {
@@ -260,11 +263,13 @@ final class RuntimeLoop {
                 do {
                     try socket.leave(id)
                 } catch {
-                    diagnostics.emit(.warning, .interface, interface: interfaces[id]?.name,
+                    diagnostics.emit(
+                        .warning, .interface, interface: interfaces[id]?.name,
                         "could not leave the \(Self.familyName(socket.family)) mDNS group: \(error)")
                 }
             }
-            diagnostics.emit(.info, .interface, interface: interfaces[id]?.name, "gone or down: its records are withdrawn")
+            diagnostics.emit(
+                .info, .interface, interface: interfaces[id]?.name, "gone or down: its records are withdrawn")
             interfaces[id] = nil
             directory.interfaceNames[id] = nil
         }
@@ -280,34 +285,42 @@ final class RuntimeLoop {
                         let wasJoined = socket.joinedInterfaces.contains(interface.id)
                         let displaced = try socket.joinMakingRoom(interface.id)
                         if !wasJoined {
-                            diagnostics.emit(.info, .interface, interface: interface.name,
-                                "joined the \(Self.familyName(family)) mDNS group \(family == .v4 ? "224.0.0.251" : "ff02::fb")")
+                            diagnostics.emit(
+                                .info, .interface, interface: interface.name,
+                                "joined the \(Self.familyName(family)) mDNS group \(family == .v4 ? "224.0.0.251" : "ff02::fb")"
+                            )
                         }
                         if let displaced {
-                            diagnostics.emit(.warning, .interface, interface: interfaces[displaced]?.name,
+                            diagnostics.emit(
+                                .warning, .interface, interface: interfaces[displaced]?.name,
                                 "gave up the \(Self.familyName(family)) mDNS group membership to \(interface.name), "
                                     + "a lower-numbered interface: the kernel allows no more per socket")
                         }
                     } else if socket.joinedInterfaces.contains(interface.id) {
                         try socket.leave(interface.id)
-                        diagnostics.emit(.info, .interface, interface: interface.name,
+                        diagnostics.emit(
+                            .info, .interface, interface: interface.name,
                             "left the \(Self.familyName(family)) mDNS group: no \(Self.familyName(family)) address")
                     }
                 } catch {
-                    let limit = error.errno == ENOBUFS && family == .v4
+                    let limit =
+                        error.errno == ENOBUFS && family == .v4
                         ? "; Linux allows net.ipv4.igmp_max_memberships (20 by default) per socket: raise it above the number of interfaces (sysctl)"
                         : ""
                     let failure = NetworkScope.MembershipFailure(
                         interface: interface.name, family: family == .v4 ? .ipv4 : .ipv6, reason: "\(error)\(limit)")
                     failures.append(failure)
                     if !membershipFailures.contains(failure) {
-                        diagnostics.emit(.warning, .interface, interface: interface.name,
-                            "cannot join the \(Self.familyName(family)) mDNS group, so nothing sent to it is heard: \(error)\(limit)")
+                        diagnostics.emit(
+                            .warning, .interface, interface: interface.name,
+                            "cannot join the \(Self.familyName(family)) mDNS group, so nothing sent to it is heard: \(error)\(limit)"
+                        )
                     }
                 }
             }
             if interfaces[interface.id] != interface {
-                diagnostics.emit(.info, .interface, interface: interface.name,
+                diagnostics.emit(
+                    .info, .interface, interface: interface.name,
                     (interfaces[interface.id] == nil ? "in use" : "addresses changed") + ": "
                         + interface.addresses.map { "\($0.address)/\($0.prefixLength)" }.joined(separator: ", "))
             }
@@ -362,7 +375,8 @@ final class RuntimeLoop {
         } catch {
             summary = "\(datagram.bytes.count) bytes that do not decode: \(error)"
         }
-        diagnostics.emit(level, category, interface: interfaceName(datagram.interface),
+        diagnostics.emit(
+            level, category, interface: interfaceName(datagram.interface),
             "sent \(Self.noun(for: datagram.purpose)) to \(destination): \(summary)")
     }
 
@@ -372,19 +386,25 @@ final class RuntimeLoop {
         for diagnostic in taken {
             switch diagnostic {
             case .received(let message, let source, let interface):
-                let kind = message.header.isResponse ? "a response" : message.authorities.isEmpty ? "a query" : "a probe"
-                diagnostics.emit(.debug, message.header.isResponse ? .response : .query, interface: interfaceName(interface),
+                let kind =
+                    message.header.isResponse ? "a response" : message.authorities.isEmpty ? "a query" : "a probe"
+                diagnostics.emit(
+                    .debug, message.header.isResponse ? .response : .query, interface: interfaceName(interface),
                     "received \(kind) from \(source): \(MessageSummary.describe(message))")
             case .dropped(let reason, let source, let interface):
                 let level: CiaoDiagnostic.Level = if case .undecodable = reason { .info } else { .debug }
-                diagnostics.emit(level, .packet, interface: interfaceName(interface), "dropped a datagram from \(source): \(reason)")
+                diagnostics.emit(
+                    level, .packet, interface: interfaceName(interface), "dropped a datagram from \(source): \(reason)")
             case .conflict(let name, let source, let interface, let whileProbing):
-                diagnostics.emit(.info, .publication, interface: interfaceName(interface),
+                diagnostics.emit(
+                    .info, .publication, interface: interfaceName(interface),
                     "\(source) answers for \(name) with other data (RFC 6762 §9): "
                         + (whileProbing ? "choosing another name" : "probing for it again"))
             case .lostProbeTieBreak(let name, let source, let interface):
-                diagnostics.emit(.info, .publication, interface: interfaceName(interface),
-                    "\(source) probes for \(name) too and wins the tie-break (RFC 6762 §8.2): probing again in a second")
+                diagnostics.emit(
+                    .info, .publication, interface: interfaceName(interface),
+                    "\(source) probes for \(name) too and wins the tie-break (RFC 6762 §8.2): probing again in a second"
+                )
             }
         }
     }
@@ -399,7 +419,8 @@ final class RuntimeLoop {
             case .renamed(_, let old, let new):
                 diagnostics.emit(.info, .publication, "lost \(old) to a conflict: renamed \(new), probing for it")
             case .nameConflict(_, let name):
-                diagnostics.emit(.warning, .publication, "\(name) is taken and renaming is off: the service is withdrawn")
+                diagnostics.emit(
+                    .warning, .publication, "\(name) is taken and renaming is off: the service is withdrawn")
             case .hostRenamed(let old, let new):
                 diagnostics.emit(.info, .publication, "host name \(old) is now \(new)")
             case .added, .updated, .removed:
@@ -417,12 +438,16 @@ final class RuntimeLoop {
         socketCountersSeen[socket.family] = counted
         let family = Self.familyName(socket.family)
         if counted.kernelDrops > seen.kernelDrops {
-            diagnostics.emit(.warning, .socket,
-                "the kernel dropped \(counted.kernelDrops &- seen.kernelDrops) \(family) datagrams: the receive queue was full")
+            diagnostics.emit(
+                .warning, .socket,
+                "the kernel dropped \(counted.kernelDrops &- seen.kernelDrops) \(family) datagrams: the receive queue was full"
+            )
         }
         if counted.truncated > seen.truncated {
-            diagnostics.emit(.warning, .socket,
-                "dropped \(counted.truncated - seen.truncated) \(family) datagrams longer than mDNS allows (9000 bytes)")
+            diagnostics.emit(
+                .warning, .socket,
+                "dropped \(counted.truncated - seen.truncated) \(family) datagrams longer than mDNS allows (9000 bytes)"
+            )
         }
     }
 }

@@ -134,7 +134,8 @@ struct ServiceDirectory {
     }
 
     mutating func browseTypes(
-        token: BackendToken, onUpdate: @escaping @Sendable (ServiceType) -> Void, engine: inout MDNSEngine, at now: Instant
+        token: BackendToken, onUpdate: @escaping @Sendable (ServiceType) -> Void, engine: inout MDNSEngine,
+        at now: Instant
     ) {
         let query = engine.startQuery(name: Self.typeEnumerationName, type: .ptr, at: now)
         typeBrowses[query] = TypeSubscription(onUpdate: onUpdate)
@@ -145,14 +146,18 @@ struct ServiceDirectory {
         _ service: Service, token: BackendToken, onUpdate: @escaping @Sendable (ResolvedService) -> Void,
         engine: inout MDNSEngine, at now: Instant
     ) {
-        guard let instance = try? Self.typeName(service.type).prepending(label: Array(service.name.utf8)) else { return }
+        guard let instance = try? Self.typeName(service.type).prepending(label: Array(service.name.utf8)) else {
+            return
+        }
         // A saved reference may name an interface that is gone or renumbered since (a reboot):
         // then every interface is asked.
         let named = InterfaceID(service.interfaceIndex)
         let interfaces: Set<InterfaceID>? = service.interfaceIndex == 0 || !engine.hasInterface(named) ? nil : [named]
         resolutions[token] = ResolutionSubscription(
             service: service, instance: instance, interfaces: interfaces, onUpdate: onUpdate)
-        let queries = [RecordType.srv, .txt].map { engine.startQuery(name: instance, type: $0, interfaces: interfaces, at: now) }
+        let queries = [RecordType.srv, .txt].map {
+            engine.startQuery(name: instance, type: $0, interfaces: interfaces, at: now)
+        }
         queriesByToken[token] = queries
         for query in queries { resolutionQueries[query] = token }
     }
@@ -164,7 +169,9 @@ struct ServiceDirectory {
         engine: inout MDNSEngine, at now: Instant
     ) {
         let interfaces: Set<InterfaceID>? = lookup.interfaceIndex == 0 ? nil : [InterfaceID(lookup.interfaceIndex)]
-        let queries = lookup.types.map { engine.startQuery(name: lookup.name, type: $0, interfaces: interfaces, at: now) }
+        let queries = lookup.types.map {
+            engine.startQuery(name: lookup.name, type: $0, interfaces: interfaces, at: now)
+        }
         lookups[token] = onUpdate
         queriesByToken[token] = queries
         for query in queries { lookupQueries[query] = token }
@@ -220,7 +227,8 @@ struct ServiceDirectory {
                 deliveries.append { onUpdate(.registered(name: label, hostName: hostName)) }
             case .hostRenamed(_, let newHostName):
                 // The SRV records now name the new host.
-                for subscription in publications.values.sorted(by: { $0.registeredName ?? "" < $1.registeredName ?? "" }) {
+                for subscription in publications.values.sorted(by: { $0.registeredName ?? "" < $1.registeredName ?? "" }
+                ) {
                     guard let label = subscription.registeredName else { continue }
                     let onUpdate = subscription.onUpdate, hostName = newHostName.description
                     deliveries.append { onUpdate(.registered(name: label, hostName: hostName)) }
@@ -305,13 +313,16 @@ struct ServiceDirectory {
 
     /// Notes a type's presence on an interface; returns it when it is new on every interface.
     /// Types are forgotten when their records go, so the set is bounded by the caches.
-    private mutating func typeChange(_ query: QueryID, _ record: ResourceRecord, _ interface: InterfaceID, present: Bool)
+    private mutating func typeChange(
+        _ query: QueryID, _ record: ResourceRecord, _ interface: InterfaceID, present: Bool
+    )
         -> ServiceType?
     {
         guard case .ptr(let target) = record.data, target.labelCount >= 3 else { return nil }
         let labels = target.labels
-        guard let type = try? ServiceType(
-            observed: String(decoding: labels[0], as: UTF8.self) + "." + String(decoding: labels[1], as: UTF8.self))
+        guard
+            let type = try? ServiceType(
+                observed: String(decoding: labels[0], as: UTF8.self) + "." + String(decoding: labels[1], as: UTF8.self))
         else { return nil }
         guard present else {
             typeBrowses[query]!.seen[type]?.remove(interface)
@@ -357,7 +368,9 @@ struct ServiceDirectory {
     }
 
     /// Adds `token` to the followers of `target`, starting its A and AAAA queries if it is the first.
-    private mutating func follow(_ target: AddressTarget, token: BackendToken, engine: inout MDNSEngine, at now: Instant) {
+    private mutating func follow(
+        _ target: AddressTarget, token: BackendToken, engine: inout MDNSEngine, at now: Instant
+    ) {
         if addressFollows[target] == nil {
             let queries = [RecordType.a, .aaaa].map {
                 engine.startQuery(name: target.name, type: $0, interfaces: target.interfaces, at: now)
@@ -394,7 +407,9 @@ struct ServiceDirectory {
     }
 
     /// Applies an address record's change to an interface's addresses, each kept once.
-    private func updateAddress(_ address: CiaoEngine.IPAddress, _ change: RecordChange, in addresses: inout [CiaoEngine.IPAddress]) {
+    private func updateAddress(
+        _ address: CiaoEngine.IPAddress, _ change: RecordChange, in addresses: inout [CiaoEngine.IPAddress]
+    ) {
         switch change {
         case .added:
             if !addresses.contains(address) { addresses.append(address) }
@@ -412,7 +427,9 @@ struct ServiceDirectory {
     /// which a query of its own would not have reported (``MDNSEngine/startQuery(name:type:interfaces:at:)``).
     private func liveAddresses(of target: AddressTarget, engine: MDNSEngine) -> [InterfaceAddresses] {
         (addressFollows[target]?.addresses ?? []).map { found in
-            let leaving = [RecordType.a, .aaaa].flatMap { engine.leavingRecords(named: target.name, type: $0, on: found.interface) }
+            let leaving = [RecordType.a, .aaaa].flatMap {
+                engine.leavingRecords(named: target.name, type: $0, on: found.interface)
+            }
             let addresses = found.addresses.filter { address in !leaving.contains { $0.data == address.recordData } }
             return InterfaceAddresses(interface: found.interface, addresses: addresses)
         }
@@ -442,7 +459,9 @@ struct ServiceDirectory {
         guard !unique.isEmpty else { return nil }
         // Asked on every interface, the service is where its SRV answered first.
         let asked = resolution.service
-        let service = resolution.interfaces != nil ? asked
+        let service =
+            resolution.interfaces != nil
+            ? asked
             : Service(name: asked.name, type: asked.type, domain: asked.domain, interfaceIndex: interface.index)
         let result = ResolvedService(
             service: service, hostName: srv.target.description, port: srv.port, addresses: unique, txtRecord: txtRecord)
@@ -502,7 +521,9 @@ extension CiaoEngine.IPAddress {
     fileprivate var sortKey: [UInt8] {
         switch self {
         case .v4(let address): [4] + [address.bytes.0, address.bytes.1, address.bytes.2, address.bytes.3]
-        case .v6(let address): [6] + withUnsafeBytes(of: address.high.bigEndian, Array.init) + withUnsafeBytes(of: address.low.bigEndian, Array.init)
+        case .v6(let address):
+            [6] + withUnsafeBytes(of: address.high.bigEndian, Array.init)
+                + withUnsafeBytes(of: address.low.bigEndian, Array.init)
         }
     }
 }
