@@ -60,7 +60,7 @@ extension MDNSEngine {
             guard var pending = interfaces[interface.id]!.pendingResponses[slot] else { continue }
             let duplicates = pending.answers.filter(isCopied)
             pending.answers.removeAll(where: isCopied)
-            noteMulticast(duplicates, on: interface.id, family: family, at: now)
+            noteMulticast(duplicates, on: interface.id, family: family, at: now, byUs: false)
             interfaces[interface.id]!.pendingResponses[slot] = pending.answers.isEmpty ? nil : pending
         }
         if datagram.isMulticast { refuteGoodbyes(in: message, on: interface, family: family, at: now) }
@@ -225,11 +225,26 @@ extension MDNSEngine {
     /// Records that `records` were multicast now over `family` on an interface, for the
     /// once-a-second rule, probe defence and the QU quarter-TTL rule (§5.4, §6).
     mutating func noteMulticast(
-        _ records: [ResourceRecord], on interfaceID: InterfaceID, family: IPFamily, at now: Instant
+        _ records: [ResourceRecord], on interfaceID: InterfaceID, family: IPFamily, at now: Instant, byUs: Bool = true
     ) {
         for record in records {
-            interfaces[interfaceID]?.lastMulticast[RecordKey(record), default: MulticastTimes()][family] = now
+            let key = RecordKey(record)
+            interfaces[interfaceID]?.lastMulticast[key, default: MulticastTimes()][family] = now
+            if byUs { multicastSinceTake.append(SentRecord(interface: interfaceID, family: family, key: key)) }
         }
+    }
+
+    /// Moves the times of the records in the datagrams last taken to `time`, when the transport
+    /// says they left: a datagram leaves after the engine made it, and a record multicast again
+    /// a second after it was made could reach the wire less than a second after it last did (§6).
+    public mutating func noteSent(at time: Instant) {
+        for sent in multicastAwaitingSend {
+            guard let made = interfaces[sent.interface]?.lastMulticast[sent.key]?[sent.family], made < time else {
+                continue
+            }
+            interfaces[sent.interface]!.lastMulticast[sent.key]![sent.family] = time
+        }
+        multicastAwaitingSend = []
     }
 
     /// Forgets multicasts older than ``multicastMemory``, at most once a minute, so that the table

@@ -87,6 +87,10 @@ public struct MDNSEngine {
     private var nextRegistrationNumber = 1
     private var nextQueryNumber = 1
     var outgoing: [OutgoingDatagram] = []
+    /// Records we multicast since ``takeDatagrams()``, and those in the datagrams it last
+    /// returned, whose times ``noteSent(at:)`` moves to when they left.
+    var multicastSinceTake: [SentRecord] = []
+    var multicastAwaitingSend: [SentRecord] = []
     var events: [EngineEvent] = []
     /// Collect ``EngineDiagnostic``s for ``takeDiagnostics()``; off, the engine keeps none.
     public var reportsDiagnostics = false
@@ -127,6 +131,8 @@ public struct MDNSEngine {
 
     /// Datagrams to send, in order; clears them.
     public mutating func takeDatagrams() -> [OutgoingDatagram] {
+        multicastAwaitingSend = multicastSinceTake
+        multicastSinceTake = []
         defer { outgoing = [] }
         return outgoing
     }
@@ -396,6 +402,13 @@ public struct MDNSEngine {
             }
         }
     }
+}
+
+/// A record multicast over one family of an interface, whose time ``MDNSEngine/noteSent(at:)`` sets.
+struct SentRecord {
+    var interface: InterfaceID
+    var family: IPFamily
+    var key: RecordKey
 }
 
 enum CacheChange {

@@ -55,4 +55,31 @@ import Testing
             }
         }
     }
+
+    /// The second counts from when a record left, as the transport says (`noteSent(at:)`), not
+    /// from when the engine made the datagram: with a datagram that left 300 ms after it was made,
+    /// a query 1.1 s after the making is not answered before 1.3 s.
+    @Test func theSecondCountsFromWhenTheRecordLeft() throws {
+        var (network, link, publisher, observer) = Responder.publisherAndObserver(seed: 21)
+        Responder.register(Support.service("Web"), on: publisher, in: &network)
+        let source = SocketAddress(network.address(of: observer, on: link, family: .v4), port: mdnsPort)
+        let query = try Responder.query([Responder.question(Support.serviceType, .ptr)]).encoded()
+        func ptrMulticasts(after start: Instant) -> [Instant] {
+            network.sent(by: publisher, family: .v4).filter {
+                $0.time > start && $0.isMulticast && $0.answers(Support.serviceType, .ptr)
+            }.map(\.time)
+        }
+        network.run(for: .seconds(2))
+        let start = network.now
+        network.inject(query, from: observer, on: link, source: source)
+        while ptrMulticasts(after: start).isEmpty { network.run(for: .milliseconds(1)) }
+        let made = ptrMulticasts(after: start)[0]
+        network.withEngine(publisher) { engine, _ in engine.noteSent(at: made + .milliseconds(300)) }
+        network.run(until: made + .milliseconds(1100))
+        network.inject(query, from: observer, on: link, source: source)
+        network.run(for: .seconds(1))
+        let again = ptrMulticasts(after: made)
+        #expect(!again.isEmpty)
+        #expect(again.allSatisfy { $0 >= made + .milliseconds(1300) })
+    }
 }

@@ -153,6 +153,8 @@ final class RuntimeLoop {
             reportSent(datagram)
             if case .multicast = datagram.destination, datagram.family == family { multicastSent += 1 }
         }
+        // The once-a-second rule counts from when the records left, not from when they were made.
+        engine.noteSent(at: now)
         return multicastSent
     }
 
