@@ -213,9 +213,18 @@ extension MDNSEngine {
         }
     }
 
-    /// Multicasts our records in answer to a probe for a name we own, at most every 250 ms (§8.1).
-    mutating func defend(_ records: [ResourceRecord], on interfaceID: InterfaceID, family: IPFamily, at now: Instant) {
+    /// Defends a name we own against a probe (§8.1): our records by unicast to a prober that asked
+    /// so (QU), and multicast at most every 250 ms.
+    mutating func defend(
+        _ records: [ResourceRecord], on interfaceID: InterfaceID, family: IPFamily,
+        unicastTo prober: SocketAddress? = nil,
+        at now: Instant
+    ) {
         guard let interface = interfaces[interfaceID]?.interface else { return }
+        // First, so that it arrives before the multicast copy.
+        if let prober, interface.isOnLink(prober.address) {
+            send(Message(header: .response(), answers: records), on: interfaceID, to: .unicast(prober))
+        }
         let answers = records.filter {
             !wasMulticast($0, on: interfaceID, family: family, within: Self.probeDefenceInterval, at: now)
         }

@@ -277,7 +277,11 @@ extension MDNSEngine {
                 }
             case .announcing, .established:
                 guard Set(ours.map(RecordKey.init)) != Set(theirs.map(RecordKey.init)) else { continue }
-                defend(ours, on: interface.id, family: family, at: now)
+                // A QU probe asks for the defence by unicast, at once (§8.1): mDNSResponder takes
+                // a multicast one for a possibly spurious conflict and waits a second before it
+                // probes again, a unicast one for the real thing.
+                let asksUnicast = message.questions.contains { $0.name == registration.name && $0.unicastResponse }
+                defend(ours, on: interface.id, family: family, unicastTo: asksUnicast ? source : nil, at: now)
             }
         }
     }

@@ -26,6 +26,29 @@ import Testing
     }
 
     /// With renaming off the newcomer reports `.nameConflict`, stops probing and never announces.
+    /// A QU probe for a name we own is answered by unicast to the prober, first, and by
+    /// multicast after (§8.1): mDNSResponder takes a multicast defence alone for a possibly
+    /// spurious conflict and waits a second more before it renames.
+    @Test func aQUProbeIsDefendedByUnicastFirst() throws {
+        var (network, link, owner, prober) = Responder.publisherAndObserver(seed: 8)
+        Responder.register(Support.service("X"), on: owner, in: &network)
+        network.run(for: .seconds(3))
+        let source = SocketAddress(network.address(of: prober, on: link, family: .v4), port: mdnsPort)
+        let rival = ResourceRecord(
+            name: Support.instance("X"), cacheFlush: true, ttl: 120,
+            data: .srv(SRVData(port: 9, target: Responder.name("rival.local."))))
+        var probe = Message(
+            questions: [Responder.question(Support.instance("X"), .any, qu: true)], authorities: [rival])
+        probe.header.id = 0
+        let start = network.now
+        network.inject(try probe.encoded(), from: prober, on: link, source: source)
+        network.run(for: .milliseconds(50))
+        let defences = network.sent(by: owner, since: start).filter { $0.answers(Support.instance("X"), .srv) }
+        let first = try #require(defences.first)
+        #expect(first.destination == .unicast(source))
+        #expect(defences.contains { $0.isMulticast })
+    }
+
     @Test func newcomerWithoutRenamingReportsNameConflict() throws {
         var network = SimulatedNetwork(seed: 3)
         let link = network.addLink()

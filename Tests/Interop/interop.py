@@ -858,7 +858,10 @@ def mdnsresponder_conflict(s: Suite) -> list[str]:
         pub = s.ciao(c1, "ciao-publish", "publish", "--json", "Taken Name", TYPE, "9310")
         s.agents.append(pub)
         ciao_published(pub, "Taken Name")
-        time.sleep(1)
+        # Past Ciao's announcements (RFC 6762 §8.3), so that mdnsd's probes meet Ciao's defence.
+        # An announcement landing among them is a conflict mdnsd takes for possibly spurious
+        # (its log says so) and answers with a one-second pause before probing again.
+        time.sleep(4)
         t0 = time.monotonic()
         reg = lab.dns_sd(m1, "dns-sd-R", "-R", "Taken Name", TYPE, "local", "9311")
         t = reg.wait_for(lambda e: "Name now registered and active" in e.get("line", ""), 10,
