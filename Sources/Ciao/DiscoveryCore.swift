@@ -10,6 +10,10 @@ final class DiscoveryCore: Sendable {
         var services: Set<Service> = []
         /// The services found that this host publishes.
         var localServices: Set<Service> = []
+        /// The families each found service's PTR record has come over.
+        var families: [Service: Set<NetworkScope.AddressFamily>] = [:]
+        /// Told of what came over another family and changed nothing else (``DiscoverySession/observeArrivals(_:)``).
+        var arrivalObserver: (@Sendable (Service) -> Void)?
         /// Resolutions of found services, with their timeouts until the first result.
         var resolutions: [Service: Resolution] = [:]
         var resolutionsStarted = 0
@@ -23,9 +27,9 @@ final class DiscoveryCore: Sendable {
         /// Nil until the backend has answered the request.
         var token: BackendToken?
         var timeout: DeadlineScheduler.Token?
-        /// True once a result came. The backend reports only changes, so the core need not keep
-        /// the result to tell a change from a repeat.
-        var hasResolved = false
+        /// The last result, to tell a change from one in the families its addresses came over
+        /// alone, which the backend also reports.
+        var lastResolved: ResolvedService?
     }
 
     /// Backend work decided under the lock and done after it.
@@ -54,6 +58,20 @@ final class DiscoveryCore: Sendable {
 
     /// Whether a service found is published on this host.
     func isLocal(_ service: Service) -> Bool { state.withLock { $0.localServices.contains(service) } }
+
+    /// The families a found service's PTR record has come over.
+    func families(of service: Service) -> Set<NetworkScope.AddressFamily> {
+        state.withLock { $0.families[service] ?? [] }
+    }
+
+    /// The last result of a found service's resolution.
+    func latestResolution(of service: Service) -> ResolvedService? {
+        state.withLock { $0.resolutions[service]?.lastResolved }
+    }
+
+    func observeArrivals(_ observer: @escaping @Sendable (Service) -> Void) {
+        state.withLock { $0.arrivalObserver = observer }
+    }
 
     func start(type: ServiceType, subtype: String?) throws(CiaoError) {
         sink.yield(.started)
@@ -93,6 +111,8 @@ final class DiscoveryCore: Sendable {
             // services itself is not copied, so a batch costs what it mentions.
             var mentioned: [Service] = []
             var last: [Service: BrowseUpdate] = [:]
+            // Services found before this batch whose PTR came over another family.
+            var heardOverAnother: [Service] = []
             for update in updates {
                 let service: Service
                 switch update {
@@ -100,6 +120,13 @@ final class DiscoveryCore: Sendable {
                     service = found
                 case .local(let local):
                     state.localServices.insert(local)
+                    continue
+                case .heardOver(let heard, let families):
+                    if state.families.updateValue(families, forKey: heard) != families,
+                        state.services.contains(heard)
+                    {
+                        heardOverAnother.append(heard)
+                    }
                     continue
                 }
                 if last.updateValue(update, forKey: service) == nil { mentioned.append(service) }
@@ -114,6 +141,7 @@ final class DiscoveryCore: Sendable {
                 case .removed(let instance) where state.services.contains(instance):
                     state.services.remove(instance)
                     state.localServices.remove(instance)
+                    state.families[instance] = nil
                     removed.append(instance)
                 default:
                     break
@@ -133,6 +161,9 @@ final class DiscoveryCore: Sendable {
                 let number = state.resolutionsStarted
                 state.resolutions[service] = Resolution(number: number, timeout: timeout(for: service, number: number))
                 followup.resolve.append((service, number))
+            }
+            for service in heardOverAnother where state.services.contains(service) {
+                state.arrivalObserver?(service)
             }
             return followup
         }
@@ -174,16 +205,21 @@ final class DiscoveryCore: Sendable {
             else { return }
             DeadlineScheduler.shared.cancel(resolution.timeout)
             resolution.timeout = nil
-            resolution.hasResolved = true
+            let previous = resolution.lastResolved
+            resolution.lastResolved = resolved
             state.resolutions[resolved.service] = resolution
-            sink.yield(.resolved(resolved))
+            if resolved == previous {
+                state.arrivalObserver?(resolved.service)
+            } else {
+                sink.yield(.resolved(resolved))
+            }
         }
     }
 
     private func resolutionTimedOut(_ service: Service, number: Int) {
         let token = state.withLock { state -> BackendToken? in
             guard !state.isStopped, state.services.contains(service), let resolution = state.resolutions[service],
-                resolution.number == number, !resolution.hasResolved
+                resolution.number == number, resolution.lastResolved == nil
             else { return nil }
             state.resolutions[service] = nil
             sink.yield(.resolutionFailed(service, backend.timeoutError))

@@ -33,6 +33,26 @@ public actor DiscoverySession {
         core.isLocal(service)
     }
 
+    /// The address families `service`'s PTR record has come over so far, as `avahi-browse -p`
+    /// prints a line per protocol; empty for a service not found (or no longer).
+    package nonisolated func families(of service: Service) -> Set<NetworkScope.AddressFamily> {
+        core.families(of: service)
+    }
+
+    /// The last result of `service`'s automatic resolution, with the families its addresses
+    /// came over as they are now; nil before the first.
+    package nonisolated func latestResolution(of service: Service) -> ResolvedService? {
+        core.latestResolution(of: service)
+    }
+
+    /// Calls `observer` with a found service when its PTR record first comes over another
+    /// family, or when its resolution changes only in ``ResolvedService/addressesHeardOver``:
+    /// news that ``events`` does not carry, for ``families(of:)`` and ``latestResolution(of:)``
+    /// to tell. It is called on the backend's thread.
+    package nonisolated func observeArrivals(_ observer: @escaping @Sendable (Service) -> Void) {
+        core.observeArrivals(observer)
+    }
+
     /// Stops browsing and resolving; ``events`` reports `stopped` and finishes.
     public func stop() {
         core.stop()

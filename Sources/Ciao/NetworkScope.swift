@@ -15,6 +15,12 @@ public struct NetworkScope: Hashable, Sendable {
     public var interfaces: Set<String>?
     /// The address families to use; at least one.
     public var families: Set<AddressFamily>
+    /// Whether a query over one family lists as known answers only what came over it, as
+    /// avahi-daemon does: dual-stack responders then answer over both families, and
+    /// ``ResolvedService/addressesHeardOver`` and ``DiscoverySession/families(of:)`` tell
+    /// `ciao browse -p` a line per protocol as avahi-browse prints them. Off by default: each such
+    /// responder answers once.
+    package var knownAnswersPerFamily = false
 
     /// A scope of the named interfaces (nil: every one that can multicast) and the given families.
     /// ``use(_:)`` checks it.
@@ -74,5 +80,12 @@ public struct NetworkScope: Hashable, Sendable {
     package var interfaceSelection: InterfaceSelection {
         InterfaceSelection(
             names: interfaces, families: Set(families.map { $0 == .ipv4 ? IPFamily.v4 : IPFamily.v6 }))
+    }
+}
+
+extension NetworkScope.AddressFamily {
+    /// The API's name for an engine's and transport's family.
+    package init(_ family: IPFamily) {
+        self = family == .v4 ? .ipv4 : .ipv6
     }
 }

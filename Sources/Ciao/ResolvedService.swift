@@ -13,6 +13,10 @@ public struct ResolvedService: Equatable, Hashable, Sendable {
     public var addresses: [String]
     /// The service's TXT attributes.
     public var txtRecord: TXTRecord
+    /// The addresses, in the order of ``addresses``, that came over each family's multicast (or
+    /// unicast) replies, for `ciao browse -p`'s line per protocol; not part of equality. Empty
+    /// when unknown.
+    package var addressesHeardOver: [NetworkScope.AddressFamily: [String]] = [:]
 
     /// Creates a resolved service; ``CiaoResolver`` and ``DiscoverySession`` report them.
     public init(service: Service, hostName: String, port: UInt16, addresses: [String], txtRecord: TXTRecord) {
@@ -21,5 +25,20 @@ public struct ResolvedService: Equatable, Hashable, Sendable {
         self.port = port
         self.addresses = addresses
         self.txtRecord = txtRecord
+    }
+
+    /// Equal when service, host, port, addresses and TXT are: not by the families addresses came over.
+    public static func == (lhs: ResolvedService, rhs: ResolvedService) -> Bool {
+        lhs.service == rhs.service && lhs.hostName == rhs.hostName && lhs.port == rhs.port
+            && lhs.addresses == rhs.addresses && lhs.txtRecord == rhs.txtRecord
+    }
+
+    /// Hashes what ``==(_:_:)`` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(service)
+        hasher.combine(hostName)
+        hasher.combine(port)
+        hasher.combine(addresses)
+        hasher.combine(txtRecord)
     }
 }

@@ -32,6 +32,10 @@ public enum EngineEvent: Hashable, Sendable {
     case updated(QueryID, ResourceRecord, InterfaceID)
     /// A record answering the query expired, said goodbye or its interface went away.
     case removed(QueryID, ResourceRecord, InterfaceID)
+    /// A record reported as answering the query came for the first time over another address
+    /// family: its responder speaks both, as `avahi-browse` shows with a line per protocol.
+    /// ``MDNSEngine/families(hearing:on:)`` tells the families it has come over so far.
+    case heardOver(QueryID, ResourceRecord, InterfaceID, IPFamily)
 }
 
 /// A DNS-SD service to publish (RFC 6763 §4–§7).

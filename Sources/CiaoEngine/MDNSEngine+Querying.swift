@@ -103,7 +103,7 @@ extension MDNSEngine {
                 let asking = familyQuestions.map { asked($0, over: family) }
                 if sent?.questions != asking || sent?.omitting != omitting {
                     let answers = knownAnswers(
-                        for: familyQuestions, on: interface, at: now, omittingRecentIPv6For: omitting)
+                        for: familyQuestions, on: interface, at: now, omittingRecentIPv6For: omitting, over: family)
                     sent = (asking, omitting, Message(questions: asking, answers: answers))
                 }
                 send(sent!.message, on: interfaceID, to: .multicast(family), purpose: .query)
@@ -121,14 +121,16 @@ extension MDNSEngine {
 
     /// Cached answers to `questions` with more than half their TTL left, with the TTL they have
     /// left (§7.1); for the questions in `recentIPv6`, not those multicast over IPv6 since the
-    /// first IPv4 query (``ContinuousQuery/ipv6FirstQueryLag`` ago).
+    /// first IPv4 query (``ContinuousQuery/ipv6FirstQueryLag`` ago); for a query over `family`
+    /// with ``Configuration/knownAnswersPerFamily``, only records that came over it.
     ///
     /// Our own published records that answer a question count as known too: otherwise every
     /// other host would see our queries go unanswered and flush them from its cache (§10.5).
     func knownAnswers(
         for questions: [Question], on interface: NetworkInterface, at now: Instant,
-        omittingRecentIPv6For recentIPv6: Set<Question> = []
+        omittingRecentIPv6For recentIPv6: Set<Question> = [], over family: IPFamily? = nil
     ) -> [ResourceRecord] {
+        let heardOver = configuration.knownAnswersPerFamily ? family : nil
         guard let cache = interfaces[interface.id]?.cache else { return [] }
         var answers: [ResourceRecord] = []
         for question in questions {
@@ -140,7 +142,8 @@ extension MDNSEngine {
             let omitsRecentIPv6 = recentIPv6.contains(question)
             for entry in cache.records(named: question.name, type: question.type) {
                 // A record POOF suspects is asked for afresh: listed, its responder would stay silent.
-                guard !entry.isSuspected, let remaining = cache.remainingTTL(of: entry.key, at: now),
+                guard !entry.isSuspected, heardOver.map(entry.wasHeard) ?? true,
+                    let remaining = cache.remainingTTL(of: entry.key, at: now),
                     UInt64(remaining) * 2 > UInt64(entry.record.ttl),
                     !omitsRecentIPv6
                         || entry.multicastOver[.v6].map({ now - $0 >= ContinuousQuery.ipv6FirstQueryLag }) ?? true
@@ -172,6 +175,8 @@ extension MDNSEngine {
             switch insertion {
             case .added where watched.contains(key.rrset): report(.added, record, on: interfaceID)
             case .replaced where watched.contains(key.rrset): report(.updated, record, on: interfaceID)
+            case .refreshedOverNewFamily where watched.contains(key.rrset):
+                report(.heardOver(source.family), record, on: interfaceID)
             default: break
             }
             for record in evicted { report(.removed, record, on: interfaceID) }
@@ -203,7 +208,8 @@ extension MDNSEngine {
             else { continue }
             // Suppress ours only if theirs holds no known answer we would not send ourselves:
             // otherwise answers we still need would be suppressed.
-            let ours = Set(knownAnswers(for: [query.question], on: state.interface, at: now).map(RecordKey.init))
+            let ours = Set(
+                knownAnswers(for: [query.question], on: state.interface, at: now, over: family).map(RecordKey.init))
             let theirs = message.answers.filter(query.matches).map(RecordKey.init)
             if theirs.allSatisfy(ours.contains) {
                 if margin == nil { margin = random.duration(in: ContinuousQuery.standInMargin) }
@@ -215,13 +221,36 @@ extension MDNSEngine {
     /// Whether `record`, as reported on `interface`, comes from this host: one of our own
     /// records, or cached from one of this host's addresses (another responder here).
     public func isFromThisHost(_ record: ResourceRecord, on interface: InterfaceID) -> Bool {
-        guard let state = interfaces[interface] else { return false }
+        switch origin(of: record, on: interface) {
+        case .own: true
+        case .cached(let entry): interfaces.values.contains { $0.interface.owns(entry.source) }
+        case nil: false
+        }
+    }
+
+    /// The address families `record`, as reported on `interface`, has come over: those of the
+    /// interface for one of our own records, none for a record no longer known there.
+    public func families(hearing record: ResourceRecord, on interface: InterfaceID) -> [IPFamily] {
+        switch origin(of: record, on: interface) {
+        case .own: interfaces[interface]?.interface.families ?? []
+        case .cached(let entry): IPFamily.allCases.filter(entry.wasHeard)
+        case nil: []
+        }
+    }
+
+    /// Where a record reported on `interface` comes from.
+    private enum RecordOrigin {
+        case own
+        case cached(RecordCache.Entry)
+    }
+
+    private func origin(of record: ResourceRecord, on interface: InterfaceID) -> RecordOrigin? {
+        guard let state = interfaces[interface] else { return nil }
         let question = Question(name: record.name, type: record.type)
         if ownRecords(answering: question, on: state.interface).contains(where: { $0.data == record.data }) {
-            return true
+            return .own
         }
-        guard let entry = state.cache.entry(RecordKey(record)) else { return false }
-        return interfaces.values.contains { $0.interface.owns(entry.source) }
+        return state.cache.entry(RecordKey(record)).map(RecordOrigin.cached)
     }
 
     /// Removes expired, flushed and POOFed records and reports them.

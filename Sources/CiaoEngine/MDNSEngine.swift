@@ -20,15 +20,22 @@ public struct MDNSEngine {
         /// §5.4): those on which no other stack on this host shares the mDNS port, since such a
         /// stack may be handed the replies instead (§15.1).
         public var unicastReplyFamilies: Set<IPFamily>
+        /// A query over one family lists as known answers (RFC 6762 §7.1) only records that came
+        /// over that family, as avahi-daemon's caches per protocol do: a dual-stack responder then
+        /// answers over both families, so that what came over which family tells a line per
+        /// protocol (``EngineEvent/heardOver(_:_:_:_:)``). Off, the IPv6 query also lists what
+        /// came over IPv4, and such a responder answers once.
+        public var knownAnswersPerFamily: Bool
 
         public init(
             hostName: String, cacheCapacity: Int = 4096, maximumDatagramSize: Int = 1440,
-            unicastReplyFamilies: Set<IPFamily> = Set(IPFamily.allCases)
+            unicastReplyFamilies: Set<IPFamily> = Set(IPFamily.allCases), knownAnswersPerFamily: Bool = false
         ) {
             self.hostName = hostName
             self.cacheCapacity = cacheCapacity
             self.maximumDatagramSize = maximumDatagramSize
             self.unicastReplyFamilies = unicastReplyFamilies
+            self.knownAnswersPerFamily = knownAnswersPerFamily
         }
     }
 
@@ -399,6 +406,7 @@ public struct MDNSEngine {
             case .added: events.append(.added(id, record, interface))
             case .updated: events.append(.updated(id, record, interface))
             case .removed: events.append(.removed(id, record, interface))
+            case .heardOver(let family): events.append(.heardOver(id, record, interface, family))
             }
         }
     }
@@ -413,6 +421,8 @@ struct SentRecord {
 
 enum CacheChange {
     case added, updated, removed
+    /// A known record came for the first time over this family.
+    case heardOver(IPFamily)
 }
 
 /// Per-interface state: its addresses, its cache, and the responses and truncated queries pending on it.

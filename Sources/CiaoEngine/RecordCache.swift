@@ -200,6 +200,9 @@ struct RecordCache {
         case replaced
         /// A known record with its TTL refreshed, or a goodbye scheduled.
         case refreshed
+        /// A known record with its TTL refreshed, come for the first time over this family: a
+        /// dual-stack responder's copy over its second family.
+        case refreshedOverNewFamily
         /// A goodbye for a record not in the cache.
         case ignored
         /// A new record turned away: the cache is full, its source holds half of it, and no unasked
@@ -322,7 +325,7 @@ struct RecordCache {
         scheduleRefresh(&entry, random: &random)
         if let slot = existing {
             store(entry, in: slot)
-            return (.refreshed, [])
+            return (previous?.wasHeard(over: family) == false ? .refreshedOverNewFamily : .refreshed, [])
         }
         let slot =
             freeSlots.popLast()

@@ -85,6 +85,8 @@ struct BrowseOptions {
 struct BrowseRun {
     private enum Input {
         case discovery(DiscoveryEvent, DiscoverySession)
+        /// News for `-p` of a service's records over another family (``DiscoverySession/observeArrivals(_:)``).
+        case arrival(Service, DiscoverySession)
         case typeFound(ServiceType)
         case failed(any Error)
         case interrupted
@@ -103,6 +105,7 @@ struct BrowseRun {
     /// Services this host publishes, left out with -l.
     private var ignored: Set<Service> = []
     private var unresolved: Set<Service> = []
+    private var protocols = ProtocolLedger()
     private var quiet = QuietPeriod()
 
     init(options: BrowseOptions, scope: NetworkScope) throws {
@@ -159,6 +162,8 @@ struct BrowseRun {
             switch input {
             case .discovery(let event, let session):
                 handle(event, from: session)
+            case .arrival(let service, let session):
+                handleArrival(of: service, from: session)
             case .typeFound(let type):
                 quiet.noteNews()
                 if sessions[BrowseTarget(type: type)] == nil {
@@ -195,6 +200,9 @@ struct BrowseRun {
             }
         sessions[target] = session
         let feed = self.feed
+        if case .parsable = options.format {
+            session.observeArrivals { service in feed.yield(.arrival(service, session)) }
+        }
         tasks.append(
             Task {
                 do {
@@ -219,19 +227,54 @@ struct BrowseRun {
         case .found(let service):
             found.insert(service)
             if options.resolve { unresolved.insert(service) }
-            printer.print(.found(service, interfaces.info(for: service.interfaceIndex)))
+            let interface = interfaces.info(for: service.interfaceIndex)
+            let families = protocols.found(service, heard: session.families(of: service), fallback: interface.families)
+            printer.print(.found(service, InterfaceInfo(name: interface.name, families: families)))
         case .removed(let service):
             found.remove(service)
             unresolved.remove(service)
-            printer.print(.removed(service, interfaces.info(for: service.interfaceIndex)))
-        case .resolved(let resolved):
-            unresolved.remove(resolved.service)
-            printer.print(.resolved(resolved, interfaces.info(for: resolved.service.interfaceIndex)))
+            let interface = interfaces.info(for: service.interfaceIndex)
+            let families = protocols.removed(service, fallback: interface.families)
+            printer.print(.removed(service, InterfaceInfo(name: interface.name, families: families)))
+        case .resolved(let reported):
+            unresolved.remove(reported.service)
+            // The same result as it stands now: the families its addresses came over may have grown.
+            let latest = session.latestResolution(of: reported.service)
+            let resolved = latest == reported ? latest ?? reported : reported
+            printResolved(resolved, isNews: true)
         case .resolutionFailed(let service, let error):
             unresolved.remove(service)
             printer.print(.resolutionFailed(service, interfaces.info(for: service.interfaceIndex), error))
         }
         quiet.noteNews()
+        showProgress()
+    }
+
+    /// A found service's records came over another family: its lines for that protocol.
+    private mutating func handleArrival(of service: Service, from session: DiscoverySession) {
+        guard found.contains(service), !ignored.contains(service) else { return }
+        let interface = interfaces.info(for: service.interfaceIndex)
+        let families = protocols.found(service, heard: session.families(of: service), fallback: [])
+        if !families.isEmpty {
+            printer.print(.found(service, InterfaceInfo(name: interface.name, families: families)))
+        }
+        // A result that has changed meanwhile comes as an event of its own.
+        if let printed = protocols.lastResolved(service), let latest = session.latestResolution(of: service),
+            latest == printed
+        {
+            printResolved(latest, isNews: false)
+        }
+        quiet.noteNews()
+    }
+
+    private mutating func printResolved(_ resolved: ResolvedService, isNews: Bool) {
+        let interface = interfaces.info(for: resolved.service.interfaceIndex)
+        let families = protocols.resolved(resolved, isNews: isNews)
+        guard isNews || !families.isEmpty else { return }
+        printer.print(.resolved(resolved, InterfaceInfo(name: interface.name, families: families)))
+    }
+
+    private func showProgress() {
         if options.resolve {
             printer.progress(
                 unresolved.isEmpty ? nil : "resolving… \(found.count - unresolved.count) of \(found.count) done")

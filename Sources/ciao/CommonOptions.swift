@@ -34,15 +34,17 @@ enum CommonOptions {
         """
 
     /// Restricts the process's mDNS runtime to the interfaces and families asked for; an
-    /// interface this host lacks is a bad argument.
+    /// interface this host lacks is a bad argument. With `-p` (avahi-browse's lines, one per
+    /// protocol a record came over) each family's queries list only its own known answers.
     static func applyNetworkScope(_ arguments: ParsedArguments) throws(ArgumentError) -> NetworkScope {
         let interfaces = arguments.all("--interface")
         var families: Set<NetworkScope.AddressFamily> = []
         if arguments.has("-4") { families.insert(.ipv4) }
         if arguments.has("-6") { families.insert(.ipv6) }
-        let scope = NetworkScope(
+        var scope = NetworkScope(
             interfaces: interfaces.isEmpty ? nil : Set(interfaces),
             families: families.isEmpty ? [.ipv4, .ipv6] : families)
+        scope.knownAnswersPerFamily = arguments.has("--parsable")
         do {
             try NetworkScope.use(scope)
         } catch {

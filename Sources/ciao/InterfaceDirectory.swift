@@ -16,7 +16,7 @@ struct InterfaceDirectory {
         if let info = known[index] { return info }
         for interface in (try? InterfaceScanner.current(selection: selection)) ?? [] {
             known[interface.id.index] = InterfaceInfo(
-                name: interface.name, families: interface.families.map { $0 == .v4 ? .ipv4 : .ipv6 })
+                name: interface.name, families: interface.families.map(NetworkScope.AddressFamily.init))
         }
         return known[index] ?? InterfaceInfo(name: index == 0 ? "any" : String(index), families: [.ipv4, .ipv6])
     }

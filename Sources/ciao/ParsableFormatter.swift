@@ -9,10 +9,10 @@ import Foundation
 /// The lines of `avahi-browse -p` (and `-r`), so that scripts written for it can switch: fields
 /// split by `;`, names escaped as avahi escapes them, one line per interface and protocol.
 ///
-/// Like avahi, a resolved line carries one address (the first: IPv4 before IPv6), the host name
-/// escaped label by label, and TXT strings in reverse wire order. Unlike avahi, which reports each
-/// protocol a record arrived over, and the first address that came over it, Ciao reports each
-/// protocol it uses on the interface, with the same address on each.
+/// As avahi does, it prints a line per protocol a service's records came over (the families in
+/// the event's ``InterfaceInfo``); a resolved line carries the first address (IPv4 before IPv6)
+/// that came over its protocol, the host name escaped label by label, and TXT strings in reverse
+/// wire order.
 struct ParsableFormatter: EventFormatter {
     /// Print a known service type as avahi's database describes it ("Web Site"), as
     /// avahi-browse does without `-k`.
@@ -25,12 +25,13 @@ struct ParsableFormatter: EventFormatter {
         case .removed(let service, let interface):
             return protocols(interface).map { serviceFields("-", service, interface.name, $0).joined(separator: ";") }
         case .resolved(let resolved, let interface):
-            let address = resolved.addresses.first.map(Self.withoutZone) ?? ""
-            return protocols(interface).map { protocolName in
-                (serviceFields("=", resolved.service, interface.name, protocolName) + [
-                    Self.escapedHostName(resolved.hostName), address, String(resolved.port),
-                    Self.txtField(resolved.txtRecord),
-                ]).joined(separator: ";")
+            return [NetworkScope.AddressFamily.ipv6, .ipv4].filter(interface.families.contains).compactMap { family in
+                guard let address = Self.address(of: resolved, over: family) else { return nil }
+                return
+                    (serviceFields("=", resolved.service, interface.name, Self.protocolName(family)) + [
+                        Self.escapedHostName(resolved.hostName), Self.withoutZone(address), String(resolved.port),
+                        Self.txtField(resolved.txtRecord),
+                    ]).joined(separator: ";")
             }
         case .resolutionFailed:
             return []
@@ -48,9 +49,19 @@ struct ParsableFormatter: EventFormatter {
 
     private func protocols(_ interface: InterfaceInfo) -> [String] {
         // avahi lists IPv6 before IPv4 when both arrive together.
-        [NetworkScope.AddressFamily.ipv6, .ipv4].filter(interface.families.contains).map {
-            $0 == .ipv4 ? "IPv4" : "IPv6"
-        }
+        [NetworkScope.AddressFamily.ipv6, .ipv4].filter(interface.families.contains).map(Self.protocolName)
+    }
+
+    private static func protocolName(_ family: NetworkScope.AddressFamily) -> String {
+        family == .ipv4 ? "IPv4" : "IPv6"
+    }
+
+    /// The address a resolved line over `family` shows: the first that came over it, as
+    /// avahi's resolver takes the first address record of its protocol; nil while none has (no
+    /// line yet). Without word of families, the first address, or none.
+    static func address(of resolved: ResolvedService, over family: NetworkScope.AddressFamily) -> String? {
+        resolved.addressesHeardOver.isEmpty
+            ? resolved.addresses.first ?? "" : resolved.addressesHeardOver[family]?.first
     }
 
     private func serviceFields(_ mark: String, _ service: Service, _ interface: String, _ protocolName: String)

@@ -93,6 +93,25 @@ enum Fixture {
                 == ["=;civ0;IPv4;\(Fixture.escapedName);_ciaotest._tcp;local;host.local;;8080;"])
     }
 
+    /// avahi-daemon sends no A record over IPv6: avahi-browse's IPv6 line of its service shows
+    /// the AAAA address, the first that came over IPv6; a line waits for an address over its own
+    /// protocol.
+    @Test func resolvedLineShowsTheFirstAddressThatCameOverItsProtocol() {
+        var resolved = Fixture.resolved
+        resolved.txtRecord = .empty
+        resolved.addressesHeardOver = [.ipv4: ["198.18.0.1", "fd00:198:18::1"], .ipv6: ["fd00:198:18::1"]]
+        #expect(
+            formatter.lines(for: .resolved(resolved, Fixture.interface), at: Fixture.time) == [
+                "=;civ0;IPv6;\(Fixture.escapedName);_ciaotest._tcp;local;vm.local;fd00:198:18::1;8080;",
+                "=;civ0;IPv4;\(Fixture.escapedName);_ciaotest._tcp;local;vm.local;198.18.0.1;8080;",
+            ])
+        resolved.addressesHeardOver = [.ipv4: ["198.18.0.1"]]
+        #expect(
+            formatter.lines(for: .resolved(resolved, Fixture.interface), at: Fixture.time) == [
+                "=;civ0;IPv4;\(Fixture.escapedName);_ciaotest._tcp;local;vm.local;198.18.0.1;8080;"
+            ])
+    }
+
     @Test func escapesNamesAsAvahiDoes() {
         #expect(ParsableFormatter.escapedName("Odd \"Name\" Ü.dot") == Fixture.escapedName)
         #expect(ParsableFormatter.escapedName(#"a\b;c.d"#) == #"a\\b\059c\.d"#)

@@ -117,7 +117,7 @@ public struct SimulatedNetwork {
     public mutating func addHost(
         named hostName: String?, links hostLinks: [LinkID], seed: UInt64? = nil,
         cacheCapacity: Int = 4096,
-        unicastReplyFamilies: Set<IPFamily> = Set(IPFamily.allCases),
+        unicastReplyFamilies: Set<IPFamily> = Set(IPFamily.allCases), knownAnswersPerFamily: Bool = false,
         sharingAddressesOf sibling: HostID? = nil
     ) -> HostID {
         let id = HostID(index: hosts.count)
@@ -130,7 +130,8 @@ public struct SimulatedNetwork {
         let engine = hostName.map {
             MDNSEngine(
                 configuration: .init(
-                    hostName: $0, cacheCapacity: cacheCapacity, unicastReplyFamilies: unicastReplyFamilies),
+                    hostName: $0, cacheCapacity: cacheCapacity, unicastReplyFamilies: unicastReplyFamilies,
+                    knownAnswersPerFamily: knownAnswersPerFamily),
                 seed: seed ?? random.next())
         }
         hosts.append(Host(engine: engine, interfaces: interfaces, up: Set(hostLinks)))

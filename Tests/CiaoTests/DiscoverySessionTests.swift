@@ -191,6 +191,41 @@ struct DiscoverySessionTests {
         #expect(fake.isCancelled(resolution))
     }
 
+    /// What came over another family is told to the arrival observer, not repeated in `events`:
+    /// a PTR record heard over IPv6 after IPv4, a result differing only in the families its
+    /// addresses came over (`ciao browse -p` prints a line per protocol from them).
+    @Test func arrivalsOverAnotherFamilyGoToTheObserverNotToEvents() async throws {
+        let (session, token, events) = try await startSession()
+        let observed = Inbox<Service>()
+        session.observeArrivals { observed.append($0) }
+        let a = service("A")
+        fake.emitBrowse(token, [.found(a), .heardOver(a, [.ipv4])])
+        #expect(try await events.next() == .found(a))
+        #expect(session.families(of: a) == [.ipv4])
+        #expect(observed.values.isEmpty, "found in the same batch: the found event tells")
+        fake.emitBrowse(token, [.heardOver(a, [.ipv4, .ipv6])])
+        #expect(session.families(of: a) == [.ipv4, .ipv6])
+        #expect(observed.values == [a])
+
+        let resolution = try await fake.resolution(of: a)
+        var first = try resolved(a, txt: ["v": "1"])
+        first.addressesHeardOver = [.ipv4: first.addresses]
+        fake.emitResolved(resolution, first)
+        #expect(try await events.next() == .resolved(first))
+        var heardOverIPv6 = first
+        heardOverIPv6.addressesHeardOver[.ipv6] = first.addresses
+        fake.emitResolved(resolution, heardOverIPv6)
+        #expect(observed.values == [a, a])
+        #expect(session.latestResolution(of: a)?.addressesHeardOver == heardOverIPv6.addressesHeardOver)
+        let changed = try resolved(a, txt: ["v": "2"])
+        fake.emitResolved(resolution, changed)
+        #expect(try await events.next() == .resolved(changed), "no event came for the arrival alone")
+        fake.emitBrowse(token, [.removed(a)])
+        #expect(try await events.next() == .removed(a))
+        #expect(session.families(of: a).isEmpty)
+        await session.stop()
+    }
+
     /// A resolution that times out with no interface to ask on says so.
     @Test func aResolutionWithoutAnInterfaceFailsSayingNoneWasFound() async throws {
         fake.state.update { $0.interfacesPresent = false }

@@ -335,6 +335,30 @@ import Testing
                 == [long, Self.type, other].sorted { $0.rawValue < $1.rawValue })
     }
 
+    /// A dual-stack publisher's PTR comes over both families and each address over both (Ciao
+    /// sends A and AAAA over each); an IPv4-only publisher's over IPv4 alone, as avahi-browse
+    /// shows with its lines per protocol.
+    @Test(arguments: [Set<IPFamily>([.v4, .v6]), [.v4]])
+    func servicesAndAddressesCarryTheFamiliesTheyCameOver(publisherFamilies: Set<IPFamily>) throws {
+        var harness = DirectoryHarness(publisherFamilies: publisherFamilies)
+        harness.publish(
+            Publication(name: "Web", type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+            on: harness.publisher)
+        harness.run(for: .seconds(3))
+        harness.browseAndResolve(Self.type)
+        harness.run(for: .seconds(2))
+        let service = Service(name: "Web", type: Self.type, interfaceIndex: 1)
+        let families = Set(publisherFamilies.map(NetworkScope.AddressFamily.init))
+        #expect(harness.heardOver.last?.0 == service)
+        #expect(harness.heardOver.last?.1 == families)
+        let resolved = try #require(harness.resolved.last)
+        let addresses = [IPFamily.v4, .v6].filter(publisherFamilies.contains).map {
+            harness.network.address(of: harness.publisher, on: harness.link, family: $0).description
+        }
+        #expect(resolved.addresses == addresses)
+        #expect(resolved.addressesHeardOver == Dictionary(uniqueKeysWithValues: families.map { ($0, addresses) }))
+    }
+
     @Test func ownServiceIsFoundAndResolvedOnTheSameHost() throws {
         var harness = DirectoryHarness()
         harness.publish(
@@ -366,14 +390,25 @@ struct DirectoryHarness {
     /// The batches of record events lookups on the browser host received.
     let recordBatches = Inbox<[RecordEvent]>()
 
-    init() {
+    init(publisherFamilies: Set<IPFamily> = [.v4, .v6]) {
         link = network.addLink()
+        network.families = publisherFamilies
         publisher = network.addHost(named: "alpha", links: [link])
+        network.families = [.v4, .v6]
         browser = network.addHost(named: "beta", links: [link])
         directories = [publisher: ServiceDirectory(), browser: ServiceDirectory()]
     }
 
-    var browseUpdates: [BrowseUpdate] { deliveredBrowse.values }
+    /// What the browses reported, but the families PTR records came over (``heardOver``).
+    var browseUpdates: [BrowseUpdate] {
+        deliveredBrowse.values.filter { if case .heardOver = $0 { false } else { true } }
+    }
+    /// The families each found service's PTR record came over, in the order reported.
+    var heardOver: [(Service, Set<NetworkScope.AddressFamily>)] {
+        deliveredBrowse.values.compactMap {
+            if case .heardOver(let service, let families) = $0 { (service, families) } else { nil }
+        }
+    }
     var resolved: [ResolvedService] { deliveredResolved.values }
     var publicationUpdates: [SimulatedNetwork.HostID: [PublicationUpdate]] {
         Dictionary(grouping: deliveredPublication.values, by: \.0).mapValues { $0.map(\.1) }
@@ -432,7 +467,7 @@ struct DirectoryHarness {
                     directory.handle(events, engine: &engine, at: now)
                 }
                 directories[host] = directory
-                let resolvedBefore = browseUpdates.count
+                let resolvedBefore = deliveredBrowse.values.count
                 for delivery in deliveries { delivery() }
                 if host == browser { resolveNewlyFound(after: resolvedBefore) }
             }
@@ -440,7 +475,7 @@ struct DirectoryHarness {
     }
 
     private mutating func resolveNewlyFound(after index: Int) {
-        for case .found(let service) in browseUpdates[index...] { resolve(service) }
+        for case .found(let service) in deliveredBrowse.values[index...] { resolve(service) }
     }
 
     /// Resolves `service` on the browser host; results go to ``resolved``.

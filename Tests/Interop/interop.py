@@ -1495,53 +1495,62 @@ def avahi_escape_name(name: str) -> str:
 
 
 PARITY_NAMES = {"ciao": 'Ciao Sp ace.dot\\back "q" Ü', "avahi": 'Avahi Sp ace.dot\\back "q" Ü',
-                "zeroconf": 'Zc Sp ace\\back "q" Ü'}  # python-zeroconf splits an instance name at its dots
+                "zeroconf": 'Zc Sp ace\\back "q" Ü',  # python-zeroconf splits an instance name at its dots
+                "avahi-ipv4": 'Avahi4 Sp ace.dot\\back "q" Ü'}
 PARITY_TXT = {"q": '"quoted"'.encode().hex(), "tab": "a\tb".encode().hex(), "bin": "00ff80", "flag": None,
               "empty": ""}
 
 
 @scenario("browse-parity", "ciao browse -r -p -t and avahi-browse -r -p -t: the same lines for every publisher")
 def browse_parity(s: Suite) -> list[str]:
-    """Ciao (the agent), avahi and python-zeroconf each publish a service whose name has spaces,
-    a dot, a backslash, quotes and UTF-8, with TXT values holding quotes, a tab and binary bytes,
-    dual-stack; `ciao browse -r -p -t` and `avahi-browse -r -p -t` on other hosts print the same
-    lines, also with -k for a type avahi's database describes (_http._tcp). One line is left out
-    of the comparison, and counted: avahi's IPv6 resolved line of avahi's own service, which
-    carries the IPv6 address because avahi-daemon sends no A record over IPv6
-    (publish-a-on-ipv6=no) and avahi-browse shows the first address that came over the line's
-    protocol; Ciao does not yet know which family an address arrived over."""
-    with s.lab("browse-parity", ["pc", "pa", "pz", "bc", "ba"]) as lab:
-        pc, pa, pz, bc, ba = lab["pc"], lab["pa"], lab["pz"], lab["bc"], lab["ba"]
+    """Ciao (the agent), avahi, python-zeroconf and an IPv4-only avahi (use-ipv6=no, as printers
+    and IoT devices are) each publish a service whose name has spaces, a dot, a backslash, quotes
+    and UTF-8, with TXT values holding quotes, a tab and binary bytes; `ciao browse -r -p -t` and
+    `avahi-browse -r -p -t` on other hosts print the same lines, also with -k for a type avahi's
+    database describes (_http._tcp). Each prints a line per protocol a service's records came
+    over: none over IPv6 for the IPv4-only publisher, and on the IPv6 resolved line of avahi's
+    dual-stack service its IPv6 address, since avahi-daemon sends no A record over IPv6
+    (publish-a-on-ipv6=no) and the line shows the first address that came over its protocol."""
+    with s.lab("browse-parity", ["pc", "pa", "pz", "p4", "bc", "ba"]) as lab:
+        pc, pa, pz, p4, bc, ba = lab["pc"], lab["pa"], lab["pz"], lab["p4"], lab["bc"], lab["ba"]
         lab.start_avahi(pa)
+        lab.start_avahi(p4, ipv6=False)
         lab.start_avahi(ba)
-        publishers = {"ciao": s.agent(pc), "avahi": s.avahi_client(pa), "zeroconf": s.zeroconf(pz)}
+        publishers = {"ciao": s.agent(pc), "avahi": s.avahi_client(pa), "zeroconf": s.zeroconf(pz),
+                      "avahi-ipv4": s.avahi_client(p4)}
         for stack, peer in publishers.items():
             expect_published(peer, stack, PARITY_NAMES[stack], port=9700, txt=PARITY_TXT)
             expect_published(peer, stack + "-web", PARITY_NAMES[stack], port=9701, txt=PARITY_TXT, type_="_http._tcp")
+        # Three dual-stack services with + and = over both protocols, the IPv4-only one over IPv4.
+        expected = 3 * 4 + 2
+        avahis = ";" + avahi_escape_name(PARITY_NAMES["avahi"]) + ";"
         figures = []
         for args in (["-r", "-p", "-t", TYPE], ["-r", "-p", "-t", "_http._tcp"], ["-r", "-p", "-k", "-t", "_http._tcp"]):
             deadline = time.monotonic() + 15
             while True:
                 cb, rc, _ = s.ciao_once(bc, "ciao-browse", "browse", *args)
-                avahis = ";" + avahi_escape_name(PARITY_NAMES["avahi"]) + ";"
-                def compared(lines: list[str]) -> list[str]:
-                    return sorted(l for l in lines if l[:2] in ("+;", "=;", "-;")
-                                  and not (l.startswith("=;civ0;IPv6;") and avahis in l))
-                ciao_lines = compared(cb.lines)
+                ciao_lines = sorted(l for l in cb.lines if l[:2] in ("+;", "=;", "-;"))
                 out = ba.run("timeout", "15", "avahi-browse", *args, timeout=20)
-                avahi_lines = compared(out.splitlines())
-                if (avahi_lines == ciao_lines and len(ciao_lines) >= 11) or time.monotonic() > deadline:
+                avahi_lines = sorted(l for l in out.splitlines() if l[:2] in ("+;", "=;", "-;"))
+                if (avahi_lines == ciao_lines and len(ciao_lines) >= expected) or time.monotonic() > deadline:
                     break
                 time.sleep(1)
             if avahi_lines != ciao_lines:
                 diff = ([f"    only ciao  | {l}" for l in ciao_lines if l not in avahi_lines]
                         + [f"    only avahi | {l}" for l in avahi_lines if l not in ciao_lines])
                 raise Failure(f"ciao browse {' '.join(args)} and avahi-browse differ:\n" + "\n".join(diff))
-            if len(ciao_lines) < 11:
-                raise Failure(f"ciao browse {' '.join(args)}: {len(ciao_lines)} lines, expected 11 (three services, "
-                              "two protocols, one resolved line left out):\n" + "\n".join(ciao_lines))
+            if len(ciao_lines) != expected:
+                raise Failure(f"ciao browse {' '.join(args)}: {len(ciao_lines)} lines, expected {expected} (three "
+                              "dual-stack services over two protocols, one IPv4-only over one):\n"
+                              + "\n".join(ciao_lines))
+            ipv4_only = ";" + avahi_escape_name(PARITY_NAMES["avahi-ipv4"]) + ";"
+            if any(l.startswith(("+;civ0;IPv6;", "=;civ0;IPv6;")) and ipv4_only in l for l in ciao_lines):
+                raise Failure("an IPv6 line for the IPv4-only publisher:\n" + "\n".join(ciao_lines))
+            v6_line = next((l for l in ciao_lines if l.startswith("=;civ0;IPv6;") and avahis in l), "")
+            if pa.v4 in v6_line:
+                raise Failure(f"the IPv6 resolved line of avahi's service carries its IPv4 address: {v6_line}")
             figures.append(f"{' '.join(args)}: {len(ciao_lines)} identical lines")
-        return figures + ["left out: avahi's IPv6 resolved line of avahi's service (address family of arrival)"]
+        return figures + ["the IPv4-only publisher on IPv4 lines only; avahi's IPv6 resolved line with its IPv6 address"]
 
 
 @scenario("cli", "ciao publish / browse / resolve / types against avahi-browse, line for line")

@@ -57,7 +57,9 @@ final class RuntimeLoop {
         // Unicast replies reach us only over a family on which no other stack shares port 5353.
         let unicastReplyFamilies = Set(sockets.filter { !$0.value.portWasInUse }.keys)
         engine = MDNSEngine(
-            configuration: .init(hostName: hostName, unicastReplyFamilies: unicastReplyFamilies), seed: seed)
+            configuration: .init(
+                hostName: hostName, unicastReplyFamilies: unicastReplyFamilies,
+                knownAnswersPerFamily: scope.knownAnswersPerFamily), seed: seed)
     }
 
     /// The engine's time: monotonic, from the loop's creation.
@@ -310,7 +312,8 @@ final class RuntimeLoop {
                         ? "; Linux allows net.ipv4.igmp_max_memberships (20 by default) per socket: raise it above the number of interfaces (sysctl)"
                         : ""
                     let failure = NetworkScope.MembershipFailure(
-                        interface: interface.name, family: family == .v4 ? .ipv4 : .ipv6, reason: "\(error)\(limit)")
+                        interface: interface.name, family: NetworkScope.AddressFamily(family),
+                        reason: "\(error)\(limit)")
                     failures.append(failure)
                     if !membershipFailures.contains(failure) {
                         diagnostics.emit(
@@ -425,7 +428,7 @@ final class RuntimeLoop {
                     .warning, .publication, "\(name) is taken and renaming is off: the service is withdrawn")
             case .hostRenamed(let old, let new):
                 diagnostics.emit(.info, .publication, "host name \(old) is now \(new)")
-            case .added, .updated, .removed:
+            case .added, .updated, .removed, .heardOver:
                 continue
             }
         }

@@ -21,7 +21,8 @@ struct RuntimeStatistics {
     ) {
         let key = Key(interface: interface, family: family)
         if counters[key] == nil {
-            counters[key] = CiaoStatistics.InterfaceCounters(interface: name(), family: family == .v4 ? .ipv4 : .ipv6)
+            counters[key] = CiaoStatistics.InterfaceCounters(
+                interface: name(), family: NetworkScope.AddressFamily(family))
         }
         change(&counters[key]!)
     }
@@ -37,7 +38,8 @@ struct RuntimeStatistics {
             sockets: IPFamily.allCases.compactMap { family in
                 sockets[family].map {
                     CiaoStatistics.SocketCounters(
-                        family: family == .v4 ? .ipv4 : .ipv6, kernelDrops: $0.kernelDrops, truncated: $0.truncated,
+                        family: NetworkScope.AddressFamily(family), kernelDrops: $0.kernelDrops,
+                        truncated: $0.truncated,
                         receiveFailures: receiveFailures[family] ?? 0)
                 }
             })

@@ -89,15 +89,18 @@ struct ServiceDirectory {
     fileprivate struct InterfaceAddresses {
         var interface: InterfaceID
         var addresses: [CiaoEngine.IPAddress]
+        /// The families each of `addresses` has come over.
+        var heardOver: [CiaoEngine.IPAddress: Set<IPFamily>] = [:]
     }
 
     /// A callback and its argument, to be called once the runtime has finished its own work.
     typealias Delivery = @Sendable () -> Void
 
     /// How an engine event changed a record: new, replacing the one record of its RRset
-    /// (``EngineEvent/updated(_:_:_:)``), or gone.
+    /// (``EngineEvent/updated(_:_:_:)``), gone, or come over another family
+    /// (``EngineEvent/heardOver(_:_:_:_:)``).
     private enum RecordChange {
-        case added, replaced, removed
+        case added, replaced, removed, heardOver
     }
 
     // MARK: Starting and stopping
@@ -242,20 +245,32 @@ struct ServiceDirectory {
                 publications[id]?.registeredName = nil
                 if let onUpdate = publications[id]?.onUpdate { deliveries.append { onUpdate(.lostName) } }
             case .added(let query, let record, let interface), .updated(let query, let record, let interface),
-                .removed(let query, let record, let interface):
+                .removed(let query, let record, let interface), .heardOver(let query, let record, let interface, _):
                 let change: RecordChange =
                     switch event {
                     case .added: .added
                     case .updated: .replaced
+                    case .heardOver: .heardOver
                     default: .removed
                     }
                 if let update = browseUpdate(query, record, interface, present: change != .removed) {
                     if browseBatches[query] == nil { browseOrder.append(query) }
-                    if case .found(let service) = update, engine.isFromThisHost(record, on: interface) {
-                        browseBatches[query, default: []].append(.local(service))
+                    guard case .found(let service) = update else {
+                        browseBatches[query, default: []].append(update)
+                        continue
                     }
-                    browseBatches[query, default: []].append(update)
+                    if change != .heardOver {
+                        if engine.isFromThisHost(record, on: interface) {
+                            browseBatches[query, default: []].append(.local(service))
+                        }
+                        browseBatches[query, default: []].append(update)
+                    }
+                    let families = engine.families(hearing: record, on: interface).map(NetworkScope.AddressFamily.init)
+                    browseBatches[query, default: []].append(.heardOver(service, Set(families)))
+                } else if change == .heardOver && resolutionQueries[query] != nil {
+                    continue
                 } else if typeBrowses[query] != nil {
+                    guard change != .heardOver else { continue }
                     if let type = typeChange(query, record, interface, present: change != .removed) {
                         let onUpdate = typeBrowses[query]!.onUpdate
                         deliveries.append { onUpdate(type) }
@@ -264,13 +279,13 @@ struct ServiceDirectory {
                     resolutionRecord(record, change, on: interface, token: token, engine: &engine, at: now)
                     touchedResolutions.append(token)
                 } else if let target = addressQueryTargets[query] {
-                    addressRecord(record, change, on: interface, of: target)
+                    addressRecord(record, change, on: interface, of: target, engine: engine)
                     if !touchedTargets.contains(target) { touchedTargets.append(target) }
-                } else if let token = lookupQueries[query] {
+                } else if let token = lookupQueries[query], change != .heardOver {
                     let found = DNSRecord(record, interfaceIndex: interface.index)
                     let recordEvent: RecordEvent =
                         switch change {
-                        case .added: .added(found)
+                        case .added, .heardOver: .added(found)
                         case .replaced: .updated(found)
                         case .removed: .removed(found)
                         }
@@ -398,11 +413,15 @@ struct ServiceDirectory {
 
     /// Applies an A or AAAA record's change to what `target`'s queries found on `interface`.
     private mutating func addressRecord(
-        _ record: ResourceRecord, _ change: RecordChange, on interface: InterfaceID, of target: AddressTarget
+        _ record: ResourceRecord, _ change: RecordChange, on interface: InterfaceID, of target: AddressTarget,
+        engine: MDNSEngine
     ) {
         guard let address = record.data.address, var follow = addressFollows[target] else { return }
         let index = follow.addresses.index(insertingIfMissing: interface)
         updateAddress(address, change, in: &follow.addresses[index].addresses)
+        var heardOver = follow.addresses[index].heardOver.filter { follow.addresses[index].addresses.contains($0.key) }
+        if change != .removed { heardOver[address] = Set(engine.families(hearing: record, on: interface)) }
+        follow.addresses[index].heardOver = heardOver
         addressFollows[target] = follow
     }
 
@@ -411,7 +430,7 @@ struct ServiceDirectory {
         _ address: CiaoEngine.IPAddress, _ change: RecordChange, in addresses: inout [CiaoEngine.IPAddress]
     ) {
         switch change {
-        case .added:
+        case .added, .heardOver:
             if !addresses.contains(address) { addresses.append(address) }
         case .replaced:
             // The cache replaced the one address of this family it held (RFC 6762 §10.2).
@@ -431,7 +450,7 @@ struct ServiceDirectory {
                 engine.leavingRecords(named: target.name, type: $0, on: found.interface)
             }
             let addresses = found.addresses.filter { address in !leaving.contains { $0.data == address.recordData } }
-            return InterfaceAddresses(interface: found.interface, addresses: addresses)
+            return InterfaceAddresses(interface: found.interface, addresses: addresses, heardOver: found.heardOver)
         }
     }
 
@@ -452,10 +471,17 @@ struct ServiceDirectory {
         }
         let addresses = found.flatMap { found in
             found.addresses.sorted { $0.sortKey.lexicographicallyPrecedes($1.sortKey) }
-                .map { presentation(of: $0, on: found.interface) }
+                .map { (presentation(of: $0, on: found.interface), found.heardOver[$0] ?? []) }
         }
         var unique: [String] = []
-        for address in addresses where !unique.contains(address) { unique.append(address) }
+        var heardOver: [NetworkScope.AddressFamily: [String]] = [:]
+        for (address, families) in addresses {
+            if !unique.contains(address) { unique.append(address) }
+            for family in families.map(NetworkScope.AddressFamily.init)
+            where heardOver[family]?.contains(address) != true {
+                heardOver[family, default: []].append(address)
+            }
+        }
         guard !unique.isEmpty else { return nil }
         // Asked on every interface, the service is where its SRV answered first.
         let asked = resolution.service
@@ -463,13 +489,16 @@ struct ServiceDirectory {
             resolution.interfaces != nil
             ? asked
             : Service(name: asked.name, type: asked.type, domain: asked.domain, interfaceIndex: interface.index)
-        let result = ResolvedService(
+        var result = ResolvedService(
             service: service, hostName: srv.target.description, port: srv.port, addresses: unique, txtRecord: txtRecord)
-        guard result != resolution.lastReported else { return nil }
+        result.addressesHeardOver = heardOver
+        guard result != resolution.lastReported || heardOver != resolution.lastReported?.addressesHeardOver else {
+            return nil
+        }
         resolution.lastReported = result
         resolutions[token] = resolution
-        let onUpdate = resolution.onUpdate
-        return { onUpdate(result) }
+        let onUpdate = resolution.onUpdate, reported = result
+        return { onUpdate(reported) }
     }
 
     /// Numeric form; an IPv6 link-local address carries its interface as `%zone`.

@@ -1,0 +1,115 @@
+import CiaoEngine
+import CiaoSimulation
+import CiaoWire
+import Testing
+
+/// Which address families a record came over, as `avahi-browse` prints a line per protocol: a
+/// dual-stack responder's second copy is news once, an IPv4-only responder's records stay IPv4.
+@Suite struct ArrivalFamilyTests {
+    static let instance = Querier.name("Printer._ciao._tcp.local.")
+    static let host = Querier.name("printer.local.")
+
+    @Test func aRecordFirstComingOverIPv6IsReportedOnceWithBothFamilies() throws {
+        var (network, link, observer, browser) = SimulatedNetwork.observerAndBrowser(seed: 81, settle: .seconds(3))
+        let query = network.withEngine(browser) { engine, now in
+            engine.startQuery(name: Self.instance.parent, type: .ptr, at: now)
+        }
+        let records = Querier.serviceRecords(
+            instance: Self.instance, host: Self.host, address: IPv4Address(198, 18, 0, 9))
+        let response = Querier.response([records[0]])
+        Querier.inject(response, from: observer, on: link, family: .v4, into: &network)
+        network.run(for: .milliseconds(100))
+        let ptr = records[0]
+        #expect(network.engine(browser).families(hearing: ptr, on: InterfaceID(1)) == [.v4])
+        for family in [IPFamily.v6, .v6, .v4] {
+            Querier.inject(response, from: observer, on: link, family: family, into: &network)
+            network.run(for: .milliseconds(100))
+        }
+        let heard = network.events(of: browser).compactMap { event -> IPFamily? in
+            guard case .heardOver(query, ptr, InterfaceID(1), let family) = event else { return nil }
+            return family
+        }
+        #expect(heard == [.v6])
+        #expect(network.engine(browser).families(hearing: ptr, on: InterfaceID(1)) == [.v4, .v6])
+    }
+
+    @Test func anIPv4OnlyRespondersRecordIsHeardOverIPv4Alone() {
+        var (network, link, observer, browser) = SimulatedNetwork.observerAndBrowser(seed: 82, settle: .seconds(3))
+        _ = network.withEngine(browser) { engine, now in
+            engine.startQuery(name: Self.instance.parent, type: .ptr, at: now)
+        }
+        let records = Querier.serviceRecords(
+            instance: Self.instance, host: Self.host, address: IPv4Address(198, 18, 0, 9))
+        for _ in 0..<3 {
+            Querier.inject(Querier.response([records[0]]), from: observer, on: link, family: .v4, into: &network)
+            network.run(for: .seconds(1))
+        }
+        #expect(!network.events(of: browser).contains { if case .heardOver = $0 { true } else { false } })
+        #expect(network.engine(browser).families(hearing: records[0], on: InterfaceID(1)) == [.v4])
+    }
+
+    /// A dual-stack responder answers the IPv4 query over IPv4: the browser's IPv6 query lists
+    /// that answer as known, so that it is not sent again, unless each family keeps its own
+    /// known answers (`ciao browse -p`, as avahi-daemon does); then it comes over IPv6 too.
+    @Test(arguments: [false, true])
+    func knownAnswersPerFamilyLetADualStackResponderAnswerOverBoth(perFamily: Bool) {
+        var network = SimulatedNetwork(seed: 84)
+        let link = network.addLink()
+        let publisher = network.addHost(named: "alpha", links: [link])
+        _ = network.registerServices(1, on: publisher)
+        network.run(for: .seconds(5))
+        let browser = network.addHost(named: "beta", links: [link], knownAnswersPerFamily: perFamily)
+        network.run(for: .seconds(3))
+        let start = network.now
+        _ = network.withEngine(browser) { engine, now in
+            engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+        }
+        network.run(for: .seconds(2))
+        let ptr = ResourceRecord(name: Support.serviceType, ttl: 4500, data: .ptr(Support.instance("Service 0")))
+        let ipv6Query = network.messages(from: browser, after: start, family: .v6).first {
+            !$0.message.header.isResponse
+        }
+        #expect(ipv6Query?.message.answers.contains { $0.data == ptr.data } == !perFamily)
+        let families = network.engine(browser).families(hearing: ptr, on: InterfaceID(1))
+        #expect(families == (perFamily ? [.v4, .v6] : [.v4]))
+    }
+
+    /// Another host's IPv6 query listing a record that came to us over IPv4 alone stands in for
+    /// ours (§7.3) only when our IPv6 query would list it too: with known answers per family, ours
+    /// still asks for it over IPv6.
+    @Test(arguments: [false, true])
+    func anotherHostsQueryListingWhatCameOverIPv4AloneSuppressesOursOnlyAcrossFamilies(perFamily: Bool) {
+        var network = SimulatedNetwork(seed: 85)
+        let link = network.addLink()
+        let observer = network.addHost(named: nil, links: [link])
+        let browser = network.addHost(named: "beta", links: [link], knownAnswersPerFamily: perFamily)
+        network.run(for: .seconds(3))
+        _ = network.withEngine(browser) { engine, now in
+            engine.startQuery(name: Self.instance.parent, type: .ptr, at: now)
+        }
+        network.run(for: .milliseconds(500))
+        let records = Querier.serviceRecords(
+            instance: Self.instance, host: Self.host, address: IPv4Address(198, 18, 0, 9))
+        Querier.inject(Querier.response([records[0]]), from: observer, on: link, family: .v4, into: &network)
+        let start = network.now
+        let theirs = Querier.query([Question(name: Self.instance.parent, type: .ptr)], knownAnswers: [records[0]])
+        for _ in 0..<40 {
+            network.run(for: .milliseconds(200))
+            Querier.inject(theirs, from: observer, on: link, family: .v6, into: &network)
+        }
+        let ours = network.messages(from: browser, after: start, family: .v6).filter {
+            !$0.message.header.isResponse && $0.message.questions.contains { $0.name == Self.instance.parent }
+        }
+        #expect(ours.isEmpty == !perFamily)
+    }
+
+    @Test func ourOwnRecordsAreHeardOverEveryFamilyOfTheInterface() {
+        var network = SimulatedNetwork(seed: 83)
+        let link = network.addLink()
+        let host = network.addHost(named: "alpha", links: [link])
+        _ = network.registerServices(1, on: host)
+        network.run(for: .seconds(3))
+        let own = ResourceRecord(name: Support.serviceType, ttl: 4500, data: .ptr(Support.instance("Service 0")))
+        #expect(network.engine(host).families(hearing: own, on: InterfaceID(1)) == [.v4, .v6])
+    }
+}
