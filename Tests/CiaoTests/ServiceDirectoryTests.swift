@@ -341,12 +341,7 @@ import Testing
     @Test(arguments: [Set<IPFamily>([.v4, .v6]), [.v4]])
     func servicesAndAddressesCarryTheFamiliesTheyCameOver(publisherFamilies: Set<IPFamily>) throws {
         var harness = DirectoryHarness(publisherFamilies: publisherFamilies)
-        harness.publish(
-            Publication(name: "Web", type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true),
-            on: harness.publisher)
-        harness.run(for: .seconds(3))
-        harness.browseAndResolve(Self.type)
-        harness.run(for: .seconds(2))
+        harness.publishThenBrowseAndResolve("Web", type: Self.type, on: harness.publisher, for: .seconds(2))
         let service = Service(name: "Web", type: Self.type, interfaceIndex: 1)
         let families = Set(publisherFamilies.map(NetworkScope.AddressFamily.init))
         #expect(harness.heardOver.last?.0 == service)
@@ -361,12 +356,7 @@ import Testing
 
     @Test func ownServiceIsFoundAndResolvedOnTheSameHost() throws {
         var harness = DirectoryHarness()
-        harness.publish(
-            Publication(name: "Mine", type: Self.type, port: 9, txtRecord: .empty, subtypes: [], allowsRenaming: true),
-            on: harness.browser)
-        harness.run(for: .seconds(3))
-        harness.browseAndResolve(Self.type)
-        harness.run(for: .milliseconds(50))
+        harness.publishThenBrowseAndResolve("Mine", type: Self.type, on: harness.browser, for: .milliseconds(50))
         let mine = Service(name: "Mine", type: Self.type, interfaceIndex: 1)
         #expect(harness.browseUpdates == [.local(mine), .found(mine)])
         #expect(harness.resolved.first?.hostName == "beta.local.")
@@ -444,6 +434,19 @@ struct DirectoryHarness {
                 type: type, subtype: subtype, token: token, onUpdate: { updates in sink.append(contentsOf: updates) },
                 engine: &engine, at: now)
         }
+    }
+
+    /// Publishes `name` (port 9, empty TXT) on `host`, lets it settle for three seconds, then
+    /// browses and resolves on the browser host for `duration`.
+    mutating func publishThenBrowseAndResolve(
+        _ name: String, type: ServiceType, on host: SimulatedNetwork.HostID, for duration: Duration
+    ) {
+        publish(
+            Publication(name: name, type: type, port: 9, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+            on: host)
+        run(for: .seconds(3))
+        browseAndResolve(type)
+        run(for: duration)
     }
 
     mutating func run(for duration: Duration) {
