@@ -34,7 +34,7 @@ public enum EngineEvent: Hashable, Sendable {
     case removed(QueryID, ResourceRecord, InterfaceID)
     /// A record reported as answering the query came for the first time over another address
     /// family: its responder speaks both, as `avahi-browse` shows with a line per protocol.
-    /// ``MDNSEngine/families(hearing:on:)`` tells the families it has come over so far.
+    /// ``MDNSEngine/arrival(of:on:)`` tells the families it has come over so far.
     case heardOver(QueryID, ResourceRecord, InterfaceID, IPFamily)
 }
 

@@ -218,39 +218,18 @@ extension MDNSEngine {
         }
     }
 
-    /// Whether `record`, as reported on `interface`, comes from this host: one of our own
-    /// records, or cached from one of this host's addresses (another responder here).
-    public func isFromThisHost(_ record: ResourceRecord, on interface: InterfaceID) -> Bool {
-        switch origin(of: record, on: interface) {
-        case .own: true
-        case .cached(let entry): interfaces.values.contains { $0.interface.owns(entry.source) }
-        case nil: false
-        }
-    }
-
-    /// The address families `record`, as reported on `interface`, has come over: those of the
-    /// interface for one of our own records, none for a record no longer known there.
-    public func families(hearing record: ResourceRecord, on interface: InterfaceID) -> [IPFamily] {
-        switch origin(of: record, on: interface) {
-        case .own: interfaces[interface]?.interface.families ?? []
-        case .cached(let entry): IPFamily.allCases.filter(entry.wasHeard)
-        case nil: []
-        }
-    }
-
-    /// Where a record reported on `interface` comes from.
-    private enum RecordOrigin {
-        case own
-        case cached(RecordCache.Entry)
-    }
-
-    private func origin(of record: ResourceRecord, on interface: InterfaceID) -> RecordOrigin? {
+    /// Where `record`, as reported on `interface`, came from: one of our own records, or one
+    /// cached there; nil for a record no longer known there.
+    public func arrival(of record: ResourceRecord, on interface: InterfaceID) -> RecordArrival? {
         guard let state = interfaces[interface] else { return nil }
         let question = Question(name: record.name, type: record.type)
         if ownRecords(answering: question, on: state.interface).contains(where: { $0.data == record.data }) {
-            return .own
+            return RecordArrival(isFromThisHost: true, families: state.interface.families)
         }
-        return state.cache.entry(RecordKey(record)).map(RecordOrigin.cached)
+        guard let entry = state.cache.entry(RecordKey(record)) else { return nil }
+        return RecordArrival(
+            isFromThisHost: interfaces.values.contains { $0.interface.owns(entry.source) },
+            families: IPFamily.allCases.filter(entry.wasHeard))
     }
 
     /// Removes expired, flushed and POOFed records and reports them.

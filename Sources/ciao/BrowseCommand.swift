@@ -239,9 +239,8 @@ struct BrowseRun {
         case .resolved(let reported):
             unresolved.remove(reported.service)
             // The same result as it stands now: the families its addresses came over may have grown.
-            let latest = session.latestResolution(of: reported.service)
-            let resolved = latest == reported ? latest ?? reported : reported
-            printResolved(resolved, isNews: true)
+            let latest = session.latestResolution(of: reported.service).flatMap { $0 == reported ? $0 : nil }
+            printResolved(latest ?? reported, isNews: true)
         case .resolutionFailed(let service, let error):
             unresolved.remove(service)
             printer.print(.resolutionFailed(service, interfaces.info(for: service.interfaceIndex), error))

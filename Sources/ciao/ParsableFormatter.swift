@@ -25,7 +25,7 @@ struct ParsableFormatter: EventFormatter {
         case .removed(let service, let interface):
             return protocols(interface).map { serviceFields("-", service, interface.name, $0).joined(separator: ";") }
         case .resolved(let resolved, let interface):
-            return [NetworkScope.AddressFamily.ipv6, .ipv4].filter(interface.families.contains).compactMap { family in
+            return Self.protocolOrder.filter(interface.families.contains).compactMap { family in
                 guard let address = Self.address(of: resolved, over: family) else { return nil }
                 return
                     (serviceFields("=", resolved.service, interface.name, Self.protocolName(family)) + [
@@ -47,9 +47,11 @@ struct ParsableFormatter: EventFormatter {
         }
     }
 
+    /// The order of a service's lines: avahi lists IPv6 before IPv4 when both arrive together.
+    static let protocolOrder: [NetworkScope.AddressFamily] = [.ipv6, .ipv4]
+
     private func protocols(_ interface: InterfaceInfo) -> [String] {
-        // avahi lists IPv6 before IPv4 when both arrive together.
-        [NetworkScope.AddressFamily.ipv6, .ipv4].filter(interface.families.contains).map(Self.protocolName)
+        Self.protocolOrder.filter(interface.families.contains).map(Self.protocolName)
     }
 
     private static func protocolName(_ family: NetworkScope.AddressFamily) -> String {

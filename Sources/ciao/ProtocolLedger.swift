@@ -21,7 +21,7 @@ struct ProtocolLedger {
         let known = printed[service]?.families
         let families = known == nil && heard.isEmpty ? Set(fallback) : heard.subtracting(known ?? [])
         printed[service, default: Printed()].families.formUnion(families)
-        return families.sorted { $0 == .ipv6 && $1 == .ipv4 }
+        return ParsableFormatter.protocolOrder.filter(families.contains)
     }
 
     /// The families to print `=` lines for: every one printed with `+` and with an address over
@@ -30,7 +30,7 @@ struct ProtocolLedger {
     mutating func resolved(_ resolved: ResolvedService, isNews: Bool) -> [NetworkScope.AddressFamily] {
         guard var entry = printed[resolved.service] else { return [] }
         var due: [NetworkScope.AddressFamily] = []
-        for family in [NetworkScope.AddressFamily.ipv6, .ipv4] where entry.families.contains(family) {
+        for family in ParsableFormatter.protocolOrder where entry.families.contains(family) {
             guard let address = ParsableFormatter.address(of: resolved, over: family) else { continue }
             if isNews || entry.addresses[family] != address { due.append(family) }
             entry.addresses[family] = address
@@ -48,6 +48,6 @@ struct ProtocolLedger {
     /// The families to print `-` lines for, forgetting the service.
     mutating func removed(_ service: Service, fallback: [NetworkScope.AddressFamily]) -> [NetworkScope.AddressFamily] {
         guard let entry = printed.removeValue(forKey: service) else { return fallback }
-        return entry.families.sorted { $0 == .ipv6 && $1 == .ipv4 }
+        return ParsableFormatter.protocolOrder.filter(entry.families.contains)
     }
 }

@@ -20,7 +20,7 @@ import Testing
         Querier.inject(response, from: observer, on: link, family: .v4, into: &network)
         network.run(for: .milliseconds(100))
         let ptr = records[0]
-        #expect(network.engine(browser).families(hearing: ptr, on: InterfaceID(1)) == [.v4])
+        #expect(network.engine(browser).arrival(of: ptr, on: InterfaceID(1))?.families == [.v4])
         for family in [IPFamily.v6, .v6, .v4] {
             Querier.inject(response, from: observer, on: link, family: family, into: &network)
             network.run(for: .milliseconds(100))
@@ -30,7 +30,7 @@ import Testing
             return family
         }
         #expect(heard == [.v6])
-        #expect(network.engine(browser).families(hearing: ptr, on: InterfaceID(1)) == [.v4, .v6])
+        #expect(network.engine(browser).arrival(of: ptr, on: InterfaceID(1))?.families == [.v4, .v6])
     }
 
     @Test func anIPv4OnlyRespondersRecordIsHeardOverIPv4Alone() {
@@ -45,7 +45,7 @@ import Testing
             network.run(for: .seconds(1))
         }
         #expect(!network.events(of: browser).contains { if case .heardOver = $0 { true } else { false } })
-        #expect(network.engine(browser).families(hearing: records[0], on: InterfaceID(1)) == [.v4])
+        #expect(network.engine(browser).arrival(of: records[0], on: InterfaceID(1))?.families == [.v4])
     }
 
     /// A dual-stack responder answers the IPv4 query over IPv4: the browser's IPv6 query lists
@@ -70,7 +70,7 @@ import Testing
             !$0.message.header.isResponse
         }
         #expect(ipv6Query?.message.answers.contains { $0.data == ptr.data } == !perFamily)
-        let families = network.engine(browser).families(hearing: ptr, on: InterfaceID(1))
+        let families = network.engine(browser).arrival(of: ptr, on: InterfaceID(1))?.families
         #expect(families == (perFamily ? [.v4, .v6] : [.v4]))
     }
 
@@ -110,6 +110,6 @@ import Testing
         _ = network.registerServices(1, on: host)
         network.run(for: .seconds(3))
         let own = ResourceRecord(name: Support.serviceType, ttl: 4500, data: .ptr(Support.instance("Service 0")))
-        #expect(network.engine(host).families(hearing: own, on: InterfaceID(1)) == [.v4, .v6])
+        #expect(network.engine(host).arrival(of: own, on: InterfaceID(1))?.families == [.v4, .v6])
     }
 }

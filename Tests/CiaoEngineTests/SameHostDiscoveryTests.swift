@@ -131,8 +131,8 @@ import Testing
             }
         }
         let engine = network.engine(host)
-        #expect(engine.isFromThisHost(local, on: interface))
-        #expect(!engine.isFromThisHost(remote, on: interface))
-        #expect(!engine.isFromThisHost(Responder.ptr(to: Support.instance("Never Sent")), on: interface))
+        #expect(engine.arrival(of: local, on: interface)?.isFromThisHost == true)
+        #expect(engine.arrival(of: remote, on: interface)?.isFromThisHost == false)
+        #expect(engine.arrival(of: Responder.ptr(to: Support.instance("Never Sent")), on: interface) == nil)
     }
 }

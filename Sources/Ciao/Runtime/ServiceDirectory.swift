@@ -97,10 +97,9 @@ struct ServiceDirectory {
     typealias Delivery = @Sendable () -> Void
 
     /// How an engine event changed a record: new, replacing the one record of its RRset
-    /// (``EngineEvent/updated(_:_:_:)``), gone, or come over another family
-    /// (``EngineEvent/heardOver(_:_:_:_:)``).
+    /// (``EngineEvent/updated(_:_:_:)``), or gone.
     private enum RecordChange {
-        case added, replaced, removed, heardOver
+        case added, replaced, removed
     }
 
     // MARK: Starting and stopping
@@ -244,13 +243,23 @@ struct ServiceDirectory {
                 // Probing again under the new name; `registered` follows.
                 publications[id]?.registeredName = nil
                 if let onUpdate = publications[id]?.onUpdate { deliveries.append { onUpdate(.lostName) } }
+            case .heardOver(let query, let record, let interface, _):
+                // Only browses (a line per protocol) and addresses (the first over each) care.
+                if case .found(let service)? = browseUpdate(query, record, interface, present: true) {
+                    if browseBatches[query] == nil { browseOrder.append(query) }
+                    let families = engine.arrival(of: record, on: interface)?.families ?? []
+                    browseBatches[query, default: []].append(
+                        .heardOver(service, Set(families.map(NetworkScope.AddressFamily.init))))
+                } else if let target = addressQueryTargets[query] {
+                    addressRecord(record, .added, on: interface, of: target, engine: engine)
+                    if !touchedTargets.contains(target) { touchedTargets.append(target) }
+                }
             case .added(let query, let record, let interface), .updated(let query, let record, let interface),
-                .removed(let query, let record, let interface), .heardOver(let query, let record, let interface, _):
+                .removed(let query, let record, let interface):
                 let change: RecordChange =
                     switch event {
                     case .added: .added
                     case .updated: .replaced
-                    case .heardOver: .heardOver
                     default: .removed
                     }
                 if let update = browseUpdate(query, record, interface, present: change != .removed) {
@@ -259,18 +268,12 @@ struct ServiceDirectory {
                         browseBatches[query, default: []].append(update)
                         continue
                     }
-                    if change != .heardOver {
-                        if engine.isFromThisHost(record, on: interface) {
-                            browseBatches[query, default: []].append(.local(service))
-                        }
-                        browseBatches[query, default: []].append(update)
-                    }
-                    let families = engine.families(hearing: record, on: interface).map(NetworkScope.AddressFamily.init)
-                    browseBatches[query, default: []].append(.heardOver(service, Set(families)))
-                } else if change == .heardOver && resolutionQueries[query] != nil {
-                    continue
+                    let arrival = engine.arrival(of: record, on: interface)
+                    if arrival?.isFromThisHost == true { browseBatches[query, default: []].append(.local(service)) }
+                    browseBatches[query, default: []].append(update)
+                    let families = Set((arrival?.families ?? []).map(NetworkScope.AddressFamily.init))
+                    browseBatches[query, default: []].append(.heardOver(service, families))
                 } else if typeBrowses[query] != nil {
-                    guard change != .heardOver else { continue }
                     if let type = typeChange(query, record, interface, present: change != .removed) {
                         let onUpdate = typeBrowses[query]!.onUpdate
                         deliveries.append { onUpdate(type) }
@@ -281,11 +284,11 @@ struct ServiceDirectory {
                 } else if let target = addressQueryTargets[query] {
                     addressRecord(record, change, on: interface, of: target, engine: engine)
                     if !touchedTargets.contains(target) { touchedTargets.append(target) }
-                } else if let token = lookupQueries[query], change != .heardOver {
+                } else if let token = lookupQueries[query] {
                     let found = DNSRecord(record, interfaceIndex: interface.index)
                     let recordEvent: RecordEvent =
                         switch change {
-                        case .added, .heardOver: .added(found)
+                        case .added: .added(found)
                         case .replaced: .updated(found)
                         case .removed: .removed(found)
                         }
@@ -420,7 +423,7 @@ struct ServiceDirectory {
         let index = follow.addresses.index(insertingIfMissing: interface)
         updateAddress(address, change, in: &follow.addresses[index].addresses)
         var heardOver = follow.addresses[index].heardOver.filter { follow.addresses[index].addresses.contains($0.key) }
-        if change != .removed { heardOver[address] = Set(engine.families(hearing: record, on: interface)) }
+        if change != .removed { heardOver[address] = Set(engine.arrival(of: record, on: interface)?.families ?? []) }
         follow.addresses[index].heardOver = heardOver
         addressFollows[target] = follow
     }
@@ -430,7 +433,7 @@ struct ServiceDirectory {
         _ address: CiaoEngine.IPAddress, _ change: RecordChange, in addresses: inout [CiaoEngine.IPAddress]
     ) {
         switch change {
-        case .added, .heardOver:
+        case .added:
             if !addresses.contains(address) { addresses.append(address) }
         case .replaced:
             // The cache replaced the one address of this family it held (RFC 6762 §10.2).
