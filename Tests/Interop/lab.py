@@ -387,13 +387,17 @@ class Lab:
         raise RuntimeError("lab: IPv6 link-local addresses did not come up")
 
     # -- avahi-daemon with a private D-Bus --
-    def start_avahi(self, host: Host, host_name: str | None = None, ipv6: bool = True, hinfo: bool = False) -> JsonProc:
+    def start_avahi(self, host: Host, host_name: str | None = None, ipv6: bool = True, hinfo: bool = False,
+                    wide_area_resolver: str | None = None) -> JsonProc:
         """Start a private system bus and avahi-daemon in `host`; wait until it is running.
 
         avahi uses `host_name` (by default `<host>-avahi`; the machine's own name, as on a
-        desktop, when asked), over IPv4 alone unless `ipv6`, with a HINFO record if `hinfo`. It runs in a private mount namespace with /run/avahi-daemon and
-        /etc/avahi/services bind-mounted from the host's work directory, so the machine's own are
-        never touched. Returns the daemon, whose log lines are its events.
+        desktop, when asked), over IPv4 alone unless `ipv6`, with a HINFO record if `hinfo`, and
+        with wide-area browsing on, through the servers of the resolv.conf file
+        `wide_area_resolver`, when given. It runs in a private mount namespace with
+        /run/avahi-daemon, /etc/avahi/services (and then /etc/resolv.conf) bind-mounted from the
+        host's work directory, so the machine's own are never touched. Returns the daemon, whose
+        log lines are its events.
         """
         d = host.dir
         for sub in ("dbus", "avahi-run", "services"):
@@ -404,7 +408,8 @@ class Lab:
             f.write(DBUS_CONF.format(sock=sock))
         with open(os.path.join(d, "avahi-daemon.conf"), "w") as f:
             f.write(AVAHI_CONF.format(host=host_name or f"{host.name}-avahi", ifname=IFNAME,
-                                      ipv6="yes" if ipv6 else "no", hinfo="yes" if hinfo else "no"))
+                                      ipv6="yes" if ipv6 else "no", hinfo="yes" if hinfo else "no",
+                                      wide_area="yes" if wide_area_resolver else "no"))
         dbus = host.spawn("dbus", "dbus-daemon", f"--config-file={d}/dbus.conf", "--nofork", "--nopidfile",
                           stdin=False)
         deadline = time.monotonic() + 5
@@ -416,6 +421,7 @@ class Lab:
         os.makedirs("/run/avahi-daemon", exist_ok=True)      # mount point only
         script = ('mount --bind "$1/avahi-run" /run/avahi-daemon && '
                   'mount --bind "$1/services" /etc/avahi/services && '
+                  + (f'mount --bind "{wide_area_resolver}" /etc/resolv.conf && ' if wide_area_resolver else '') +
                   'exec avahi-daemon -f "$1/avahi-daemon.conf" --no-drop-root --no-chroot --no-rlimits --no-proc-title')
         avahi = host.spawn("avahi-daemon", "unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", d,
                            stdin=False, parse=lambda l: {"event": "log", "line": l})
@@ -531,7 +537,7 @@ ratelimit-burst=1000
 objects-per-client-max=8192
 cache-entries-max=16384
 [wide-area]
-enable-wide-area=no
+enable-wide-area={wide_area}
 [publish]
 publish-hinfo={hinfo}
 publish-workstation=no

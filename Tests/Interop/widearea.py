@@ -1,0 +1,282 @@
+#!/usr/bin/env python3
+"""Ciao's wide-area DNS-SD suite: `ciao` against a real BIND 9 (see bind.py), with avahi-daemon's
+wide-area browsing measured beside it, on a private lab of namespaces (see lab.py). Run through
+Scripts/wide-area.sh, as root.
+
+    widearea.py --ciao PATH [--prefix P] [--workdir D] [SCENARIO ...]
+
+Hosts: `dns` (named, 198.18.0.1), `client` (ciao, avahi-daemon with wide-area on, and nsupdate),
+`peer` (a second registrant). Every scenario prints "PASS name: figures", "FAIL name: reason" or
+"SKIP name: why"; the closing line is "wide-area: N passed, M failed". Scenarios that need a ciao
+feature this build lacks say SKIP and name it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bind  # noqa: E402
+from lab import Failure, Host, JsonProc, Lab  # noqa: E402
+
+
+class Skip(Exception):
+    """The scenario needs something this run lacks; the message says what."""
+
+
+class Suite:
+    def __init__(self, args):
+        self.ciao = args.ciao
+        self.prefix = args.prefix
+        self.workdir = args.workdir
+        help_text = subprocess.run([self.ciao, "browse", "--help"], capture_output=True, text=True).stdout
+        self.has_server_option = "--server" in help_text
+
+    def lab(self, name: str) -> tuple[Lab, JsonProc, bind.WideAreaZone]:
+        lab = Lab(f"{self.prefix}{name[:4]}", os.path.join(self.workdir, name), ["dns", "client", "peer"])
+        try:
+            named, zone = bind.start_named(lab["dns"])
+        except BaseException:
+            lab.close()
+            raise
+        return lab, named, zone
+
+    def need_ciao(self) -> None:
+        if not self.has_server_option:
+            raise Skip("this ciao has no wide-area browsing (ciao browse --server)")
+
+    def ciao_argv(self, command: str, *args: str, server: Host) -> list[str]:
+        return [self.ciao, command, "--server", server.v4, *args]
+
+
+# ---------------------------------------------------------------------------- helpers
+
+def nsupdate(host: Host, server: Host, commands: list[str], key: str | None) -> tuple[int, str]:
+    """Send one UPDATE with nsupdate from `host` (signed with the key file `key` if given)."""
+    script = f"server {server.v4}\nzone {bind.DOMAIN}\n" + "\n".join(commands) + "\nsend\n"
+    argv = ["timeout", "10", "nsupdate"] + (["-k", key] if key else [])
+    r = subprocess.run(host.argv(*argv), input=script, capture_output=True, text=True, timeout=15)
+    return r.returncode, (r.stdout + r.stderr).strip()
+
+
+def axfr(host: Host, server: Host) -> list[str]:
+    """The zone as AXFR gives it, one record per line, in dig's canonical presentation."""
+    out = host.run("dig", f"@{server.v4}", "+nocmd", "+nostats", "+onesoa", "AXFR", bind.DOMAIN)
+    return sorted(" ".join(l.split()) for l in out.splitlines() if l and not l.startswith(";"))
+
+
+def key_path(lab: Lab, name: str) -> str:
+    return os.path.join(lab["dns"].dir, "named", name)
+
+
+def avahi_wide_area(lab: Lab, host: Host, server: Host) -> JsonProc:
+    """avahi-daemon on `host` with wide-area browsing on and the lab's server as its resolver."""
+    with open(os.path.join(host.dir, "resolv.conf"), "w") as f:
+        f.write(f"nameserver {server.v4}\n")
+    return lab.start_avahi(host, wide_area_resolver=os.path.join(host.dir, "resolv.conf"))
+
+
+def run_to_end(host: Host, argv: list[str], timeout: float = 30) -> tuple[float, list[str]]:
+    t0 = time.monotonic()
+    r = subprocess.run(host.argv(*argv), capture_output=True, text=True, timeout=timeout)
+    if r.returncode != 0:
+        raise Failure(f"{' '.join(argv)} exited {r.returncode}: {r.stderr.strip()[-400:]}")
+    return time.monotonic() - t0, r.stdout.splitlines()
+
+
+# ---------------------------------------------------------------------------- scenarios
+
+def scenario_zone(s: Suite) -> list[str]:
+    """The lab's server itself: the zone, the key, the policy, as the other scenarios rely on."""
+    lab, named, _ = s.lab("zone")
+    with lab:
+        client, dns = lab["client"], lab["dns"]
+        records = axfr(client, dns)
+        # dig writes "." inside a label as "\\."; the zone file wrote it as \\046
+        printer = bind.zone_label(bind.PRINTER).replace("\\046", "\\.")
+        for want in (f"{printer}._http._tcp.{bind.DOMAIN} 300 IN SRV 0 0 8080 printer.{bind.DOMAIN}",
+                     f"_services._dns-sd._udp.{bind.DOMAIN} 300 IN PTR _http._tcp.{bind.DOMAIN}"):
+            if want not in records:
+                raise Failure(f"AXFR has no {want}:\n" + "\n".join(r for r in records if "bench" not in r))
+        rc, out = nsupdate(client, dns, [f"update add probe._http._tcp.{bind.DOMAIN} 10 TXT \"x\""], None)
+        if rc == 0 or "REFUSED" not in out:
+            raise Failure(f"an unsigned update was not refused: {out}")
+        rc, out = nsupdate(client, dns, [f"update add probe._http._tcp.{bind.DOMAIN} 10 TXT \"x\""],
+                           key_path(lab, "wrong.key"))
+        if rc == 0:
+            raise Failure(f"an update signed with a wrong secret was accepted: {out}")
+        rc, out = nsupdate(client, dns, [f"update add ns.{bind.DOMAIN} 10 TXT \"x\""], key_path(lab, "ciao-lab.key"))
+        if rc == 0 or "REFUSED" not in out:
+            raise Failure(f"the policy let the key write ns.{bind.DOMAIN}: {out}")
+        rc, out = nsupdate(client, dns, [f"update add probe._http._tcp.{bind.DOMAIN} 10 TXT \"x\""],
+                           key_path(lab, "ciao-lab.key"))
+        if rc != 0:
+            raise Failure(f"a signed update within the policy failed: {out}")
+        if f"probe._http._tcp.{bind.DOMAIN} 10 IN TXT \"x\"" not in axfr(client, dns):
+            raise Failure("the signed update is not in the zone")
+        return [f"{len(records)} records by AXFR", "unsigned → REFUSED", "wrong secret → rejected",
+                "outside the policy → REFUSED", "signed → in the zone"]
+
+
+def scenario_browse(s: Suite) -> list[str]:
+    """ciao browse -d -r -t -p of the static services, line for line beside avahi-browse -d."""
+    s.need_ciao()
+    lab, named, _ = s.lab("browse")
+    with lab:
+        client, dns = lab["client"], lab["dns"]
+        avahi_wide_area(lab, client, dns)
+        elapsed, ciao_lines = run_to_end(client, s.ciao_argv("browse", "-d", bind.DOMAIN, "-r", "-t", "-p", "-k",
+                                                             "_http._tcp", server=dns))
+        _, avahi_lines = run_to_end(client, ["avahi-browse", "-d", bind.DOMAIN.rstrip("."), "-r", "-t", "-p", "-k",
+                                             "_http._tcp"])
+        resolved = [l for l in ciao_lines if l.startswith("=")]
+        if len({l.split(";")[3] for l in resolved}) != 2:
+            raise Failure("ciao did not resolve the 2 services:\n" + "\n".join(ciao_lines))
+        txt = next((l for l in resolved if "path=/" in l), "")
+        for part in ('"path=/"', '"flag"', '"empty="', '"bin=\\000\\255\\008"', ";printer.lab.example;", ";8080;"):
+            if part not in txt:
+                raise Failure(f"ciao's line for {bind.PRINTER!r} lacks {part}: {txt}")
+        # avahi resolves one address per service (its first); ciao prints a line per address
+        missing = [l for l in avahi_lines if l not in ciao_lines]
+        if missing:
+            raise Failure("lines avahi-browse -d printed and ciao did not:\n" + "\n".join(missing)
+                          + "\nciao printed:\n" + "\n".join(ciao_lines))
+        return [f"2 services resolved in {elapsed * 1000:.0f} ms (whole process)",
+                f"all {len(avahi_lines)} lines of avahi-browse -d -r -t -p are among ciao's {len(ciao_lines)}"]
+
+
+def scenario_types_and_subtype(s: Suite) -> list[str]:
+    """Type enumeration in the domain and a subtype browse."""
+    s.need_ciao()
+    lab, named, _ = s.lab("types")
+    with lab:
+        client, dns = lab["client"], lab["dns"]
+        _, types = run_to_end(client, s.ciao_argv("types", "-d", bind.DOMAIN, "-t", "-p", "-k", server=dns))
+        found = sorted({l.split(";")[4] for l in types if l.startswith("+")})
+        want = sorted(["_http._tcp", "_ipp._tcp", bind.BENCH_TYPE, bind.LIVE_TYPE])
+        if found != want:
+            raise Failure(f"types: {found}, not {want}\n" + "\n".join(types))
+        _, sub = run_to_end(client, s.ciao_argv("browse", "-d", bind.DOMAIN, "-t", "-p", "-k",
+                                                "_printer._sub._http._tcp", server=dns))
+        names = [l.split(";")[3] for l in sub if l.startswith("+")]
+        if len(names) != 1 or "Plain" in names[0]:
+            raise Failure(f"subtype browse found {names}, not the printer alone")
+        return [f"types {', '.join(found)}", f"_printer subtype: {names[0]}"]
+
+
+def scenario_live(s: Suite) -> list[str]:
+    """A running browse sees nsupdate's registration and its removal; avahi-browse -d beside it."""
+    s.need_ciao()
+    lab, named, _ = s.lab("live")
+    with lab:
+        client, dns = lab["client"], lab["dns"]
+        avahi_wide_area(lab, client, dns)
+        parse = lambda l: {"line": l, "sign": l[:1], "name": l.split(";")[3] if l.count(";") >= 3 else ""}
+        ciao = client.spawn("ciao-browse", *s.ciao_argv("browse", "-d", bind.DOMAIN, "-p", "-k", bind.LIVE_TYPE,
+                                                        server=dns), parse=parse, stdin=False)
+        avahi = client.spawn("avahi-browse", "avahi-browse", "-d", bind.DOMAIN.rstrip("."), "-p", "-k", bind.LIVE_TYPE,
+                             parse=parse, stdin=False)
+        ciao.wait_for({"sign": "+", "name": "Anchor"}, 10, what="the anchor service")
+        try:
+            avahi.wait_for({"sign": "+", "name": "Anchor"}, 10)
+            avahi_saw_anchor = True
+        except Failure:
+            avahi_saw_anchor = False
+        key = key_path(lab, "ciao-lab.key")
+        inst = f"Live\\032One.{bind.LIVE_TYPE}.{bind.DOMAIN}"
+        rc, out = nsupdate(client, dns, [f"update add {bind.LIVE_TYPE}.{bind.DOMAIN} 10 PTR {inst}",
+                                         f"update add {inst} 10 SRV 0 0 7 printer.{bind.DOMAIN}",
+                                         f"update add {inst} 10 TXT \"v=1\""], key)
+        if rc != 0:
+            raise Failure(f"nsupdate add failed: {out}")
+        t0 = time.monotonic()
+        mark = avahi.mark()
+        ciao.wait_for({"sign": "+", "name": "Live\\032One"}, 30, what="the service nsupdate added")
+        added = time.monotonic() - t0
+        rc, out = nsupdate(client, dns, [f"update delete {bind.LIVE_TYPE}.{bind.DOMAIN} PTR {inst}",
+                                         f"update delete {inst}"], key)
+        if rc != 0:
+            raise Failure(f"nsupdate delete failed: {out}")
+        t1 = time.monotonic()
+        ciao.wait_for({"sign": "-", "name": "Live\\032One"}, 30, what="the removal of the service")
+        removed = time.monotonic() - t1
+        avahi_saw = any(e.get("name") == "Live\\032One" for e in avahi.select(lambda e: True, after=mark))
+        return [f"ciao: added seen in {added:.1f} s, removal in {removed:.1f} s (refresh bound 10 s + jitter)",
+                f"avahi-browse -d: anchor {'seen' if avahi_saw_anchor else 'not seen'}, "
+                f"the added service {'seen' if avahi_saw else 'never seen'}"]
+
+
+def scenario_bench(s: Suite) -> list[str]:
+    """Browse → all resolved for the 200 services of _bench._tcp (a figure, not a timed check)."""
+    s.need_ciao()
+    lab, named, _ = s.lab("bench")
+    with lab:
+        client, dns = lab["client"], lab["dns"]
+        figures = []
+        for run in range(3):
+            elapsed, lines = run_to_end(client, s.ciao_argv("browse", "-d", bind.DOMAIN, "-r", "-t", "-p", "-k",
+                                                            bind.BENCH_TYPE, server=dns), timeout=60)
+            resolved = {l.split(";")[3] for l in lines if l.startswith("=")}
+            if len(resolved) != bind.BENCH_COUNT:
+                raise Failure(f"run {run}: {len(resolved)} of {bind.BENCH_COUNT} resolved")
+            figures.append(elapsed)
+        return [f"{bind.BENCH_COUNT} services browsed and resolved in "
+                + ", ".join(f"{f * 1000:.0f}" for f in figures) + " ms (3 runs, whole process)"]
+
+
+SCENARIOS = {
+    "zone": (scenario_zone, "BIND in the lab: zone by AXFR, TSIG key, update-policy"),
+    "browse": (scenario_browse, "ciao browse -d -r -p of static services beside avahi-browse -d"),
+    "types": (scenario_types_and_subtype, "ciao types -d and a subtype browse"),
+    "live": (scenario_live, "a running browse sees nsupdate's add and delete; avahi-browse -d beside it"),
+    "bench": (scenario_bench, "200 services browsed and resolved, three runs"),
+}
+
+
+def main() -> int:
+    a = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    a.add_argument("--ciao", required=True, help="path of the ciao executable")
+    a.add_argument("--prefix", default=f"ciaowa{os.getpid()}", help="namespace name prefix, unique per run")
+    a.add_argument("--workdir", default=f"/tmp/ciao-wide-area.{os.getpid()}", help="logs and server state")
+    a.add_argument("--list", action="store_true", help="list the scenarios and exit")
+    a.add_argument("scenarios", nargs="*", metavar="SCENARIO")
+    args = a.parse_args()
+    if args.list:
+        for n, (_, summary) in SCENARIOS.items():
+            print(f"{n:10} {summary}")
+        return 0
+    unknown = [n for n in args.scenarios if n not in SCENARIOS]
+    if unknown:
+        a.error(f"unknown scenario(s) {', '.join(unknown)}; known: {', '.join(SCENARIOS)}")
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    suite = Suite(args)
+    os.makedirs(args.workdir, exist_ok=True)
+    counts = {"PASS": 0, "FAIL": 0, "SKIP": 0}
+    for name in args.scenarios or list(SCENARIOS):
+        fn, summary = SCENARIOS[name]
+        t0 = time.monotonic()
+        try:
+            line = f"PASS {name}: " + "; ".join(fn(suite))
+        except Skip as skip:
+            line = f"SKIP {name}: {skip}"
+        except Failure as f:
+            line = f"FAIL {name}: {f}"
+        except Exception as e:
+            line = f"FAIL {name}: harness error {type(e).__name__}: {e}\n{traceback.format_exc()}"
+        counts[line[:4]] += 1
+        print(line, flush=True)
+        print(f"     ({summary}; {time.monotonic() - t0:.1f} s; logs in {os.path.join(args.workdir, name)})", flush=True)
+    print(f"wide-area: {counts['PASS']} passed, {counts['FAIL']} failed"
+          + (f", {counts['SKIP']} skipped" if counts["SKIP"] else ""), flush=True)
+    return 1 if counts["FAIL"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
