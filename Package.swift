@@ -27,12 +27,15 @@ let package = Package(
         // Examples: a chat over TCP found with Bonjour, and a program written against NetService.
         .executableTarget(name: "Chat", dependencies: ["Ciao"], path: "Examples/Chat"),
         .executableTarget(name: "NetServiceDemo", dependencies: ["CiaoNetService"], path: "Examples/NetServiceDemo"),
-        // Codec throughput benchmark; run with `swift run -c release CiaoCodecBenchmark`.
-        .executableTarget(name: "CiaoCodecBenchmark", dependencies: ["CiaoWire"]),
-        // Many-host churn run in virtual time; run with `swift run -c release CiaoSimulationBenchmark`.
-        .executableTarget(name: "CiaoSimulationBenchmark", dependencies: ["CiaoEngine", "CiaoSimulation", "CiaoWire"]),
-        // Test support: many engines on a simulated network in virtual time.
-        .target(name: "CiaoSimulation", dependencies: ["CiaoEngine", "CiaoWire"], path: "Tests/CiaoSimulation"),
+        // Many engines on a simulated network in virtual time, for the tests and the benchmarks.
+        .target(name: "CiaoSimulation", dependencies: ["CiaoEngine", "CiaoWire"]),
+        // Benchmarks, in Benchmarks/ beside the Python of the wire and soak benchmarks; they depend
+        // on Sources/ only. Codec throughput: `swift run -c release CiaoCodecBenchmark`.
+        .executableTarget(name: "CiaoCodecBenchmark", dependencies: ["CiaoWire"], path: "Benchmarks/Codec"),
+        // Many-host churn in virtual time: `swift run -c release CiaoSimulationBenchmark`.
+        .executableTarget(
+            name: "CiaoSimulationBenchmark", dependencies: ["CiaoEngine", "CiaoSimulation", "CiaoWire"],
+            path: "Benchmarks/Simulation"),
         .testTarget(name: "CiaoEngineTests", dependencies: ["CiaoEngine", "CiaoSimulation", "CiaoWire"]),
         .testTarget(name: "CiaoWireTests", dependencies: ["CiaoWire"], resources: [.copy("Captures")]),
         .testTarget(name: "CiaoTests", dependencies: ["Ciao", "CiaoEngine", "CiaoSimulation", "CiaoWire"]),
