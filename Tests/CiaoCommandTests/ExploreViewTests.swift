@@ -116,11 +116,21 @@ import Testing
         #expect(configuration.port == 7)
         #expect(configuration.mode == .externalPort)
         #expect(configuration.txtRecord.entries.map(\.key) == ["demo", "x"])
-        model.publicationStarted(id, PublishedService(service: Service(name: "Ciao Demo 1 (2)", type: configuration.type), port: 7))
-        #expect(ExploreView.render(model, width: 80, height: 24, now: Self.now).lines.joined().contains("up as 'Ciao Demo 1 (2)'"))
+        model.publicationStarted(
+            id, PublishedService(service: Service(name: "Ciao Demo 1 (2)", type: configuration.type), port: 7))
+        #expect(
+            ExploreView.render(model, width: 80, height: 24, now: Self.now).lines.joined().contains(
+                "up as 'Ciao Demo 1 (2)'"))
         Self.open(&model, .character("e"), .backspace, .character("y"))
         let update = model.handle(.enter)
-        #expect(update == [.updateTXT(id: id, try TXTRecord(entries: [.init(key: "demo", value: .bytes(Data("1".utf8))), .init(key: "y", value: .flag)]))])
+        #expect(
+            update == [
+                .updateTXT(
+                    id: id,
+                    try TXTRecord(entries: [
+                        .init(key: "demo", value: .bytes(Data("1".utf8))), .init(key: "y", value: .flag),
+                    ]))
+            ])
         #expect(model.handle(.character("s")) == [.stop(id: id)])
         model.publicationStopped(id)
         #expect(model.handle(.character("s")) == [.publish(id: id, configuration)])

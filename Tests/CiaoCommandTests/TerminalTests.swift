@@ -9,7 +9,8 @@ import Glibc
 @Suite struct KeyDecoderTests {
     @Test func decodesKeysMouseAndUTF8() {
         var decoder = KeyDecoder()
-        let bytes = Array("\u{1B}[A\u{1B}[B\u{1B}OC\u{1B}[D\u{1B}[H\u{1B}[4~\u{1B}[5~\u{1B}[6~\u{1B}[Z\r\u{7F}\u{03}q日".utf8)
+        let bytes = Array(
+            "\u{1B}[A\u{1B}[B\u{1B}OC\u{1B}[D\u{1B}[H\u{1B}[4~\u{1B}[5~\u{1B}[6~\u{1B}[Z\r\u{7F}\u{03}q日".utf8)
         #expect(
             decoder.keys(from: bytes) == [
                 .up, .down, .right, .left, .home, .end, .pageUp, .pageDown, .backTab, .enter, .backspace,
@@ -84,7 +85,7 @@ import Glibc
     @Test func refusesWhatIsNotATerminal() {
         var pipeEnds: [Int32] = [0, 0]
         pipe(&pipeEnds)
-        defer { pipeEnds.forEach { close($0) } }
+        defer { for end in pipeEnds { close(end) } }
         #expect(throws: TerminalError.notATerminal) { try RawTerminal(descriptor: pipeEnds[1]) }
     }
 }

@@ -3,7 +3,7 @@ import Ciao
 /// What each key does, as in htop and tig: arrows move, Enter and → open, Esc and ← go back,
 /// `/` searches, Tab switches view, `?` shows help, `q` quits.
 extension ExploreModel {
-    /// Rows a Page Up / Page Down moves; the view tells the model.
+    /// Rows a Page Up / Page Down moves.
     static let pageSize = 10
 
     /// Applies `key`; returns what the driver must do.

@@ -304,7 +304,8 @@ enum ExploreView {
         let hint =
             form.error
             ?? (form.editing == nil
-                ? "Port empty: Ciao holds one. TXT: KEY=VALUE KEY= KEY, \\xHH a byte" : "KEY=VALUE KEY= KEY, \\xHH a byte")
+                ? "Port empty: Ciao holds one. TXT: KEY=VALUE KEY= KEY, \\xHH a byte"
+                : "KEY=VALUE KEY= KEY, \\xHH a byte")
         screen.put(
             hint, row: top + height - 2, column: left + 1, limit: width - 2,
             style: form.error == nil ? .dim : Screen.Style(color: .red))

@@ -9,8 +9,6 @@ struct Screen: Equatable {
             case red = 31
             case green = 32
             case yellow = 33
-            case blue = 34
-            case cyan = 36
         }
 
         var bold = false
