@@ -2122,8 +2122,8 @@ def explore(s: Suite) -> list[str]:
     """`ciao explore` at 80×24 in tmux beside avahi-daemon and python-zeroconf: the types come,
     the search filters, a zeroconf service's details match what it published byte for byte and
     follow its TXT update and removal; a service published from the publish view is resolved,
-    updated and seen stopped by avahi-browse; q, SIGTERM, SIGHUP and SIGINT each restore the
-    terminal."""
+    updated and seen stopped by avahi-browse; q, SIGTERM, SIGHUP and SIGINT each withdraw the
+    publication with goodbyes and restore the terminal."""
     with s.lab("explore", ["ex", "av", "zc"]) as lab:
         ex, av, zch = lab["ex"], lab["av"], lab["zc"]
         lab.start_avahi(av)
@@ -2220,14 +2220,19 @@ def explore(s: Suite) -> list[str]:
             pane = explore_pane(s, ex, f"explore-{sig.name.lower()}")
             try:
                 pane.wait_for(TYPE, 15)
+                pane.keys("Tab", "n", "Enter")              # the demo service as the form offers it
+                pane.wait_for("up as 'Ciao Demo 1'", 10)
+                mark = ab.mark()
                 os.kill(pane.pid(), sig)
                 rc = pane.exit_status(10)
                 if rc != 0 or not pane.restored():
                     raise Failure(f"after {sig.name}: exit status {rc}, terminal restored "
                                   f"{rc is not None and pane.restored()}\n{pane.screen()}")
+                ab.wait_for({"event": "removed", "name": "Ciao Demo 1"}, 3, after=mark,
+                            what=f"goodbye after {sig.name}")
             finally:
                 pane.close()
-        figures.append("SIGTERM, SIGHUP, SIGINT: exit 0, terminal restored")
+        figures.append("SIGTERM, SIGHUP, SIGINT: goodbyes sent, exit 0, terminal restored")
         return figures
 
 

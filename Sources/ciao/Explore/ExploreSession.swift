@@ -13,7 +13,8 @@ import Foundation
 
 /// One `ciao explore` at work: keys, signals and discovery and publication events merged into
 /// one stream that drives the ``ExploreModel``, the actions it asks for carried out with the
-/// public API, and the screen drawn anew (at most every 50 ms while events pour in).
+/// public API, and the screen drawn anew: at once after a key, else at most every 50 ms while
+/// events pour in and once a second when idle.
 struct ExploreSession {
     private enum Input {
         case bytes([UInt8])
@@ -45,6 +46,7 @@ struct ExploreSession {
     private var tasks: [Task<Void, Never>] = []
     private var shown: Screen?
     private var isDirty = true
+    private var lastDrawn = Date.distantPast
 
     init(terminal: RawTerminal, scope: NetworkScope, styled: Bool) {
         self.terminal = terminal
@@ -133,6 +135,8 @@ struct ExploreSession {
             model.message = text
         case .tick:
             model.expire(at: Date())
+            // "Last seen … s ago" moves on once a second.
+            if Date().timeIntervalSince(lastDrawn) >= 1 { isDirty = true }
         }
         return []
     }
@@ -218,6 +222,7 @@ struct ExploreSession {
         terminal.write(screen.rendering(from: shown, styled: styled))
         shown = screen
         isDirty = false
+        lastDrawn = Date()
     }
 }
 
