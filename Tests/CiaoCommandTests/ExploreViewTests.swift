@@ -41,6 +41,17 @@ import Testing
         #expect(screen.line(height - 1).contains("q quit"))
     }
 
+    @Test(arguments: [(1, 1), (10, 3), (20, 5), (40, 10)])
+    func tinyTerminalsDrawWithoutTrapping(width: Int, height: Int) {
+        var model = Self.model(services: 3)
+        Self.open(&model, .down, .enter, .enter)
+        #expect(ExploreView.render(model, width: width, height: height, now: Self.now).lines.count == height)
+        Self.open(&model, .character("?"))
+        _ = ExploreView.render(model, width: width, height: height, now: Self.now)
+        Self.open(&model, .escape, .tab, .character("n"))
+        #expect(ExploreView.render(model, width: width, height: height, now: Self.now).width == width)
+    }
+
     @Test func detailsShowEveryAddressAndTellTXTKindsApart() {
         var model = Self.model()
         Self.open(&model, .down, .enter, .enter)

@@ -297,7 +297,7 @@ enum ExploreView {
             screen.put(label, row: row, column: left + 1, style: focused ? .bold : .plain)
             let value = (form.values[field] ?? "") + (focused ? "_" : "")
             // The end of a long value is what is being typed.
-            let room = width - 10
+            let room = max(2, width - 10)
             let shown = DisplayWidth.of(value) > room ? "…" + String(value.suffix(room - 1)) : value
             screen.put(shown, row: row, column: left + 8, limit: room, style: focused ? .reverse : .plain)
         }

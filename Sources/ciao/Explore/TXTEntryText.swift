@@ -12,7 +12,7 @@ enum TXTEntryText {
             return "  \(entry.key)=  (empty)"
         case .bytes(let bytes):
             if let text = String(validating: bytes, as: UTF8.self),
-                !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+                !text.unicodeScalars.contains(where: DisplayWidth.isControl)
             {
                 return "  \(entry.key)=\(text)"
             }

@@ -77,7 +77,7 @@ struct Screen: Equatable {
 
     /// Paints `count` cells from `column` on `row` with `style`, keeping their characters.
     mutating func paint(row: Int, column: Int, count: Int, style: Style) {
-        guard row >= 0, row < height else { return }
+        guard row >= 0, row < height, count > 0, column < width else { return }
         for x in max(0, column)..<min(width, column + count) { cells[row * width + x].style = style }
     }
 
@@ -100,7 +100,7 @@ struct Screen: Equatable {
     }
 
     private static func printable(_ character: Character) -> Character {
-        character.unicodeScalars.contains { $0.properties.generalCategory == .control || $0.value == 0x2028 }
+        character.unicodeScalars.contains(where: DisplayWidth.isControl)
             ? "\u{FFFD}" : character
     }
 
