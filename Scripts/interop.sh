@@ -61,7 +61,7 @@ done
 # ------------------------------------------------------------------ peers (Scripts/lib/peers.sh)
 # shellcheck source=lib/peers.sh
 . "$ROOT/Scripts/lib/peers.sh"
-install_peer_packages
+install_peer_packages tmux:tmux
 ensure_zeroconf
 
 # ------------------------------------------------------------------ the agent and the ciao tool

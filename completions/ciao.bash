@@ -22,7 +22,7 @@ _ciao() {
         if [[ $cur == -* ]]; then
             mapfile -t COMPREPLY < <(compgen -W '-h --help -V --version' -- "$cur")
         else
-            mapfile -t COMPREPLY < <(compgen -W 'browse publish resolve types resolve-host resolve-address query decode help' -- "$cur")
+            mapfile -t COMPREPLY < <(compgen -W 'browse publish resolve types resolve-host resolve-address query decode explore help' -- "$cur")
         fi
         return 0
     fi
@@ -67,6 +67,11 @@ _ciao() {
         decode)
             options='-h --help'
             files=1
+            ;;
+        explore)
+            options='-i --interface -4 -6 -h --help'
+            values='-i --interface'
+            interfaces='-i --interface'
             ;;
         *) return 0 ;;
     esac

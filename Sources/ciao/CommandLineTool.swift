@@ -21,6 +21,7 @@ enum CommandLineTool {
           resolve-address ADDRESS...     print the host name each address maps back to
           query NAME TYPE                print records of any type, once or as they change (-c)
           decode [FILE]                  print the DNS messages in a capture, hex dump or raw file
+          explore                        browse and publish interactively, full screen
 
         Run "ciao <command> --help" for a command's options, "ciao --version" for the version.
         Exit status: 0 success; 1 failure; 2 bad arguments.
@@ -36,6 +37,7 @@ enum CommandLineTool {
         "resolve-address": (ResolveAddressCommand.spec, ResolveAddressCommand.run),
         "query": (QueryCommand.spec, QueryCommand.run),
         "decode": (DecodeCommand.spec, { DecodeCommand.run($0) }),
+        "explore": (ExploreCommand.spec, ExploreCommand.run),
     ]
 
     static func run(_ arguments: [String]) async -> Int32 {

@@ -5,13 +5,13 @@ import Glibc
 import Darwin
 #endif
 
-/// SIGINT and SIGTERM as an async sequence, so that a command can stop cleanly (goodbyes sent)
-/// instead of dying.
+/// Signals as an async sequence, so that a command can stop cleanly (goodbyes sent) instead of
+/// dying: SIGINT and SIGTERM by default, or those given (SIGHUP, SIGWINCH).
 enum SignalMonitor {
-    static func interruptions() -> AsyncStream<Int32> {
+    static func interruptions(_ signals: [Int32] = [SIGINT, SIGTERM]) -> AsyncStream<Int32> {
         AsyncStream { continuation in
             let sources = SignalSources(
-                sources: [SIGINT, SIGTERM].map { number in
+                sources: signals.map { number in
                     signal(number, SIG_IGN)
                     let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
                     source.setEventHandler { continuation.yield(number) }

@@ -216,6 +216,7 @@ import Testing
         #expect(
             Set(CommandLineTool.commands.keys) == [
                 "browse", "publish", "resolve", "types", "decode", "resolve-host", "resolve-address", "query",
+                "explore",
             ])
     }
 }

@@ -28,6 +28,7 @@ import traceback
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dnsmsg  # noqa: E402
 from lab import HERE, IFNAME, Failure, Host, JsonProc, Lab, show_txt  # noqa: E402
+from pane import Pane  # noqa: E402
 
 PEERS = os.path.join(HERE, "peers")
 TYPE = "_ciaotest._tcp"
@@ -2074,6 +2075,165 @@ def netservice(s: Suite) -> list[str]:
         return [f"delegate callbacks in order on both sides; resolved {t_resolved:.2f} s after the browse began",
                 details]
 
+
+
+def explore_pane(s: Suite, host: Host, tag: str, width: int = 80, height: int = 24) -> Pane:
+    """`ciao explore` running in `host`, in a tmux pane of its own."""
+    if not s.ciao_path:
+        raise Failure("no ciao executable (pass --ciao PATH)")
+    return Pane(f"{s.prefix}-{tag}", host.argv(s.ciao_path, "explore"), s.workdir, width, height,
+                env={"TERM": "xterm-256color", "LANG": "C.UTF-8"})
+
+
+def txt_lines(txt: dict) -> list[str]:
+    """How explore's details show a TXT dict ({key: hex or None}), entry by entry."""
+    out = []
+    for k, v in txt.items():
+        if v is None:
+            out.append(f"{k}  (flag)")
+        elif v == "":
+            out.append(f"{k}=  (empty)")
+        else:
+            b = bytes.fromhex(v)
+            try:
+                text = b.decode("utf-8")
+                out.append(f"{k}={text}" if text.isprintable() else f"{k}=<{' '.join(f'{x:02x}' for x in b)}>  (hex)")
+            except UnicodeDecodeError:
+                out.append(f"{k}=<{' '.join(f'{x:02x}' for x in b)}>  (hex)")
+    return out
+
+
+def shown_txt(screen: str) -> list[str]:
+    """The TXT entries the details column shows, in order."""
+    lines = [l.split("│")[-1].strip() for l in screen.splitlines()]
+    if not any(l.startswith("TXT (") for l in lines):
+        return []
+    start = next(i for i, l in enumerate(lines) if l.startswith("TXT ("))
+    out = []
+    for l in lines[start + 1:]:
+        if not l or l.startswith("Last seen"):
+            break
+        out.append(l)
+    return out
+
+
+@scenario("explore", "ciao explore in tmux: peers' types, details, search, TXT update and removal; publish, edit, stop; terminal restored")
+def explore(s: Suite) -> list[str]:
+    """`ciao explore` at 80×24 in tmux beside avahi-daemon and python-zeroconf: the types come,
+    the search filters, a zeroconf service's details match what it published byte for byte and
+    follow its TXT update and removal; a service published from the publish view is resolved,
+    updated and seen stopped by avahi-browse; q, SIGTERM, SIGHUP and SIGINT each withdraw the
+    publication with goodbyes and restore the terminal."""
+    with s.lab("explore", ["ex", "av", "zc"]) as lab:
+        ex, av, zch = lab["ex"], lab["av"], lab["zc"]
+        lab.start_avahi(av)
+        ap = s.avahi_client(av)
+        zc = s.zeroconf(zch)
+        expect_published(ap, "a", "Avahi Peer Ü", port=9000)
+        expect_published(zc, "z", "Zeroconf Peer Ü", port=9001)
+        expect_published(zc, "o", "Other Thing", port=9002, type_="_ciaoother._tcp")
+        ab = avahi_browse(av, "-r", "_ciaodemo._tcp")
+        figures = []
+        pane = explore_pane(s, ex, "explore")
+        try:
+            t0 = time.monotonic()
+            pane.wait_for(lambda sc: TYPE in sc and "_ciaoother._tcp" in sc, 15)
+            figures.append(f"types shown {time.monotonic() - t0:.2f} s")
+            pane.keys("/")
+            pane.type("ciaotest")
+            pane.wait_for(lambda sc: TYPE in sc and "_ciaoother._tcp" not in sc, 5)
+            pane.keys("Enter", "Enter")
+            pane.wait_for(lambda sc: "Avahi Peer Ü" in sc and "Zeroconf Peer Ü" in sc, 10)
+            pane.keys("Down", "Enter")
+            sc = pane.wait_for(lambda sc: "Port: 9001" in sc and shown_txt(sc), 10)
+            problems = []
+            if shown_txt(sc) != txt_lines(TXT):
+                problems.append(f"TXT shown {shown_txt(sc)} != published {txt_lines(TXT)}")
+            for needle in (f"Host: {zch.name}-zc.local.", zch.v4, "Interface: civ0"):
+                if needle not in sc:
+                    problems.append(f"no {needle!r} in the details")
+            if problems:
+                raise Failure("; ".join(problems) + "\n" + sc)
+            t1 = time.monotonic()
+            zc.send(cmd="updateTXT", id="z", txt=TXT2)
+            pane.wait_for(lambda sc: shown_txt(sc) == txt_lines(TXT2), 10)
+            figures.append(f"peer TXT update shown {time.monotonic() - t1:.2f} s")
+            zc.wait_for({"event": "txtUpdated", "id": "z"}, 5)   # an unpublish racing it would be undone
+            t1 = time.monotonic()
+            zc.send(cmd="unpublish", id="z")
+            pane.wait_for("Gone at", 10)
+            figures.append(f"peer removal shown {time.monotonic() - t1:.2f} s")
+
+            name = "Explore Pub Ü"
+            pane.keys("Tab", "n")
+            pane.wait_for("New publication", 5)
+            pane.keys(*["BSpace"] * 20)
+            pane.type(name)
+            pane.keys("Tab", "Tab")
+            pane.type("7777")
+            pane.keys("Tab")
+            pane.type(" a=1")
+            t1 = time.monotonic()
+            pane.keys("Enter")
+            want = {"demo": b"1".hex(), "a": b"1".hex()}
+            ar = ab.wait_for(lambda e: e["event"] == "resolved" and e["name"] == name and e["port"] == 7777
+                             and e["txt"] == want, 10, what=f"avahi-browse resolving {name!r} with {want}")
+            pane.wait_for(f"up as '{name}'", 5)
+            figures.append(f"published service resolved by avahi {ar['t'] - t1:.2f} s")
+            pane.keys("e")
+            pane.wait_for("Edit TXT", 5)
+            pane.type(" b=2")
+            t1 = time.monotonic()
+            pane.keys("Enter")
+            want2 = dict(want, b=b"2".hex())
+            seen = []
+            while time.monotonic() - t1 < 10:
+                seen = [e for e in avahi_browse_once(av, "-r", "_ciaodemo._tcp")
+                        if e["event"] == "resolved" and e["name"] == name]
+                if seen and all(e["txt"] == want2 for e in seen):
+                    break
+            else:
+                raise Failure(f"avahi-browse never showed the edited TXT {want2}: last {seen}")
+            figures.append(f"TXT edit seen by avahi {time.monotonic() - t1:.2f} s")
+            mark = ab.mark()
+            t1 = time.monotonic()
+            pane.keys("s")
+            ab.wait_for({"event": "removed", "name": name}, 3, after=mark, what="goodbye after stop")
+            figures.append(f"stop seen by avahi {time.monotonic() - t1:.2f} s")
+            mark = ab.mark()
+            pane.keys("s")
+            ab.wait_for({"event": "found", "name": name}, 10, after=mark, what="found again after restart")
+            pane.wait_for(f"up as '{name}'", 10)
+            mark = ab.mark()
+            t1 = time.monotonic()
+            pane.keys("q")
+            rc = pane.exit_status(10)
+            if rc != 0 or not pane.restored():
+                raise Failure(f"after q: exit status {rc}, terminal restored {pane.restored()}\n{pane.screen()}")
+            ab.wait_for({"event": "removed", "name": name}, 3, after=mark, what="goodbye after q")
+            figures.append(f"q: goodbye seen {time.monotonic() - t1:.2f} s, terminal restored")
+            if "explore-start" not in pane.screen():
+                raise Failure(f"the screen under the program did not come back:\n{pane.screen()}")
+        finally:
+            pane.close()
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            pane = explore_pane(s, ex, f"explore-{sig.name.lower()}")
+            try:
+                pane.wait_for(TYPE, 15)
+                pane.keys("Tab", "n", "Enter")              # the demo service as the form offers it
+                pane.wait_for("up as 'Ciao Demo 1'", 10)
+                mark = ab.mark()
+                os.kill(pane.pid(), sig)
+                rc = pane.exit_status(10)
+                if rc != 0 or not pane.restored():
+                    raise Failure(f"after {sig.name}: exit status {rc}, terminal restored "
+                                  f"{rc is not None and pane.restored()}\n{pane.screen()}")
+                ab.wait_for({"event": "removed", "name": "Ciao Demo 1"}, 3, after=mark,
+                            what=f"goodbye after {sig.name}")
+            finally:
+                pane.close()
+        figures.append("SIGTERM, SIGHUP, SIGINT: goodbyes sent, exit 0, terminal restored")
+        return figures
 
 
 def main() -> int:
