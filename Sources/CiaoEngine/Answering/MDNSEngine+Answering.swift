@@ -371,7 +371,7 @@ extension MDNSEngine {
             let packet = fullestPacket(from: start, guess: count)
             if let bytes = packet.bytes {
                 outgoing.append(OutgoingDatagram(bytes: bytes, interface: interface.id, destination: destination))
-                if !hostRecordsSent { hostRecordsSent = packet.message.additionals.contains { $0.name == host.name } }
+                if !hostRecordsSent { hostRecordsSent = packet.message.additionals.contains { $0.name == registrations.host.name } }
             } else {
                 // One answer too large with its additional records: the encoder leaves out those
                 // that do not fit, so the host's go again with the next packet.
@@ -421,7 +421,7 @@ extension MDNSEngine {
         return answeringRegistrations(publishing: question.name).filter {
             $0.name == question.name && $0.appliesTo(interface.id)
         }.flatMap {
-            $0.records(hostName: host.name, interface: interface).filter { $0.type == .nsec }
+            $0.records(hostName: registrations.host.name, interface: interface).filter { $0.type == .nsec }
         }
     }
 
@@ -432,7 +432,7 @@ extension MDNSEngine {
         var result = UniqueRecords()
         for registration in answeringRegistrations(publishing: question.name) where registration.appliesTo(interface.id)
         {
-            for record in registration.records(hostName: host.name, interface: interface)
+            for record in registration.records(hostName: registrations.host.name, interface: interface)
             where record.name == question.name
                 && ((question.type == .any && record.type != .nsec) || record.type == question.type)
             {
@@ -445,8 +445,8 @@ extension MDNSEngine {
     /// Our address records on `interface`, with the NSEC for a family we do not have (§6.1); none
     /// while the host name is still being probed or is not ours.
     private func hostRecords(on interface: NetworkInterface) -> [ResourceRecord] {
-        guard ownsHostName, !isProbing(host) else { return [] }
-        return host.addressRecords(of: interface.publishedAddresses.map(\.address))
+        guard ownsHostName, !isProbing(registrations.host) else { return [] }
+        return registrations.host.addressRecords(of: interface.publishedAddresses.map(\.address))
     }
 
     /// What each answer calls for among the additional records (RFC 6763 §12): the SRV and TXT
@@ -475,7 +475,7 @@ extension MDNSEngine {
             where registration.name == name && registration.appliesTo(interface.id) {
                 // A service's records under `name` and the host's, which its SRV points to.
                 if case .service = registration.kind {
-                    need.serviceRecords += registration.records(hostName: host.name, interface: interface).filter {
+                    need.serviceRecords += registration.records(hostName: registrations.host.name, interface: interface).filter {
                         $0.name == name && ($0.type == .srv || $0.type == .txt)
                     }
                     services += 1

@@ -22,7 +22,6 @@ extension MDNSEngine {
         ownRecordNamesChanged = []
         queriesStartedSinceOwnRecordReport = []
         guard !stale.isEmpty else { return }
-        refreshRegistrationIndex()
         for id in stale.sorted() {
             var current: [InterfaceID: [ResourceRecord]] = [:]
             if let query = queries[id] {
@@ -75,17 +74,12 @@ extension MDNSEngine {
     {
         var result: [ResourceRecord] = []
         var seen: Set<ResourceRecord> = []
-        for id in registrationIDs(publishing: query.name) {
-            let registration: Registration
-            if let id {
-                guard reportedRegistrations.contains(id), let service = registrations[id],
-                    service.appliesTo(interface.id)
-                else { continue }
-                registration = service
-            } else {
-                registration = host
+        for owner in owners(publishing: query.name) {
+            guard let registration = registrations[owner] else { continue }
+            if case .registration(let id) = owner {
+                guard reportedRegistrations.contains(id), registration.appliesTo(interface.id) else { continue }
             }
-            for record in registration.records(hostName: host.name, interface: interface)
+            for record in registration.records(hostName: registrations.host.name, interface: interface)
             where record.type != .nsec && query.matches(record) && seen.insert(record).inserted {
                 result.append(record)
             }

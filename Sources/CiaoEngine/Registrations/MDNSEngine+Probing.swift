@@ -14,8 +14,8 @@ extension MDNSEngine {
     /// When a new probe sequence starts: 0–250 ms from now, shared with any registration that has
     /// not sent its first probe yet, so registrations made together probe together (§8.1).
     mutating func firstProbeTime(at now: Instant) -> Instant {
-        if ownsHostName, case .probing(0, let next) = host.state, next >= now { return next }
-        for state in registrations.values.lazy.map(\.state) {
+        if ownsHostName, case .probing(0, let next) = registrations.host.state, next >= now { return next }
+        for state in registrations.services.lazy.map(\.state) {
             if case .probing(0, let next) = state, next >= now { return next }
         }
         return now + random.duration(in: Self.firstProbeDelay)
@@ -37,15 +37,15 @@ extension MDNSEngine {
     /// Probes every name again, as on a new interface (§8.1).
     mutating func restartProbing(at now: Instant) {
         let start = firstProbeTime(at: now)
-        if ownsHostName { host.state = .probing(sent: 0, next: start) }
-        for id in registrations.keys { registrations[id]!.state = .probing(sent: 0, next: start) }
+        if ownsHostName { registrations.host.state = .probing(sent: 0, next: start) }
+        registrations.updateEach { $0.state = .probing(sent: 0, next: start) }
     }
 
     /// The earliest probe or announcement due among the host and the services, if any.
     func computeEarliestRegistrationDeadline() -> Instant? {
         var earliest: Instant?
-        let hostStates = ownsHostName ? [host.state] : []
-        for state in hostStates.lazy + registrations.values.lazy.map(\.state) {
+        let hostStates = ownsHostName ? [registrations.host.state] : []
+        for state in hostStates.lazy + registrations.services.lazy.map(\.state) {
             switch state {
             case .probing(_, let next), .announcing(_, let next): earliest = min(earliest ?? next, next)
             case .established, .waitingForInterface: break
@@ -71,10 +71,10 @@ extension MDNSEngine {
         var newlyRegistered: [RegistrationID] = []
         // Only names with a probe or announcement due: established ones (most of them, with many
         // services) are neither copied nor written back.
-        let due = registrations.compactMap { id, registration in Self.isDue(registration, at: now) ? id : nil }.sorted()
-        let ids: [RegistrationID?] = (ownsHostName && Self.isDue(host, at: now) ? [nil] : []) + due
-        for id in ids {
-            guard var registration = registration(id) else { continue }
+        let due = registrations.ids { Self.isDue($0, at: now) }.map(RecordOwner.registration)
+        let owners = (ownsHostName && Self.isDue(registrations.host, at: now) ? [RecordOwner.host] : []) + due
+        for owner in owners {
+            guard var registration = registrations[owner] else { continue }
             switch registration.state {
             case .probing(let sent, let next) where next <= now:
                 if !interfaces.keys.contains(where: registration.appliesTo) {
@@ -83,7 +83,7 @@ extension MDNSEngine {
                 } else if sent < Self.probeCount {
                     probing.append(registration)
                     registration.state = .probing(sent: sent + 1, next: now + Self.probeInterval)
-                } else if id != nil, !hostNameIsSettled {
+                } else if owner != .host, !hostNameIsSettled {
                     // A service's SRV record names the host: announce it only once the host name
                     // is ours too, so that no one resolves it to a name we may still lose.
                     registration.state = .probing(sent: sent, next: now + Self.probeInterval)
@@ -94,10 +94,10 @@ extension MDNSEngine {
                     registration.conflictTimes = []
                     registration.conflictReprobe = nil
                     registration.announcedTypes = nil
-                    if let id, !reportedRegistrations.contains(id) {
+                    if let id = owner.registrationID, !reportedRegistrations.contains(id) {
                         newlyRegistered.append(id)
                     }
-                    if id == nil { hostNameSettled = true }
+                    if owner == .host { hostNameSettled = true }
                 }
             default:
                 break
@@ -110,19 +110,22 @@ extension MDNSEngine {
                     ? .established : .announcing(sent: sent + 1, next: now + .seconds(1 << sent))
                 if registration.state == .established { registration.announcedTypes = nil }
             }
-            if let id { registrations[id] = registration } else { host = registration }
+            registrations[owner] = registration
         }
         if hostNameSettled {
             // Their SRV records name the new host name: announced again with it (§8.4).
             for id in reportHostNameIfRenamed() {
-                registrations[id]!.state = .announcing(sent: 1, next: now + .seconds(1))
-                announcing.append(registrations[id]!)
+                guard var registration = registrations[.registration(id)] else { continue }
+                registration.state = .announcing(sent: 1, next: now + .seconds(1))
+                registrations[.registration(id)] = registration
+                announcing.append(registration)
             }
         }
         for id in newlyRegistered {
+            guard let registration = registrations[.registration(id)] else { continue }
             reportedRegistrations.insert(id)
-            noteOwnRecordsChanged(of: registrations[id]!)
-            events.append(.registered(id, name: registrations[id]!.name))
+            noteOwnRecordsChanged(of: registration)
+            events.append(.registered(id, name: registration.name))
         }
         // By id, taking only each interface's description: a copy of its whole state would make
         // the last-multicast table copy itself when the announcements below update it.
@@ -132,7 +135,7 @@ extension MDNSEngine {
             if !probes.isEmpty {
                 // The first probe asks for a unicast reply (§8.1); all carry the proposal in
                 // Authority, and ask about each name proposed (the host's reverse names too).
-                let proposed = probes.flatMap { $0.probeRecords(hostName: host.name, interface: interface) }
+                let proposed = probes.flatMap { $0.probeRecords(hostName: registrations.host.name, interface: interface) }
                 var asked: Set<DomainName> = []
                 let names = proposed.map(\.name).filter { asked.insert($0).inserted }
                 var message = Message(
@@ -145,7 +148,7 @@ extension MDNSEngine {
             if !announcements.isEmpty {
                 let records = uniqued(
                     announcements.flatMap { registration in
-                        registration.records(hostName: host.name, interface: interface).filter {
+                        registration.records(hostName: registrations.host.name, interface: interface).filter {
                             registration.announcedTypes?.contains($0.type) ?? true
                         }
                     })
@@ -177,13 +180,12 @@ extension MDNSEngine {
     /// still published use too.
     mutating func sendGoodbyes(for withdrawn: [Registration]) {
         guard !withdrawn.isEmpty else { return }
-        refreshRegistrationIndex()
         for id in interfaces.keys.sorted() {
             let interface = interfaces[id]!.interface
             var considered: Set<RecordKey> = []
             var goodbyes: [ResourceRecord] = []
             for registration in withdrawn where registration.appliesTo(id) {
-                for record in registration.records(hostName: host.name, interface: interface)
+                for record in registration.records(hostName: registrations.host.name, interface: interface)
                 where considered.insert(RecordKey(record)).inserted {
                     // Only PTRs are shared between registrations.
                     if !record.cacheFlush && publishes(record, on: interface, answering: false) { continue }
@@ -214,10 +216,10 @@ extension MDNSEngine {
     ) {
         yieldContestedReverseNames(in: message.answers + message.additionals)
         let names = Set((message.answers + message.additionals).map(\.name))
-        for id in registrationIDs(publishingAnyOf: names) {
-            guard let registration = registration(id), names.contains(registration.name)
+        for owner in owners(publishingAnyOf: names) {
+            guard let registration = registrations[owner], names.contains(registration.name)
             else { continue }
-            let ours = Set(registration.records(hostName: host.name, interface: interface).map(RecordKey.init))
+            let ours = Set(registration.records(hostName: registrations.host.name, interface: interface).map(RecordKey.init))
             let ourTypes = Set(ours.map(\.data.type))
             let conflicting = (message.answers + message.additionals).contains { record in
                 // §9: a conflict is a record of our name and class IN with other data; the other
@@ -227,7 +229,7 @@ extension MDNSEngine {
                 else { return false }
                 // The host name conflicts only over addresses, and never with another responder
                 // on this host publishing this host's own (§15).
-                if id == nil { return isForeignAddressRecord(record) }
+                if owner == .host { return isForeignAddressRecord(record) }
                 // While probing any record with our name is a conflict; afterwards, only a
                 // different answer for one of our unique types (§9).
                 return isProbing(registration)
@@ -237,14 +239,14 @@ extension MDNSEngine {
             let whileProbing = isProbing(registration)
             diagnose(.conflict(name: registration.name, from: source, on: interface.id, whileProbing: whileProbing))
             if isProbing(registration) {
-                rename(id, at: now)
+                rename(owner, at: now)
             } else {
                 // §9: reset to probing; a real owner will defend and we rename then.
                 let records = (message.answers + message.additionals).filter { $0.name == registration.name }
                 var reprobing = registration
                 reprobing.conflictReprobe = Set(records.map(RecordKey.init))
                 reprobing.state = .probing(sent: 0, next: now + random.duration(in: Self.firstProbeDelay))
-                if let id { registrations[id] = reprobing } else { host = reprobing }
+                registrations[owner] = reprobing
             }
         }
     }
@@ -256,16 +258,16 @@ extension MDNSEngine {
         let family = source.address.family
         yieldContestedReverseNames(in: message.authorities)
         let names = Set(message.authorities.map(\.name))
-        for id in registrationIDs(publishingAnyOf: names) {
-            guard let registration = registration(id) else { continue }
+        for owner in owners(publishingAnyOf: names) {
+            guard let registration = registrations[owner] else { continue }
             // Another responder on this host proposing this host's own addresses for the host
             // name is no rival: both may publish them (§15).
             let theirs = message.authorities.filter {
                 $0.name == registration.name && $0.rrClass == .internet
-                    && (id != nil || isForeignAddressRecord($0))
+                    && (owner != .host || isForeignAddressRecord($0))
             }
             guard !theirs.isEmpty else { continue }
-            let ours = registration.probeRecords(hostName: host.name, interface: interface).filter {
+            let ours = registration.probeRecords(hostName: registrations.host.name, interface: interface).filter {
                 $0.name == registration.name
             }
             switch registration.state {
@@ -273,7 +275,7 @@ extension MDNSEngine {
                 // The lexicographically later set wins; on a loss, wait a second and probe again.
                 if Self.compareProbeRecords(ours, theirs) < 0 {
                     diagnose(.lostProbeTieBreak(name: registration.name, from: source, on: interface.id))
-                    setState(of: id, to: .probing(sent: 0, next: now + .seconds(1)))
+                    registrations[owner]?.state = .probing(sent: 0, next: now + .seconds(1))
                 }
             case .announcing, .established:
                 guard Set(ours.map(RecordKey.init)) != Set(theirs.map(RecordKey.init)) else { continue }
@@ -305,12 +307,12 @@ extension MDNSEngine {
     }
 
     /// Renames after a conflict and probes again, slowing down after repeated conflicts (§8.1, §9).
-    private mutating func rename(_ id: RegistrationID?, at now: Instant) {
-        guard var registration = registration(id) else { return }
+    private mutating func rename(_ owner: RecordOwner, at now: Instant) {
+        guard var registration = registrations[owner] else { return }
         let oldName = registration.name
-        if id != nil { noteOwnRecordsChanged(of: registration) }
-        if let id, registration.service?.allowsRenaming == false {
-            registrations[id] = nil
+        if owner != .host { noteOwnRecordsChanged(of: registration) }
+        if let id = owner.registrationID, registration.service?.allowsRenaming == false {
+            registrations.remove(id)
             reportedRegistrations.remove(id)
             events.append(.nameConflict(id, name: oldName))
             releaseHostNameIfUnneeded()
@@ -326,18 +328,18 @@ extension MDNSEngine {
             registration.isThrottled = false
         }
         registration.label =
-            id == nil
+            owner == .host
             ? InstanceNamer.nextHostName(after: registration.label)
             : InstanceNamer.nextInstanceName(after: registration.label)
         let delay =
             registration.isThrottled ? Self.conflictBackoff : random.duration(in: Self.firstProbeDelay)
         registration.state = .probing(sent: 0, next: now + delay)
-        if let id {
-            registrations[id] = registration
+        if let id = owner.registrationID {
+            registrations[owner] = registration
             reportedRegistrations.remove(id)
             events.append(.renamed(id, from: oldName, to: registration.name))
         } else {
-            host = registration
+            registrations.host = registration
             ownRecordsChanged = true
             // Another responder on this host may hold the new name already. The rename is
             // reported, and the services announced again, once the new name is settled.
@@ -348,20 +350,10 @@ extension MDNSEngine {
     /// Reports a host name settled under another name than last reported; returns the established
     /// services, whose SRV records now name it and are to be announced again (§8.4).
     mutating func reportHostNameIfRenamed() -> [RegistrationID] {
-        guard host.name != reportedHostName else { return [] }
-        events.append(.hostRenamed(from: reportedHostName, to: host.name))
-        reportedHostName = host.name
-        return registrations.keys.filter { registrations[$0]!.state == .established }.sorted()
-    }
-
-    /// The registration `id` names; `nil` stands for the host name.
-    private func registration(_ id: RegistrationID?) -> Registration? {
-        guard let id else { return host }
-        return registrations[id]
-    }
-
-    private mutating func setState(of id: RegistrationID?, to state: Registration.State) {
-        if let id { registrations[id]?.state = state } else { host.state = state }
+        guard registrations.host.name != reportedHostName else { return [] }
+        events.append(.hostRenamed(from: reportedHostName, to: registrations.host.name))
+        reportedHostName = registrations.host.name
+        return registrations.ids { $0.state == .established }
     }
 
     private func uniqued(_ records: [ResourceRecord]) -> [ResourceRecord] {
