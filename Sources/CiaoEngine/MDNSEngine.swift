@@ -191,14 +191,14 @@ public struct MDNSEngine {
     public mutating func removeInterface(_ id: InterfaceID, at now: Instant) {
         guard var state = interfaces[id] else { return }
         ownRecordsChanged = true
-        // Each record once: services of one type share their PTR from the enumeration name.
-        var seen: Set<RecordKey> = []
         // A name never announced has nobody holding it to say goodbye to.
         let announced =
-            (owesHostGoodbyes ? [registrations.host] : []) + registrations.services.filter { $0.appliesTo(id) && $0.hasAnnounced }
-        let goodbyes = announced.flatMap {
-            $0.records(hostName: registrations.host.name, interface: state.interface)
-        }.filter { seen.insert(RecordKey($0)).inserted }
+            (owesHostGoodbyes ? [registrations.host] : [])
+            + registrations.services.filter { $0.appliesTo(id) && $0.hasAnnounced }
+        // Each record once: services of one type share their PTR from the enumeration name.
+        let goodbyes = UniqueRecords(
+            announced.flatMap { $0.records(hostName: registrations.host.name, interface: state.interface) }
+        ).records
         multicast(
             Message(header: .response(), answers: goodbyes.map(\.goodbye)), on: state.interface, purpose: .goodbye)
         for record in state.cache.removeAll() { report(.removed, record, on: id) }

@@ -72,18 +72,17 @@ extension MDNSEngine {
     /// does not exist.
     private func visibleOwnRecords(answering query: ContinuousQuery, on interface: NetworkInterface) -> [ResourceRecord]
     {
-        var result: [ResourceRecord] = []
-        var seen: Set<ResourceRecord> = []
+        var result = UniqueRecords()
         for owner in owners(publishing: query.name) {
             guard let registration = registrations[owner] else { continue }
             if case .registration(let id) = owner {
                 guard reportedRegistrations.contains(id), registration.appliesTo(interface.id) else { continue }
             }
             for record in registration.records(hostName: registrations.host.name, interface: interface)
-            where record.type != .nsec && query.matches(record) && seen.insert(record).inserted {
-                result.append(record)
+            where record.type != .nsec && query.matches(record) {
+                result.insert(record)
             }
         }
-        return result
+        return result.records
     }
 }

@@ -146,12 +146,13 @@ extension MDNSEngine {
             }
             let announcements = announcing.filter { $0.appliesTo(interface.id) }
             if !announcements.isEmpty {
-                let records = uniqued(
+                let records = UniqueRecords(
                     announcements.flatMap { registration in
                         registration.records(hostName: registrations.host.name, interface: interface).filter {
                             registration.announcedTypes?.contains($0.type) ?? true
                         }
-                    })
+                    }
+                ).records
                 // An announcement leaves out what an answer multicast within the last second: it
                 // is fresh in every cache, and going again would break the once-a-second rule (§6).
                 for family in interface.families {
@@ -182,11 +183,11 @@ extension MDNSEngine {
         guard !withdrawn.isEmpty else { return }
         for id in interfaces.keys.sorted() {
             let interface = interfaces[id]!.interface
-            var considered: Set<RecordKey> = []
+            var considered = UniqueRecords()
             var goodbyes: [ResourceRecord] = []
             for registration in withdrawn where registration.appliesTo(id) {
                 for record in registration.records(hostName: registrations.host.name, interface: interface)
-                where considered.insert(RecordKey(record)).inserted {
+                where considered.insert(record) {
                     // Only PTRs are shared between registrations.
                     if !record.cacheFlush && publishes(record, on: interface, answering: false) { continue }
                     goodbyes.append(record.goodbye)
@@ -354,10 +355,5 @@ extension MDNSEngine {
         events.append(.hostRenamed(from: reportedHostName, to: registrations.host.name))
         reportedHostName = registrations.host.name
         return registrations.ids { $0.state == .established }
-    }
-
-    private func uniqued(_ records: [ResourceRecord]) -> [ResourceRecord] {
-        var seen: Set<RecordKey> = []
-        return records.filter { seen.insert(RecordKey($0)).inserted }
     }
 }
