@@ -184,7 +184,7 @@ public struct MDNSEngine {
         interfaces[interface.id]?.interface = interface
         refreshReverseNames()
         // A host name still being probed is announced, with its new addresses, once it is ours (§8.1).
-        if ownsHostName && !isProbing(registrations.host) { registrations.host.state = .announcing(sent: 0, next: now) }
+        if ownsHostName && !registrations.host.isProbing { registrations.host.announceAgain(at: now) }
     }
 
     /// Removes an interface: goodbyes for our records there, and its cache reported removed.
@@ -225,13 +225,7 @@ public struct MDNSEngine {
         service.txt = txt
         registration.kind = .service(service)
         noteOwnRecordsChanged(of: registration)
-        if registration.state == .established {
-            registration.state = .announcing(sent: 0, next: now)
-            registration.announcedTypes = [.txt]
-        } else if isAnnouncing(registration) {
-            // The first announcements, with the new TXT among every record, start again.
-            registration.state = .announcing(sent: 0, next: now)
-        }
+        registration.txtChanged(at: now)
         registrations[.registration(id)] = registration
     }
 

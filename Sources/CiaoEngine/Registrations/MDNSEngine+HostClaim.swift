@@ -14,7 +14,7 @@ extension MDNSEngine {
     var hostNameIsSettled: Bool {
         switch hostClaim {
         case .unneeded: false
-        case .owned: !isProbing(registrations.host)
+        case .owned: !registrations.host.isProbing
         case .heldByAnother: true
         }
     }
@@ -33,9 +33,11 @@ extension MDNSEngine {
     mutating func claimHostName(at now: Instant) {
         hostClaim = .owned
         ownRecordsChanged = true
-        registrations.host.hasAnnounced = false
-        registrations.host.state = .waitingForInterface
-        if !interfaces.isEmpty { registrations.host.state = .probing(sent: 0, next: firstProbeTime(at: now)) }
+        registrations.host.restartClaim()
+        if !interfaces.isEmpty {
+            let first = firstProbeTime(at: now)
+            registrations.host.startProbing(at: first)
+        }
         askWhoHoldsHostName()
     }
 
@@ -98,7 +100,7 @@ extension MDNSEngine {
             return
         }
         switch hostClaim {
-        case .owned where !isProbing(registrations.host), .unneeded:
+        case .owned where !registrations.host.isProbing, .unneeded:
             // Both of us publish the same records (§15): nothing to settle.
             return
         case .owned, .heldByAnother:
@@ -106,7 +108,7 @@ extension MDNSEngine {
             if hostClaim == .owned { ownRecordsChanged = true }
             hostClaim = .heldByAnother(
                 confirmAt: now + lifetime.scaled(by: Self.heldHostNameConfirmation), expiresAt: now + lifetime)
-            for id in reportHostNameIfRenamed() { registrations[.registration(id)]?.state = .announcing(sent: 0, next: now) }
+            for id in reportHostNameIfRenamed() { registrations[.registration(id)]?.announceAgain(at: now) }
         }
     }
 

@@ -22,7 +22,7 @@ extension MDNSEngine {
         let name = if case .ptr(let target) = record.data { target } else { record.name }
         return owners(publishing: name).contains { owner in
             guard let registration = registrations[owner], registration.appliesTo(interface.id),
-                !(answering && isProbing(registration))
+                !(answering && registration.isProbing)
             else { return false }
             return registration.records(hostName: registrations.host.name, interface: interface).contains {
                 $0.isSameRecord(as: record)
@@ -33,7 +33,7 @@ extension MDNSEngine {
     /// The registrations that may answer for `name`: those publishing under it and not probing.
     func answeringRegistrations(publishing name: DomainName) -> [Registration] {
         owners(publishing: name).compactMap { owner in
-            registrations[owner].flatMap { isProbing($0) ? nil : $0 }
+            registrations[owner].flatMap { $0.isProbing ? nil : $0 }
         }
     }
 }

@@ -21,24 +21,11 @@ extension MDNSEngine {
         return now + random.duration(in: Self.firstProbeDelay)
     }
 
-    /// True until the name is ours: probing, or waiting for an interface to probe on.
-    func isProbing(_ registration: Registration) -> Bool {
-        switch registration.state {
-        case .probing, .waitingForInterface: true
-        case .announcing, .established: false
-        }
-    }
-
-    func isAnnouncing(_ registration: Registration) -> Bool {
-        if case .announcing = registration.state { return true }
-        return false
-    }
-
     /// Probes every name again, as on a new interface (§8.1).
     mutating func restartProbing(at now: Instant) {
         let start = firstProbeTime(at: now)
-        if ownsHostName { registrations.host.state = .probing(sent: 0, next: start) }
-        registrations.updateEach { $0.state = .probing(sent: 0, next: start) }
+        if ownsHostName { registrations.host.startProbing(at: start) }
+        registrations.updateEach { $0.startProbing(at: start) }
     }
 
     /// The earliest probe or announcement due among the host and the services, if any.
@@ -71,29 +58,25 @@ extension MDNSEngine {
         var newlyRegistered: [RegistrationID] = []
         // Only names with a probe or announcement due: established ones (most of them, with many
         // services) are neither copied nor written back.
-        let due = registrations.ids { Self.isDue($0, at: now) }.map(RecordOwner.registration)
-        let owners = (ownsHostName && Self.isDue(registrations.host, at: now) ? [RecordOwner.host] : []) + due
+        let due = registrations.ids { $0.isDue(at: now) }.map(RecordOwner.registration)
+        let owners = (ownsHostName && registrations.host.isDue(at: now) ? [RecordOwner.host] : []) + due
         for owner in owners {
             guard var registration = registrations[owner] else { continue }
             switch registration.state {
             case .probing(let sent, let next) where next <= now:
                 if !interfaces.keys.contains(where: registration.appliesTo) {
                     // Nowhere to probe: the name is not ours until probes have gone out (§8.1).
-                    registration.state = .waitingForInterface
+                    registration.waitForInterface()
                 } else if sent < Self.probeCount {
                     probing.append(registration)
-                    registration.state = .probing(sent: sent + 1, next: now + Self.probeInterval)
+                    registration.probeSent(nextAt: now + Self.probeInterval)
                 } else if owner != .host, !hostNameIsSettled {
                     // A service's SRV record names the host: announce it only once the host name
                     // is ours too, so that no one resolves it to a name we may still lose.
-                    registration.state = .probing(sent: sent, next: now + Self.probeInterval)
+                    registration.holdProbing(until: now + Self.probeInterval)
                 } else {
                     // Three probes without conflict: the name is ours (§8.3).
-                    registration.state = .announcing(sent: 0, next: now)
-                    registration.isThrottled = false
-                    registration.conflictTimes = []
-                    registration.conflictReprobe = nil
-                    registration.announcedTypes = nil
+                    registration.won(at: now)
                     if let id = owner.registrationID, !reportedRegistrations.contains(id) {
                         newlyRegistered.append(id)
                     }
@@ -102,13 +85,10 @@ extension MDNSEngine {
             default:
                 break
             }
-            if case .announcing(let sent, let next) = registration.state, next <= now {
-                registration.hasAnnounced = true
+            if registration.isAnnouncing && registration.isDue(at: now) {
+                // As it is announced: the last announcement forgets which types it carries.
                 announcing.append(registration)
-                registration.state =
-                    sent + 1 >= Registration.announcementCount
-                    ? .established : .announcing(sent: sent + 1, next: now + .seconds(1 << sent))
-                if registration.state == .established { registration.announcedTypes = nil }
+                registration.announcementSent(at: now)
             }
             registrations[owner] = registration
         }
@@ -116,7 +96,7 @@ extension MDNSEngine {
             // Their SRV records name the new host name: announced again with it (§8.4).
             for id in reportHostNameIfRenamed() {
                 guard var registration = registrations[.registration(id)] else { continue }
-                registration.state = .announcing(sent: 1, next: now + .seconds(1))
+                registration.announceAgain(sent: 1, at: now + .seconds(1))
                 registrations[.registration(id)] = registration
                 announcing.append(registration)
             }
@@ -165,14 +145,6 @@ extension MDNSEngine {
                     noteMulticast(due, on: interface.id, family: family, at: now)
                 }
             }
-        }
-    }
-
-    /// True when a probe or an announcement of `registration` is due at `now`.
-    private static func isDue(_ registration: Registration, at now: Instant) -> Bool {
-        switch registration.state {
-        case .probing(_, let next), .announcing(_, let next): next <= now
-        case .established, .waitingForInterface: false
         }
     }
 
@@ -233,20 +205,20 @@ extension MDNSEngine {
                 if owner == .host { return isForeignAddressRecord(record) }
                 // While probing any record with our name is a conflict; afterwards, only a
                 // different answer for one of our unique types (§9).
-                return isProbing(registration)
+                return registration.isProbing
                     || (ourTypes.contains(record.type) && record.type != .ptr && record.type != .nsec)
             }
             guard conflicting else { continue }
-            let whileProbing = isProbing(registration)
+            let whileProbing = registration.isProbing
             diagnose(.conflict(name: registration.name, from: source, on: interface.id, whileProbing: whileProbing))
-            if isProbing(registration) {
+            if registration.isProbing {
                 rename(owner, at: now)
             } else {
                 // §9: reset to probing; a real owner will defend and we rename then.
                 let records = (message.answers + message.additionals).filter { $0.name == registration.name }
                 var reprobing = registration
-                reprobing.conflictReprobe = Set(records.map(RecordKey.init))
-                reprobing.state = .probing(sent: 0, next: now + random.duration(in: Self.firstProbeDelay))
+                reprobing.reprobe(
+                    after: Set(records.map(RecordKey.init)), at: now + random.duration(in: Self.firstProbeDelay))
                 registrations[owner] = reprobing
             }
         }
@@ -276,7 +248,7 @@ extension MDNSEngine {
                 // The lexicographically later set wins; on a loss, wait a second and probe again.
                 if Self.compareProbeRecords(ours, theirs) < 0 {
                     diagnose(.lostProbeTieBreak(name: registration.name, from: source, on: interface.id))
-                    registrations[owner]?.state = .probing(sent: 0, next: now + .seconds(1))
+                    registrations[owner]?.startProbing(at: now + .seconds(1))
                 }
             case .announcing, .established:
                 guard Set(ours.map(RecordKey.init)) != Set(theirs.map(RecordKey.init)) else { continue }
@@ -319,22 +291,16 @@ extension MDNSEngine {
             releaseHostNameIfUnneeded()
             return
         }
-        registration.hasAnnounced = false
-        registration.conflictTimes = registration.conflictTimes.filter { now - $0 < Self.conflictWindow } + [now]
         // §8.1: after 15 conflicts in 10 s, wait 5 s before *each* further attempt — for as long
         // as conflicts keep coming (a 10-second window alone would allow a burst every 10 s).
-        if registration.conflictTimes.count >= Self.conflictLimit {
-            registration.isThrottled = true
-        } else if registration.conflictTimes.count == 1 {
-            registration.isThrottled = false
-        }
+        registration.noteConflict(at: now, window: Self.conflictWindow, limit: Self.conflictLimit)
         registration.label =
             owner == .host
             ? InstanceNamer.nextHostName(after: registration.label)
             : InstanceNamer.nextInstanceName(after: registration.label)
         let delay =
             registration.isThrottled ? Self.conflictBackoff : random.duration(in: Self.firstProbeDelay)
-        registration.state = .probing(sent: 0, next: now + delay)
+        registration.startProbing(at: now + delay)
         if let id = owner.registrationID {
             registrations[owner] = registration
             reportedRegistrations.remove(id)
