@@ -45,7 +45,7 @@ public struct MDNSEngine {
 
     public let configuration: Configuration
     var random: SplitMix64
-    var interfaces: [InterfaceID: InterfaceState] = [:]
+    var interfaces = InterfaceTable()
     /// Whether the engine publishes the host name now, or another responder on this host does.
     public internal(set) var hostClaim: HostClaim = .unneeded {
         didSet { registrationDeadlineIsStale = true }
@@ -106,7 +106,7 @@ public struct MDNSEngine {
     public var hostName: DomainName { registrations.host.name }
 
     /// True when the engine runs on the interface `id`.
-    public func hasInterface(_ id: InterfaceID) -> Bool { interfaces[id] != nil }
+    public func hasInterface(_ id: InterfaceID) -> Bool { interfaces.contains(id) }
 
     /// The current name of a registration, or nil once it is gone.
     public func name(of id: RegistrationID) -> DomainName? { registrations[.registration(id)]?.name }
@@ -262,8 +262,8 @@ public struct MDNSEngine {
         let id = QueryID(rawValue: nextQueryNumber)
         nextQueryNumber += 1
         var query = ContinuousQuery(name: name, type: type, interfaces: selected)
-        for interface in interfaces.keys.sorted() where query.appliesTo(interface) {
-            for entry in interfaces[interface]!.cache.records(named: name, type: type) where !entry.isLeaving {
+        for interface in interfaces.ids where query.appliesTo(interface) {
+            for entry in interfaces[interface]?.cache.records(named: name, type: type) ?? [] where !entry.isLeaving {
                 events.append(.added(id, entry.record, interface))
             }
             // With a unique answer cached, the first send waits until it expires
@@ -293,7 +293,7 @@ public struct MDNSEngine {
         func consider(_ deadline: Instant?) {
             if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
         }
-        for state in interfaces.values {
+        for state in interfaces.states {
             for response in state.pendingResponses.values { consider(response.sendAt) }
             for query in state.truncatedQueries.values { consider(query.answerAt) }
             consider(state.cache.nextDeadline)

@@ -25,7 +25,7 @@ extension MDNSEngine {
         for id in stale.sorted() {
             var current: [InterfaceID: [ResourceRecord]] = [:]
             if let query = queries[id] {
-                for state in interfaces.values where query.appliesTo(state.interface.id) {
+                for state in interfaces.states where query.appliesTo(state.interface.id) {
                     let matching = visibleOwnRecords(answering: query, on: state.interface)
                     if !matching.isEmpty { current[state.interface.id] = matching }
                 }

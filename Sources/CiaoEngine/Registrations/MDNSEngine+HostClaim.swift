@@ -57,8 +57,8 @@ extension MDNSEngine {
     /// host name's addresses.
     mutating func askWhoHoldsHostName() {
         let questions = [RecordType.a, .aaaa].map { Question(name: registrations.host.name, type: $0) }
-        for id in interfaces.keys.sorted() {
-            multicast(Message(questions: questions), on: interfaces[id]!.interface, purpose: .query)
+        for interface in interfaces.networkInterfaces {
+            multicast(Message(questions: questions), on: interface, purpose: .query)
         }
     }
 
@@ -115,7 +115,7 @@ extension MDNSEngine {
     /// True for an A or AAAA record carrying one of this host's addresses.
     func isOwnAddressRecord(_ record: ResourceRecord) -> Bool {
         guard let address = record.data.address else { return false }
-        return interfaces.values.contains { $0.interface.owns(address) }
+        return interfaces.owns(address)
     }
 
     /// True for an A or AAAA record carrying an address that is not this host's: the only
@@ -140,7 +140,7 @@ extension MDNSEngine {
 
     /// Brings the host's reverse-mapping names in line with the addresses published now.
     mutating func refreshReverseNames() {
-        let names = Set(interfaces.values.flatMap { $0.interface.publishedAddresses.map(\.address.reverseMappingName) })
+        let names = Set(interfaces.states.flatMap { $0.interface.publishedAddresses.map(\.address.reverseMappingName) })
         guard names != registrations.host.reverseNames else { return }
         registrations.host.reverseNames = names
         registrations.host.yieldedReverseNames.formIntersection(names)

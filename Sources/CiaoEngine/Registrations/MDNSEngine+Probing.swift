@@ -64,7 +64,7 @@ extension MDNSEngine {
             guard var registration = registrations[owner] else { continue }
             switch registration.state {
             case .probing(let sent, let next) where next <= now:
-                if !interfaces.keys.contains(where: registration.appliesTo) {
+                if !interfaces.contains(where: registration.appliesTo) {
                     // Nowhere to probe: the name is not ours until probes have gone out (§8.1).
                     registration.waitForInterface()
                 } else if sent < Self.probeCount {
@@ -109,8 +109,7 @@ extension MDNSEngine {
         }
         // By id, taking only each interface's description: a copy of its whole state would make
         // the last-multicast table copy itself when the announcements below update it.
-        for id in interfaces.keys.sorted() {
-            let interface = interfaces[id]!.interface
+        for interface in interfaces.networkInterfaces {
             let probes = probing.filter { $0.appliesTo(interface.id) }
             if !probes.isEmpty {
                 // The first probe asks for a unicast reply (§8.1); all carry the proposal in
@@ -153,8 +152,8 @@ extension MDNSEngine {
     /// still published use too.
     mutating func sendGoodbyes(for withdrawn: [Registration]) {
         guard !withdrawn.isEmpty else { return }
-        for id in interfaces.keys.sorted() {
-            let interface = interfaces[id]!.interface
+        for interface in interfaces.networkInterfaces {
+            let id = interface.id
             var considered = UniqueRecords()
             var goodbyes: [ResourceRecord] = []
             for registration in withdrawn where registration.appliesTo(id) {
@@ -177,7 +176,7 @@ extension MDNSEngine {
         for slot in ResponseSlot.allCases {
             guard var pending = interfaces[interface]?.pendingResponses[slot] else { continue }
             pending.answers.removeAll { keys.contains(RecordKey($0)) }
-            interfaces[interface]!.pendingResponses[slot] = pending.answers.isEmpty ? nil : pending
+            interfaces[interface]?.pendingResponses[slot] = pending.answers.isEmpty ? nil : pending
         }
     }
 
