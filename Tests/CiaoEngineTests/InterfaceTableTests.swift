@@ -27,7 +27,8 @@ import Testing
         var table = InterfaceTable()
         table[InterfaceID(1)] = state(1, IPv4Address(198, 18, 0, 1))
         table[InterfaceID(2)] = state(2, IPv4Address(198, 18, 1, 1))
-        let key = RecordKey(ResourceRecord(name: DomainName("a.local.")!, ttl: 120, data: .a(IPv4Address(198, 18, 0, 1))))
+        let key = RecordKey(
+            ResourceRecord(name: DomainName("a.local.")!, ttl: 120, data: .a(IPv4Address(198, 18, 0, 1))))
         table[InterfaceID(1)]?.lastMulticast[key] = MulticastTimes()
         #expect(table[InterfaceID(1)]?.lastMulticast.count == 1 && table[InterfaceID(2)]?.lastMulticast.isEmpty == true)
         table.updateEach { $0.lastMulticast = [:] }

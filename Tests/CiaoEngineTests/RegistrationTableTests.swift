@@ -13,7 +13,8 @@ import Testing
         -> Registration
     {
         let service = ServiceRegistration(
-            instanceName: instance, serviceType: DomainName(type)!, subtypes: subtypes, port: 80, txt: try! TXTData(strings: []))
+            instanceName: instance, serviceType: DomainName(type)!, subtypes: subtypes, port: 80,
+            txt: try! TXTData(strings: []))
         return Registration(kind: .service(service), label: instance, state: .waitingForInterface)
     }
 

@@ -35,7 +35,8 @@ extension MDNSEngine {
             return
         }
         if message.header.isTruncated && !isLegacy {
-            guard let held = interfaces[interface.id]?.truncatedQueries, held.count < Self.maximumTruncatedQueries else {
+            guard let held = interfaces[interface.id]?.truncatedQueries, held.count < Self.maximumTruncatedQueries
+            else {
                 return
             }
             interfaces[interface.id]?.truncatedQueries[source] = TruncatedQuery(
@@ -372,7 +373,9 @@ extension MDNSEngine {
             let packet = fullestPacket(from: start, guess: count)
             if let bytes = packet.bytes {
                 outgoing.append(OutgoingDatagram(bytes: bytes, interface: interface.id, destination: destination))
-                if !hostRecordsSent { hostRecordsSent = packet.message.additionals.contains { $0.name == registrations.host.name } }
+                if !hostRecordsSent {
+                    hostRecordsSent = packet.message.additionals.contains { $0.name == registrations.host.name }
+                }
             } else {
                 // One answer too large with its additional records: the encoder leaves out those
                 // that do not fit, so the host's go again with the next packet.
@@ -476,9 +479,10 @@ extension MDNSEngine {
             where registration.name == name && registration.appliesTo(interface.id) {
                 // A service's records under `name` and the host's, which its SRV points to.
                 if case .service = registration.kind {
-                    need.serviceRecords += registration.records(hostName: registrations.host.name, interface: interface).filter {
-                        $0.name == name && ($0.type == .srv || $0.type == .txt)
-                    }
+                    need.serviceRecords += registration.records(hostName: registrations.host.name, interface: interface)
+                        .filter {
+                            $0.name == name && ($0.type == .srv || $0.type == .txt)
+                        }
                     services += 1
                 }
                 need.needsHostRecords = true

@@ -45,7 +45,9 @@ extension MDNSEngine {
     /// announced and `sendingGoodbyes` (a caller may send them with its own).
     mutating func releaseHostNameIfUnneeded(sendingGoodbyes: Bool = true) {
         guard registrations.isEmpty, hostClaim != .unneeded else { return }
-        if sendingGoodbyes && ownsHostName && registrations.host.hasAnnounced { sendGoodbyes(for: [registrations.host]) }
+        if sendingGoodbyes && ownsHostName && registrations.host.hasAnnounced {
+            sendGoodbyes(for: [registrations.host])
+        }
         hostClaim = .unneeded
         ownRecordsChanged = true
     }
@@ -130,7 +132,9 @@ extension MDNSEngine {
         guard ownsHostName, !registrations.host.reverseNames.isEmpty else { return }
         let ours = RecordData.ptr(registrations.host.name)
         for record in records where record.type == .ptr && record.ttl > 0 && record.data != ours {
-            guard registrations.host.reverseNames.contains(record.name), !registrations.host.yieldedReverseNames.contains(record.name) else {
+            guard registrations.host.reverseNames.contains(record.name),
+                !registrations.host.yieldedReverseNames.contains(record.name)
+            else {
                 continue
             }
             registrations.host.yieldedReverseNames.insert(record.name)

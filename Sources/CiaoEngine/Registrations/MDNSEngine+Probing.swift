@@ -114,7 +114,9 @@ extension MDNSEngine {
             if !probes.isEmpty {
                 // The first probe asks for a unicast reply (§8.1); all carry the proposal in
                 // Authority, and ask about each name proposed (the host's reverse names too).
-                let proposed = probes.flatMap { $0.probeRecords(hostName: registrations.host.name, interface: interface) }
+                let proposed = probes.flatMap {
+                    $0.probeRecords(hostName: registrations.host.name, interface: interface)
+                }
                 var asked: Set<DomainName> = []
                 let names = proposed.map(\.name).filter { asked.insert($0).inserted }
                 var message = Message(
@@ -191,7 +193,8 @@ extension MDNSEngine {
         for owner in owners(publishingAnyOf: names) {
             guard let registration = registrations[owner], names.contains(registration.name)
             else { continue }
-            let ours = Set(registration.records(hostName: registrations.host.name, interface: interface).map(RecordKey.init))
+            let ours = Set(
+                registration.records(hostName: registrations.host.name, interface: interface).map(RecordKey.init))
             let ourTypes = Set(ours.map(\.data.type))
             let conflicting = (message.answers + message.additionals).contains { record in
                 // §9: a conflict is a record of our name and class IN with other data; the other
