@@ -286,35 +286,15 @@ public struct MDNSEngine {
 
     // MARK: Time
 
-    /// The latest instant by which ``advance(to:)`` must be called.
+    /// The latest instant by which ``advance(to:)`` must be called: the earliest timer due.
     public var nextDeadline: Instant? {
-        var earliest =
-            registrationDeadlineIsStale ? computeEarliestRegistrationDeadline() : earliestRegistrationDeadline
-        func consider(_ deadline: Instant?) {
-            if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
-        }
-        for state in interfaces.states {
-            for response in state.pendingResponses.values { consider(response.sendAt) }
-            for query in state.truncatedQueries.values { consider(query.answerAt) }
-            consider(state.cache.nextDeadline)
-        }
-        for query in queries.values {
-            for schedule in query.schedules { consider(schedule.nextDue) }
-        }
-        consider(hostClaimDeadline)
-        return earliest
+        EngineTimer.allCases.compactMap(deadline(of:)).min()
     }
 
-    /// Runs everything due at or before `now`, so that ``nextDeadline`` is later than `now`
-    /// afterwards. Records expire before queries go out: a query waiting for its cached answer
-    /// to expire asks in the same pass.
+    /// Runs everything due at or before `now`, each timer in ``EngineTimer`` order, so that
+    /// ``nextDeadline`` is later than `now` afterwards.
     public mutating func advance(to now: Instant) {
-        advanceHostClaim(at: now)
-        advanceRegistrations(at: now)
-        sendDueResponses(at: now)
-        expireCachedRecords(at: now)
-        sendDueQueries(at: now)
-        forgetOldMulticasts(at: now)
+        for timer in EngineTimer.allCases { fire(timer, at: now) }
     }
 
     // MARK: Receiving
