@@ -288,7 +288,7 @@ public struct MDNSEngine {
 
     /// The latest instant by which ``advance(to:)`` must be called: the earliest timer due.
     public var nextDeadline: Instant? {
-        EngineTimer.allCases.compactMap(deadline(of:)).min()
+        EngineTimer.allCases.reduce(nil) { earlier($0, deadline(of: $1)) }
     }
 
     /// Runs everything due at or before `now`, each timer in ``EngineTimer`` order, so that
