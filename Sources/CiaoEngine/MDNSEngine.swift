@@ -45,30 +45,20 @@ public struct MDNSEngine {
 
     public let configuration: Configuration
     var random: SplitMix64
-    var interfaces: [InterfaceID: InterfaceState] = [:]
-    var host: Registration {
-        didSet { registrationDeadlineIsStale = true }
-    }
+    var interfaces = InterfaceTable()
     /// Whether the engine publishes the host name now, or another responder on this host does.
     public internal(set) var hostClaim: HostClaim = .unneeded {
         didSet { registrationDeadlineIsStale = true }
     }
-    var registrations: [RegistrationID: Registration] = [:] {
-        didSet {
-            registrationIndexIsStale = true
-            registrationDeadlineIsStale = true
-        }
+    /// The host name and the services, with their index by name.
+    var registrations: RegistrationTable {
+        didSet { registrationDeadlineIsStale = true }
     }
     /// The earliest probe or announcement due among the host and the services, kept while
     /// nothing changes them, so that neither a received packet nor ``nextDeadline`` looks at every
     /// registration.
     var earliestRegistrationDeadline: Instant?
     var registrationDeadlineIsStale = true
-    /// Registrations by every name they publish under, rebuilt after registrations change
-    /// (``refreshRegistrationIndex()``), so that answering and conflict checks look up names
-    /// instead of scanning every registration.
-    var registrationsByName: [DomainName: [RegistrationID]] = [:]
-    var registrationIndexIsStale = false
     /// Registrations that have reported ``EngineEvent/registered(_:name:)`` at least once.
     var reportedRegistrations: Set<RegistrationID> = []
     /// The host name last reported settled (``EngineEvent/hostRenamed(from:to:)``).
@@ -91,7 +81,6 @@ public struct MDNSEngine {
     /// a thousand comparisons.
     var ownRecordNamesChanged: Set<DomainName> = []
     var queriesStartedSinceOwnRecordReport: Set<QueryID> = []
-    private var nextRegistrationNumber = 1
     private var nextQueryNumber = 1
     var outgoing: [OutgoingDatagram] = []
     /// Records we multicast since ``takeDatagrams()``, and those in the datagrams it last
@@ -108,18 +97,19 @@ public struct MDNSEngine {
     public init(configuration: Configuration, seed: UInt64) {
         self.configuration = configuration
         random = SplitMix64(seed: seed)
-        host = Registration(kind: .host, label: configuration.hostName, state: .waitingForInterface)
-        reportedHostName = host.name
+        registrations = RegistrationTable(
+            host: Registration(kind: .host, label: configuration.hostName, state: .waitingForInterface))
+        reportedHostName = registrations.host.name
     }
 
     /// The host name the services' SRV records name, e.g. `ciao.local.`.
-    public var hostName: DomainName { host.name }
+    public var hostName: DomainName { registrations.host.name }
 
     /// True when the engine runs on the interface `id`.
-    public func hasInterface(_ id: InterfaceID) -> Bool { interfaces[id] != nil }
+    public func hasInterface(_ id: InterfaceID) -> Bool { interfaces.contains(id) }
 
     /// The current name of a registration, or nil once it is gone.
-    public func name(of id: RegistrationID) -> DomainName? { registrations[id]?.name }
+    public func name(of id: RegistrationID) -> DomainName? { registrations[.registration(id)]?.name }
 
     /// Records cached on `interface`, for inspection.
     public func cachedRecords(on interface: InterfaceID) -> [ResourceRecord] {
@@ -185,8 +175,8 @@ public struct MDNSEngine {
         else { return }
         ownRecordsChanged = true
         if owesHostGoodbyes {
-            let current = Set(host.records(hostName: host.name, interface: interface))
-            let goodbyes = host.records(hostName: host.name, interface: existing.interface)
+            let current = Set(registrations.host.records(hostName: registrations.host.name, interface: interface))
+            let goodbyes = registrations.host.records(hostName: registrations.host.name, interface: existing.interface)
                 .filter { $0.type != .nsec && !current.contains($0) }.map(\.goodbye)
             multicast(Message(header: .response(), answers: goodbyes), on: existing.interface, purpose: .goodbye)
             withdrawPendingAnswers(Set(goodbyes.map(RecordKey.init)), on: interface.id)
@@ -194,21 +184,21 @@ public struct MDNSEngine {
         interfaces[interface.id]?.interface = interface
         refreshReverseNames()
         // A host name still being probed is announced, with its new addresses, once it is ours (§8.1).
-        if ownsHostName && !isProbing(host) { host.state = .announcing(sent: 0, next: now) }
+        if ownsHostName && !registrations.host.isProbing { registrations.host.announceAgain(at: now) }
     }
 
     /// Removes an interface: goodbyes for our records there, and its cache reported removed.
     public mutating func removeInterface(_ id: InterfaceID, at now: Instant) {
         guard var state = interfaces[id] else { return }
         ownRecordsChanged = true
-        // Each record once: services of one type share their PTR from the enumeration name.
-        var seen: Set<RecordKey> = []
         // A name never announced has nobody holding it to say goodbye to.
         let announced =
-            (owesHostGoodbyes ? [host] : []) + registrations.values.filter { $0.appliesTo(id) && $0.hasAnnounced }
-        let goodbyes = announced.flatMap {
-            $0.records(hostName: host.name, interface: state.interface)
-        }.filter { seen.insert(RecordKey($0)).inserted }
+            (owesHostGoodbyes ? [registrations.host] : [])
+            + registrations.services.filter { $0.appliesTo(id) && $0.hasAnnounced }
+        // Each record once: services of one type share their PTR from the enumeration name.
+        let goodbyes = UniqueRecords(
+            announced.flatMap { $0.records(hostName: registrations.host.name, interface: state.interface) }
+        ).records
         multicast(
             Message(header: .response(), answers: goodbyes.map(\.goodbye)), on: state.interface, purpose: .goodbye)
         for record in state.cache.removeAll() { report(.removed, record, on: id) }
@@ -224,28 +214,19 @@ public struct MDNSEngine {
     /// once the name is ours. Without an interface it applies to, probing waits for one.
     public mutating func register(_ service: ServiceRegistration, at now: Instant) -> RegistrationID {
         if hostClaim == .unneeded { claimHostName(at: now) }
-        let id = RegistrationID(rawValue: nextRegistrationNumber)
-        nextRegistrationNumber += 1
-        registrations[id] = Registration(
-            kind: .service(service), label: service.instanceName,
-            state: .probing(sent: 0, next: firstProbeTime(at: now)))
-        return id
+        let start = firstProbeTime(at: now)
+        return registrations.add(
+            Registration(kind: .service(service), label: service.instanceName, state: .probing(sent: 0, next: start)))
     }
 
     /// Replaces a service's TXT record and announces it again (RFC 6762 §8.4).
     public mutating func updateTXT(_ id: RegistrationID, to txt: TXTData, at now: Instant) {
-        guard var registration = registrations[id], var service = registration.service else { return }
+        guard var registration = registrations[.registration(id)], var service = registration.service else { return }
         service.txt = txt
         registration.kind = .service(service)
         noteOwnRecordsChanged(of: registration)
-        if registration.state == .established {
-            registration.state = .announcing(sent: 0, next: now)
-            registration.announcedTypes = [.txt]
-        } else if isAnnouncing(registration) {
-            // The first announcements, with the new TXT among every record, start again.
-            registration.state = .announcing(sent: 0, next: now)
-        }
-        registrations[id] = registration
+        registration.txtChanged(at: now)
+        registrations[.registration(id)] = registration
     }
 
     /// Withdraws a service with goodbyes (RFC 6762 §10.1).
@@ -259,13 +240,13 @@ public struct MDNSEngine {
     public mutating func deregister(_ ids: some Sequence<RegistrationID>, at now: Instant) {
         var withdrawn: [Registration] = []
         for id in ids {
-            guard let registration = registrations.removeValue(forKey: id) else { continue }
+            guard let registration = registrations.remove(id) else { continue }
             noteOwnRecordsChanged(of: registration)
             reportedRegistrations.remove(id)
             // A name never announced has nobody holding it to say goodbye to.
             if registration.hasAnnounced { withdrawn.append(registration) }
         }
-        if registrations.isEmpty && owesHostGoodbyes { withdrawn.append(host) }
+        if registrations.isEmpty && owesHostGoodbyes { withdrawn.append(registrations.host) }
         sendGoodbyes(for: withdrawn)
         releaseHostNameIfUnneeded(sendingGoodbyes: false)
     }
@@ -281,8 +262,8 @@ public struct MDNSEngine {
         let id = QueryID(rawValue: nextQueryNumber)
         nextQueryNumber += 1
         var query = ContinuousQuery(name: name, type: type, interfaces: selected)
-        for interface in interfaces.keys.sorted() where query.appliesTo(interface) {
-            for entry in interfaces[interface]!.cache.records(named: name, type: type) where !entry.isLeaving {
+        for interface in interfaces.ids where query.appliesTo(interface) {
+            for entry in interfaces[interface]?.cache.records(named: name, type: type) ?? [] where !entry.isLeaving {
                 events.append(.added(id, entry.record, interface))
             }
             // With a unique answer cached, the first send waits until it expires
@@ -305,36 +286,15 @@ public struct MDNSEngine {
 
     // MARK: Time
 
-    /// The latest instant by which ``advance(to:)`` must be called.
+    /// The latest instant by which ``advance(to:)`` must be called: the earliest timer due.
     public var nextDeadline: Instant? {
-        var earliest =
-            registrationDeadlineIsStale ? computeEarliestRegistrationDeadline() : earliestRegistrationDeadline
-        func consider(_ deadline: Instant?) {
-            if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
-        }
-        for state in interfaces.values {
-            for response in state.pendingResponses.values { consider(response.sendAt) }
-            for query in state.truncatedQueries.values { consider(query.answerAt) }
-            consider(state.cache.nextDeadline)
-        }
-        for query in queries.values {
-            for schedule in query.schedules { consider(schedule.nextDue) }
-        }
-        consider(hostClaimDeadline)
-        return earliest
+        EngineTimer.allCases.reduce(nil) { earlier($0, deadline(of: $1)) }
     }
 
-    /// Runs everything due at or before `now`, so that ``nextDeadline`` is later than `now`
-    /// afterwards. Records expire before queries go out: a query waiting for its cached answer
-    /// to expire asks in the same pass.
+    /// Runs everything due at or before `now`, each timer in ``EngineTimer`` order, so that
+    /// ``nextDeadline`` is later than `now` afterwards.
     public mutating func advance(to now: Instant) {
-        advanceHostClaim(at: now)
-        advanceRegistrations(at: now)
-        refreshRegistrationIndex()
-        sendDueResponses(at: now)
-        expireCachedRecords(at: now)
-        sendDueQueries(at: now)
-        forgetOldMulticasts(at: now)
+        for timer in EngineTimer.allCases { fire(timer, at: now) }
     }
 
     // MARK: Receiving
@@ -361,7 +321,6 @@ public struct MDNSEngine {
         // §11: unicast packets must come from on-link sources (CERT VU#550620).
         guard datagram.isMulticast || interface.isOnLink(datagram.source.address) else { return .offLink }
         advance(to: now)
-        refreshRegistrationIndex()
         if message.header.isResponse {
             // §18.11 and §6: responses with an error code or from a port other than 5353 are ignored.
             guard message.header.rcode == 0 else { return .errorResponse(rcode: message.header.rcode) }

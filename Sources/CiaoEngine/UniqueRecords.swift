@@ -1,7 +1,8 @@
 import CiaoWire
 
-/// Records gathered for one message, each at most once (the same name, class and data), in the
-/// order first added.
+/// Records each at most once (the same name, class and data, RFC 6762 §6), in the order first
+/// added: the engine's one way to drop repeated records, for answers, announcements, goodbyes and
+/// same-host discovery alike.
 ///
 /// A response mostly gathers a handful of records, for which comparing them in turn costs less
 /// than hashing each (a ``RecordKey`` hashes its names); past ``linearLimit`` records a set of

@@ -17,7 +17,7 @@ import Testing
         let id = network.withEngine(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
         network.run(for: .seconds(5))
         func remembered() -> Int {
-            network.engine(publisher).interfaces.values.map(\.lastMulticast.count).reduce(0, +)
+            network.engine(publisher).interfaces.states.map(\.lastMulticast.count).reduce(0, +)
         }
         let afterStart = remembered()
         for minute in 1...180 {

@@ -14,7 +14,7 @@ extension MDNSEngine {
     var hostNameIsSettled: Bool {
         switch hostClaim {
         case .unneeded: false
-        case .owned: !isProbing(host)
+        case .owned: !registrations.host.isProbing
         case .heldByAnother: true
         }
     }
@@ -33,9 +33,11 @@ extension MDNSEngine {
     mutating func claimHostName(at now: Instant) {
         hostClaim = .owned
         ownRecordsChanged = true
-        host.hasAnnounced = false
-        host.state = .waitingForInterface
-        if !interfaces.isEmpty { host.state = .probing(sent: 0, next: firstProbeTime(at: now)) }
+        registrations.host.restartClaim()
+        if !interfaces.isEmpty {
+            let first = firstProbeTime(at: now)
+            registrations.host.startProbing(at: first)
+        }
         askWhoHoldsHostName()
     }
 
@@ -43,20 +45,22 @@ extension MDNSEngine {
     /// announced and `sendingGoodbyes` (a caller may send them with its own).
     mutating func releaseHostNameIfUnneeded(sendingGoodbyes: Bool = true) {
         guard registrations.isEmpty, hostClaim != .unneeded else { return }
-        if sendingGoodbyes && ownsHostName && host.hasAnnounced { sendGoodbyes(for: [host]) }
+        if sendingGoodbyes && ownsHostName && registrations.host.hasAnnounced {
+            sendGoodbyes(for: [registrations.host])
+        }
         hostClaim = .unneeded
         ownRecordsChanged = true
     }
 
     /// True when the host's goodbyes are owed along with those of the last services withdrawn.
-    var owesHostGoodbyes: Bool { ownsHostName && host.hasAnnounced }
+    var owesHostGoodbyes: Bool { ownsHostName && registrations.host.hasAnnounced }
 
     /// Asks every link, by multicast so that a responder sharing our port hears it too, for the
     /// host name's addresses.
     mutating func askWhoHoldsHostName() {
-        let questions = [RecordType.a, .aaaa].map { Question(name: host.name, type: $0) }
-        for id in interfaces.keys.sorted() {
-            multicast(Message(questions: questions), on: interfaces[id]!.interface, purpose: .query)
+        let questions = [RecordType.a, .aaaa].map { Question(name: registrations.host.name, type: $0) }
+        for interface in interfaces.networkInterfaces {
+            multicast(Message(questions: questions), on: interface, purpose: .query)
         }
     }
 
@@ -80,7 +84,7 @@ extension MDNSEngine {
         guard hostClaim != .unneeded else { return }
         var local: [ResourceRecord] = []
         var foreign = false
-        for record in message.answers + message.additionals where record.name == host.name {
+        for record in message.answers + message.additionals where record.name == registrations.host.name {
             if isOwnAddressRecord(record) {
                 local.append(record)
             } else if isForeignAddressRecord(record) && record.ttl > 0 {
@@ -98,7 +102,7 @@ extension MDNSEngine {
             return
         }
         switch hostClaim {
-        case .owned where !isProbing(host), .unneeded:
+        case .owned where !registrations.host.isProbing, .unneeded:
             // Both of us publish the same records (§15): nothing to settle.
             return
         case .owned, .heldByAnother:
@@ -106,14 +110,14 @@ extension MDNSEngine {
             if hostClaim == .owned { ownRecordsChanged = true }
             hostClaim = .heldByAnother(
                 confirmAt: now + lifetime.scaled(by: Self.heldHostNameConfirmation), expiresAt: now + lifetime)
-            for id in reportHostNameIfRenamed() { registrations[id]!.state = .announcing(sent: 0, next: now) }
+            for id in reportHostNameIfRenamed() { registrations[.registration(id)]?.announceAgain(at: now) }
         }
     }
 
     /// True for an A or AAAA record carrying one of this host's addresses.
     func isOwnAddressRecord(_ record: ResourceRecord) -> Bool {
         guard let address = record.data.address else { return false }
-        return interfaces.values.contains { $0.interface.owns(address) }
+        return interfaces.owns(address)
     }
 
     /// True for an A or AAAA record carrying an address that is not this host's: the only
@@ -125,23 +129,25 @@ extension MDNSEngine {
     /// Leaves out our reverse-mapping PTR for every name that `records` map to another host name:
     /// yielded rather than defended, since a reverse mapping is worth no rename (§4).
     mutating func yieldContestedReverseNames(in records: [ResourceRecord]) {
-        guard ownsHostName, !host.reverseNames.isEmpty else { return }
-        let ours = RecordData.ptr(host.name)
+        guard ownsHostName, !registrations.host.reverseNames.isEmpty else { return }
+        let ours = RecordData.ptr(registrations.host.name)
         for record in records where record.type == .ptr && record.ttl > 0 && record.data != ours {
-            guard host.reverseNames.contains(record.name), !host.yieldedReverseNames.contains(record.name) else {
+            guard registrations.host.reverseNames.contains(record.name),
+                !registrations.host.yieldedReverseNames.contains(record.name)
+            else {
                 continue
             }
-            host.yieldedReverseNames.insert(record.name)
+            registrations.host.yieldedReverseNames.insert(record.name)
             ownRecordsChanged = true
         }
     }
 
     /// Brings the host's reverse-mapping names in line with the addresses published now.
     mutating func refreshReverseNames() {
-        let names = Set(interfaces.values.flatMap { $0.interface.publishedAddresses.map(\.address.reverseMappingName) })
-        guard names != host.reverseNames else { return }
-        host.reverseNames = names
-        host.yieldedReverseNames.formIntersection(names)
+        let names = Set(interfaces.states.flatMap { $0.interface.publishedAddresses.map(\.address.reverseMappingName) })
+        guard names != registrations.host.reverseNames else { return }
+        registrations.host.reverseNames = names
+        registrations.host.yieldedReverseNames.formIntersection(names)
     }
 }
 

@@ -2,7 +2,8 @@ import CiaoWire
 
 /// A set of unique records under one name that the engine owns, probes and defends: a service
 /// instance (SRV, TXT) or the host name (A, AAAA, and the reverse-mapping PTRs of its addresses,
-/// RFC 6762 §4). RFC 6762 §8, §9.
+/// RFC 6762 §4). RFC 6762 §8, §9. Its state changes only through the transitions at the end of
+/// this file.
 struct Registration {
     enum Kind: Equatable {
         case service(ServiceRegistration)
@@ -44,12 +45,12 @@ struct Registration {
     /// TXT, the PTRs and the NSEC. Kept with ``kind`` and ``label``, since answering reads a
     /// registration's records for every question it answers.
     private var hostIndependentRecords: [ResourceRecord]
-    var state: State
+    private(set) var state: State
     /// True once an announcement of the current name went out: only then are goodbyes owed (§10.1).
-    var hasAnnounced = false
+    private(set) var hasAnnounced = false
     /// The record types the announcements under way carry; nil for all. A TXT update announces
     /// its TXT alone (§8.4: what changed).
-    var announcedTypes: Set<RecordType>?
+    private(set) var announcedTypes: Set<RecordType>?
     /// The host's reverse-mapping names (``IPAddress/reverseMappingName``) of the addresses it
     /// publishes on any interface, kept by the engine as interfaces change.
     var reverseNames: Set<DomainName> = []
@@ -57,11 +58,11 @@ struct Registration {
     /// than defended, since a reverse mapping is worth no conflict (RFC 6762 §4).
     var yieldedReverseNames: Set<DomainName> = []
     /// The records of the answer that sent the established name back to probing (§9).
-    var conflictReprobe: Set<RecordKey>?
+    private(set) var conflictReprobe: Set<RecordKey>?
     /// Times of recent conflicts, for the 15-in-10-seconds rule (RFC 6762 §8.1).
-    var conflictTimes: [Instant] = []
+    private(set) var conflictTimes: [Instant] = []
     /// Probing slowly after a conflict storm, until the storm ends (RFC 6762 §8.1).
-    var isThrottled = false
+    private(set) var isThrottled = false
 
     var service: ServiceRegistration? {
         if case .service(let service) = kind { return service }
@@ -184,5 +185,117 @@ extension Registration {
         self.label = InstanceNamer.fitted(label)
         (name, publishedNames, hostIndependentRecords) = Self.derived(kind: kind, label: self.label)
         self.state = state
+    }
+}
+
+/// Every change of a registration's ``Registration/State`` and of what the state machine keeps
+/// beside it (RFC 6762 §8, §9).
+extension Registration {
+    /// True until the name is ours: probing, or waiting for an interface to probe on.
+    var isProbing: Bool {
+        switch state {
+        case .probing, .waitingForInterface: true
+        case .announcing, .established: false
+        }
+    }
+
+    var isAnnouncing: Bool {
+        if case .announcing = state { return true }
+        return false
+    }
+
+    /// True when a probe or an announcement is due at `now`.
+    func isDue(at now: Instant) -> Bool {
+        switch state {
+        case .probing(_, let next), .announcing(_, let next): next <= now
+        case .established, .waitingForInterface: false
+        }
+    }
+
+    /// A new probe sequence, its first probe at `first` (§8.1).
+    mutating func startProbing(at first: Instant) {
+        state = .probing(sent: 0, next: first)
+    }
+
+    /// Waits for an interface to probe on, as a name not announced (§8.1).
+    mutating func waitForInterface() {
+        state = .waitingForInterface
+    }
+
+    /// A claim started afresh: nothing announced, waiting for an interface to probe on.
+    mutating func restartClaim() {
+        hasAnnounced = false
+        state = .waitingForInterface
+    }
+
+    /// One more probe went out; the next step is due at `next` (§8.1).
+    mutating func probeSent(nextAt next: Instant) {
+        guard case .probing(let sent, _) = state else { return }
+        state = .probing(sent: sent + 1, next: next)
+    }
+
+    /// Probing done, but the announcement waits until `next` (for the host name to be ours).
+    mutating func holdProbing(until next: Instant) {
+        guard case .probing(let sent, _) = state else { return }
+        state = .probing(sent: sent, next: next)
+    }
+
+    /// Three probes without conflict: the name is ours, its announcements of every record start
+    /// at `now`, and the conflict history is forgotten (§8.3).
+    mutating func won(at now: Instant) {
+        state = .announcing(sent: 0, next: now)
+        isThrottled = false
+        conflictTimes = []
+        conflictReprobe = nil
+        announcedTypes = nil
+    }
+
+    /// One more announcement went out at `now`; the next a second later, doubling, until
+    /// ``announcementCount`` have gone (§8.3).
+    mutating func announcementSent(at now: Instant) {
+        guard case .announcing(let sent, _) = state else { return }
+        hasAnnounced = true
+        if sent + 1 >= Self.announcementCount {
+            state = .established
+            announcedTypes = nil
+        } else {
+            state = .announcing(sent: sent + 1, next: now + .seconds(1 << sent))
+        }
+    }
+
+    /// Announces again from announcement `sent + 1` at `next`, the same records as the
+    /// announcements under way (§8.4).
+    mutating func announceAgain(sent: Int = 0, at next: Instant) {
+        state = .announcing(sent: sent, next: next)
+    }
+
+    /// A new TXT record (§8.4): an established name announces the TXT alone, one still announcing
+    /// starts its announcements, with every record, again.
+    mutating func txtChanged(at now: Instant) {
+        if state == .established {
+            state = .announcing(sent: 0, next: now)
+            announcedTypes = [.txt]
+        } else if isAnnouncing {
+            state = .announcing(sent: 0, next: now)
+        }
+    }
+
+    /// An established name met a conflicting answer, `records`: probed again from `first`, the
+    /// answer's copy over the other family not counting before the first probe (§9).
+    mutating func reprobe(after records: Set<RecordKey>, at first: Instant) {
+        conflictReprobe = records
+        state = .probing(sent: 0, next: first)
+    }
+
+    /// A conflict at `now` to be settled by a new name: nothing announced under it, and after
+    /// `limit` conflicts within `window` probing slows down for as long as they keep coming (§8.1).
+    mutating func noteConflict(at now: Instant, window: Duration, limit: Int) {
+        hasAnnounced = false
+        conflictTimes = conflictTimes.filter { now - $0 < window } + [now]
+        if conflictTimes.count >= limit {
+            isThrottled = true
+        } else if conflictTimes.count == 1 {
+            isThrottled = false
+        }
     }
 }

@@ -22,11 +22,10 @@ extension MDNSEngine {
         ownRecordNamesChanged = []
         queriesStartedSinceOwnRecordReport = []
         guard !stale.isEmpty else { return }
-        refreshRegistrationIndex()
         for id in stale.sorted() {
             var current: [InterfaceID: [ResourceRecord]] = [:]
             if let query = queries[id] {
-                for state in interfaces.values where query.appliesTo(state.interface.id) {
+                for state in interfaces.states where query.appliesTo(state.interface.id) {
                     let matching = visibleOwnRecords(answering: query, on: state.interface)
                     if !matching.isEmpty { current[state.interface.id] = matching }
                 }
@@ -73,23 +72,17 @@ extension MDNSEngine {
     /// does not exist.
     private func visibleOwnRecords(answering query: ContinuousQuery, on interface: NetworkInterface) -> [ResourceRecord]
     {
-        var result: [ResourceRecord] = []
-        var seen: Set<ResourceRecord> = []
-        for id in registrationIDs(publishing: query.name) {
-            let registration: Registration
-            if let id {
-                guard reportedRegistrations.contains(id), let service = registrations[id],
-                    service.appliesTo(interface.id)
-                else { continue }
-                registration = service
-            } else {
-                registration = host
+        var result = UniqueRecords()
+        for owner in owners(publishing: query.name) {
+            guard let registration = registrations[owner] else { continue }
+            if case .registration(let id) = owner {
+                guard reportedRegistrations.contains(id), registration.appliesTo(interface.id) else { continue }
             }
-            for record in registration.records(hostName: host.name, interface: interface)
-            where record.type != .nsec && query.matches(record) && seen.insert(record).inserted {
-                result.append(record)
+            for record in registration.records(hostName: registrations.host.name, interface: interface)
+            where record.type != .nsec && query.matches(record) {
+                result.insert(record)
             }
         }
-        return result
+        return result.records
     }
 }

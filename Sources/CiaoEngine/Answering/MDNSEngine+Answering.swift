@@ -28,15 +28,18 @@ extension MDNSEngine {
             observeQuery(message, on: interface.id, over: source.address.family, at: now)
         }
         // Known-answer lists that span packets (§7.2): hold the query until the rest arrives.
-        if var held = interfaces[interface.id]!.truncatedQueries[source] {
+        if var held = interfaces[interface.id]?.truncatedQueries[source] {
             held.questions += message.questions
             held.knownAnswers = Array((held.knownAnswers + message.answers).prefix(Self.maximumKnownAnswersPerQuery))
-            interfaces[interface.id]!.truncatedQueries[source] = held
+            interfaces[interface.id]?.truncatedQueries[source] = held
             return
         }
         if message.header.isTruncated && !isLegacy {
-            guard interfaces[interface.id]!.truncatedQueries.count < Self.maximumTruncatedQueries else { return }
-            interfaces[interface.id]!.truncatedQueries[source] = TruncatedQuery(
+            guard let held = interfaces[interface.id]?.truncatedQueries, held.count < Self.maximumTruncatedQueries
+            else {
+                return
+            }
+            interfaces[interface.id]?.truncatedQueries[source] = TruncatedQuery(
                 receivedAt: now, answerAt: now + random.duration(in: Self.truncatedQueryDelay),
                 questions: message.questions,
                 knownAnswers: Array(message.answers.prefix(Self.maximumKnownAnswersPerQuery)),
@@ -57,11 +60,11 @@ extension MDNSEngine {
             ? Dictionary(message.answers.map { (RecordKey($0), $0.ttl) }, uniquingKeysWith: max) : [:]
         func isCopied(_ record: ResourceRecord) -> Bool { sent[RecordKey(record)].map { $0 >= record.ttl } ?? false }
         for slot in ResponseSlot.allCases where slot.family == family && !sent.isEmpty {
-            guard var pending = interfaces[interface.id]!.pendingResponses[slot] else { continue }
+            guard var pending = interfaces[interface.id]?.pendingResponses[slot] else { continue }
             let duplicates = pending.answers.filter(isCopied)
             pending.answers.removeAll(where: isCopied)
             noteMulticast(duplicates, on: interface.id, family: family, at: now, byUs: false)
-            interfaces[interface.id]!.pendingResponses[slot] = pending.answers.isEmpty ? nil : pending
+            interfaces[interface.id]?.pendingResponses[slot] = pending.answers.isEmpty ? nil : pending
         }
         if datagram.isMulticast { refuteGoodbyes(in: message, on: interface, family: family, at: now) }
         cacheResponse(
@@ -172,34 +175,34 @@ extension MDNSEngine {
         latest: Instant
     ) {
         var pending =
-            interfaces[interfaceID]!.pendingResponses[slot]
+            interfaces[interfaceID]?.pendingResponses[slot]
             ?? PendingResponse(sendAt: sendAt, latest: latest, answers: [])
         pending.sendAt = min(max(pending.sendAt, sendAt), pending.latest)
         var gathered = UniqueRecords(pending.answers)
         for record in answers { gathered.insert(record) }
         pending.answers = gathered.records
-        interfaces[interfaceID]!.pendingResponses[slot] = pending
+        interfaces[interfaceID]?.pendingResponses[slot] = pending
     }
 
     /// Answers held truncated queries whose time has come, then sends the aggregated responses
     /// due, theirs included: nothing due now is left for a later pass.
     mutating func sendDueResponses(at now: Instant) {
-        for interfaceID in interfaces.keys.sorted() where interfaces[interfaceID]!.hasResponseDue(at: now) {
-            let interface = interfaces[interfaceID]!.interface
-            let dueQueries = interfaces[interfaceID]!.truncatedQueries.filter { $0.value.answerAt <= now }
+        for interfaceID in interfaces.ids where interfaces[interfaceID]?.hasResponseDue(at: now) == true {
+            guard let interface = interfaces[interfaceID]?.interface else { continue }
+            let dueQueries = interfaces[interfaceID]?.truncatedQueries.filter { $0.value.answerAt <= now } ?? [:]
             // In time order, not the dictionary's (its order changes with the process's hash seed).
             for (source, held) in dueQueries.sorted(by: { $0.value.answerAt < $1.value.answerAt }) {
-                interfaces[interfaceID]!.truncatedQueries[source] = nil
+                interfaces[interfaceID]?.truncatedQueries[source] = nil
                 let datagram = ReceivedDatagram(bytes: [], source: source, interface: interfaceID, isMulticast: true)
                 answer(
                     Message(questions: held.questions), knownAnswers: held.knownAnswers, from: datagram, on: interface,
                     at: now, askedAt: held.receivedAt, delay: .zero...(.zero))
             }
             for slot in ResponseSlot.allCases {
-                guard let pending = interfaces[interfaceID]!.pendingResponses[slot], pending.sendAt <= now else {
+                guard let pending = interfaces[interfaceID]?.pendingResponses[slot], pending.sendAt <= now else {
                     continue
                 }
-                interfaces[interfaceID]!.pendingResponses[slot] = nil
+                interfaces[interfaceID]?.pendingResponses[slot] = nil
                 // Not what a TXT update, a conflict or a withdrawal left us publishing meanwhile.
                 let published = pending.answers.filter { publishes($0, on: interface, answering: true) }
                 let (answers, recent) = splitByOnceASecondRule(published, on: interfaceID, family: slot.family, at: now)
@@ -251,7 +254,7 @@ extension MDNSEngine {
             guard let made = interfaces[sent.interface]?.lastMulticast[sent.key]?[sent.family], made < time else {
                 continue
             }
-            interfaces[sent.interface]!.lastMulticast[sent.key]![sent.family] = time
+            interfaces[sent.interface]?.lastMulticast[sent.key]?[sent.family] = time
         }
         multicastAwaitingSend = []
     }
@@ -262,10 +265,9 @@ extension MDNSEngine {
     mutating func forgetOldMulticasts(at now: Instant) {
         guard now >= nextMulticastSweep else { return }
         nextMulticastSweep = now + Self.multicastSweepInterval
-        for interfaceID in interfaces.keys {
-            interfaces[interfaceID]!.lastMulticast = interfaces[interfaceID]!.lastMulticast.compactMapValues { times in
-                times.keeping(since: now - Self.multicastMemory)
-            }
+        let since = now - Self.multicastMemory
+        interfaces.updateEach { state in
+            state.lastMulticast = state.lastMulticast.compactMapValues { $0.keeping(since: since) }
         }
     }
 
@@ -371,7 +373,9 @@ extension MDNSEngine {
             let packet = fullestPacket(from: start, guess: count)
             if let bytes = packet.bytes {
                 outgoing.append(OutgoingDatagram(bytes: bytes, interface: interface.id, destination: destination))
-                if !hostRecordsSent { hostRecordsSent = packet.message.additionals.contains { $0.name == host.name } }
+                if !hostRecordsSent {
+                    hostRecordsSent = packet.message.additionals.contains { $0.name == registrations.host.name }
+                }
             } else {
                 // One answer too large with its additional records: the encoder leaves out those
                 // that do not fit, so the host's go again with the next packet.
@@ -421,7 +425,7 @@ extension MDNSEngine {
         return answeringRegistrations(publishing: question.name).filter {
             $0.name == question.name && $0.appliesTo(interface.id)
         }.flatMap {
-            $0.records(hostName: host.name, interface: interface).filter { $0.type == .nsec }
+            $0.records(hostName: registrations.host.name, interface: interface).filter { $0.type == .nsec }
         }
     }
 
@@ -432,7 +436,7 @@ extension MDNSEngine {
         var result = UniqueRecords()
         for registration in answeringRegistrations(publishing: question.name) where registration.appliesTo(interface.id)
         {
-            for record in registration.records(hostName: host.name, interface: interface)
+            for record in registration.records(hostName: registrations.host.name, interface: interface)
             where record.name == question.name
                 && ((question.type == .any && record.type != .nsec) || record.type == question.type)
             {
@@ -445,8 +449,8 @@ extension MDNSEngine {
     /// Our address records on `interface`, with the NSEC for a family we do not have (§6.1); none
     /// while the host name is still being probed or is not ours.
     private func hostRecords(on interface: NetworkInterface) -> [ResourceRecord] {
-        guard ownsHostName, !isProbing(host) else { return [] }
-        return host.addressRecords(of: interface.publishedAddresses.map(\.address))
+        guard ownsHostName, !registrations.host.isProbing else { return [] }
+        return registrations.host.addressRecords(of: interface.publishedAddresses.map(\.address))
     }
 
     /// What each answer calls for among the additional records (RFC 6763 §12): the SRV and TXT
@@ -475,9 +479,10 @@ extension MDNSEngine {
             where registration.name == name && registration.appliesTo(interface.id) {
                 // A service's records under `name` and the host's, which its SRV points to.
                 if case .service = registration.kind {
-                    need.serviceRecords += registration.records(hostName: host.name, interface: interface).filter {
-                        $0.name == name && ($0.type == .srv || $0.type == .txt)
-                    }
+                    need.serviceRecords += registration.records(hostName: registrations.host.name, interface: interface)
+                        .filter {
+                            $0.name == name && ($0.type == .srv || $0.type == .txt)
+                        }
                     services += 1
                 }
                 need.needsHostRecords = true

@@ -452,15 +452,11 @@ struct RecordCache {
         return remaining
     }
 
-    /// The earliest expiry, POOF deadline or refresh of a watched record.
-    var nextDeadline: Instant? {
-        switch (lifetimes.top?.time, refreshes.top?.time) {
-        case (let a?, let b?): min(a, b)
-        case (let a?, nil): a
-        case (nil, let b?): b
-        case (nil, nil): nil
-        }
-    }
+    /// The earliest expiry or POOF deadline (``removeExpired(at:)``).
+    var nextExpiry: Instant? { lifetimes.top?.time }
+
+    /// The earliest refresh of a watched record (``takeDueRefreshes(at:random:isQueried:)``).
+    var nextRefresh: Instant? { refreshes.top?.time }
 
     /// Remaining TTL of `record` at `now`, in whole seconds, or nil if not cached.
     func remainingTTL(of key: RecordKey, at now: Instant) -> UInt32? {

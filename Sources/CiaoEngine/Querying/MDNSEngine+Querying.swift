@@ -24,16 +24,16 @@ extension MDNSEngine {
         var due: [InterfaceID: [QueryID]] = [:]
         for (id, query) in queries {
             for schedule in query.schedules where schedule.nextDue <= now {
-                if interfaces[schedule.interface] == nil {
+                if !interfaces.contains(schedule.interface) {
                     queries[id]!.forget(schedule.interface)
                 } else {
                     due[schedule.interface, default: []].append(id)
                 }
             }
         }
-        for interfaceID in interfaces.keys.sorted()
-        where due[interfaceID] != nil || interfaces[interfaceID]!.cache.hasDueRefresh(at: now) {
-            let interface = interfaces[interfaceID]!.interface
+        for interfaceID in interfaces.ids
+        where due[interfaceID] != nil || interfaces[interfaceID]?.cache.hasDueRefresh(at: now) == true {
+            guard let interface = interfaces[interfaceID]?.interface else { continue }
             // The questions in the order first asked, and the families each is asked over.
             var questions: [Question] = []
             var askedOver: [Question: Set<IPFamily>] = [:]
@@ -66,7 +66,7 @@ extension MDNSEngine {
                 // query started with it): the cache's refresh queries at 80–95 % of its TTL keep
                 // it (§5.2), so the query itself asks again only if it expires (§7.1).
                 if let expiry = uniqueAnswerExpiry(for: query, on: interfaceID) {
-                    interfaces[interfaceID]!.cache.watch(name: query.name, type: query.type, at: now, random: &random)
+                    interfaces[interfaceID]?.cache.watch(name: query.name, type: query.type, at: now, random: &random)
                     queries[id]!.schedule(on: interfaceID, firstAt: expiry)
                     continue
                 }
@@ -76,14 +76,15 @@ extension MDNSEngine {
             }
             // The records these questions ask for are refreshed from now on (§5.2).
             for question in questions {
-                interfaces[interfaceID]!.cache.watch(name: question.name, type: question.type, at: now, random: &random)
+                interfaces[interfaceID]?.cache.watch(name: question.name, type: question.type, at: now, random: &random)
             }
             // Refresh records that answer active queries at 80–95 % of their TTL (§5.2).
             var refreshes: Set<RRSetKey> = []
-            if interfaces[interfaceID]!.cache.hasDueRefresh(at: now) {
+            if interfaces[interfaceID]?.cache.hasDueRefresh(at: now) == true {
                 let watched = watchedQuestions(on: interfaceID)
-                refreshes = interfaces[interfaceID]!.cache.takeDueRefreshes(
-                    at: now, random: &random, isQueried: watched.contains)
+                refreshes =
+                    interfaces[interfaceID]?.cache.takeDueRefreshes(
+                        at: now, random: &random, isQueried: watched.contains) ?? []
             }
             for rrset in refreshes.sorted(by: {
                 ($0.name.description, $0.type.rawValue) < ($1.name.description, $1.type.rawValue)
@@ -165,12 +166,13 @@ extension MDNSEngine {
     ) {
         let watched = watchedQuestions(on: interfaceID)
         for record in message.answers + message.additionals where record.type != .opt {
-            guard interfaces[interfaceID] != nil else { return }
             // Mutated in place: a copy of the interface state would copy the whole cache.
             let key = RecordKey(record)
-            let (insertion, evicted) = interfaces[interfaceID]!.cache.insert(
-                record, key: key, from: source, over: source.family, multicast: multicast, at: now, random: &random,
-                isWatched: watched.contains)
+            guard
+                let (insertion, evicted) = interfaces[interfaceID]?.cache.insert(
+                    record, key: key, from: source, over: source.family, multicast: multicast, at: now,
+                    random: &random, isWatched: watched.contains)
+            else { return }
             // Records no query asks for have no one to report to (a flood is mostly those).
             switch insertion {
             case .added where watched.contains(key.rrset): report(.added, record, on: interfaceID)
@@ -189,11 +191,11 @@ extension MDNSEngine {
     {
         // A truncated query's known answers continue in later packets (§7.2): judged on the first
         // packet alone, every record listed later would look unanswered and be POOFed.
-        guard !message.header.isTruncated, interfaces[interfaceID] != nil else { return }
+        guard !message.header.isTruncated, interfaces.contains(interfaceID) else { return }
         let known = Dictionary(message.answers.map { (RecordKey($0), $0.ttl) }, uniquingKeysWith: max)
         // A QU question may be answered by unicast, out of our sight (§5.4): it proves nothing.
         for question in message.questions where !question.unicastResponse {
-            interfaces[interfaceID]!.cache.noteUnansweredQuery(
+            interfaces[interfaceID]?.cache.noteUnansweredQuery(
                 name: question.name, type: question.type, knownAnswers: known, over: family, at: now)
         }
         guard let state = interfaces[interfaceID] else { return }
@@ -228,14 +230,14 @@ extension MDNSEngine {
         }
         guard let entry = state.cache.entry(RecordKey(record)) else { return nil }
         return RecordArrival(
-            isFromThisHost: interfaces.values.contains { $0.interface.owns(entry.source) },
+            isFromThisHost: interfaces.owns(entry.source),
             families: IPFamily.allCases.filter(entry.wasHeard))
     }
 
     /// Removes expired, flushed and POOFed records and reports them.
     mutating func expireCachedRecords(at now: Instant) {
-        for interfaceID in interfaces.keys.sorted() where interfaces[interfaceID]!.cache.hasExpiry(at: now) {
-            for record in interfaces[interfaceID]!.cache.removeExpired(at: now) {
+        for interfaceID in interfaces.ids where interfaces[interfaceID]?.cache.hasExpiry(at: now) == true {
+            for record in interfaces[interfaceID]?.cache.removeExpired(at: now) ?? [] {
                 report(.removed, record, on: interfaceID)
             }
         }

@@ -14,38 +14,25 @@ extension MDNSEngine {
     /// When a new probe sequence starts: 0–250 ms from now, shared with any registration that has
     /// not sent its first probe yet, so registrations made together probe together (§8.1).
     mutating func firstProbeTime(at now: Instant) -> Instant {
-        if ownsHostName, case .probing(0, let next) = host.state, next >= now { return next }
-        for state in registrations.values.lazy.map(\.state) {
+        if ownsHostName, case .probing(0, let next) = registrations.host.state, next >= now { return next }
+        for state in registrations.services.lazy.map(\.state) {
             if case .probing(0, let next) = state, next >= now { return next }
         }
         return now + random.duration(in: Self.firstProbeDelay)
     }
 
-    /// True until the name is ours: probing, or waiting for an interface to probe on.
-    func isProbing(_ registration: Registration) -> Bool {
-        switch registration.state {
-        case .probing, .waitingForInterface: true
-        case .announcing, .established: false
-        }
-    }
-
-    func isAnnouncing(_ registration: Registration) -> Bool {
-        if case .announcing = registration.state { return true }
-        return false
-    }
-
     /// Probes every name again, as on a new interface (§8.1).
     mutating func restartProbing(at now: Instant) {
         let start = firstProbeTime(at: now)
-        if ownsHostName { host.state = .probing(sent: 0, next: start) }
-        for id in registrations.keys { registrations[id]!.state = .probing(sent: 0, next: start) }
+        if ownsHostName { registrations.host.startProbing(at: start) }
+        registrations.updateEach { $0.startProbing(at: start) }
     }
 
     /// The earliest probe or announcement due among the host and the services, if any.
     func computeEarliestRegistrationDeadline() -> Instant? {
         var earliest: Instant?
-        let hostStates = ownsHostName ? [host.state] : []
-        for state in hostStates.lazy + registrations.values.lazy.map(\.state) {
+        let hostStates = ownsHostName ? [registrations.host.state] : []
+        for state in hostStates.lazy + registrations.services.lazy.map(\.state) {
             switch state {
             case .probing(_, let next), .announcing(_, let next): earliest = min(earliest ?? next, next)
             case .established, .waitingForInterface: break
@@ -71,68 +58,65 @@ extension MDNSEngine {
         var newlyRegistered: [RegistrationID] = []
         // Only names with a probe or announcement due: established ones (most of them, with many
         // services) are neither copied nor written back.
-        let due = registrations.compactMap { id, registration in Self.isDue(registration, at: now) ? id : nil }.sorted()
-        let ids: [RegistrationID?] = (ownsHostName && Self.isDue(host, at: now) ? [nil] : []) + due
-        for id in ids {
-            guard var registration = registration(id) else { continue }
+        let due = registrations.ids { $0.isDue(at: now) }.map(RecordOwner.registration)
+        let owners = (ownsHostName && registrations.host.isDue(at: now) ? [RecordOwner.host] : []) + due
+        for owner in owners {
+            guard var registration = registrations[owner] else { continue }
             switch registration.state {
             case .probing(let sent, let next) where next <= now:
-                if !interfaces.keys.contains(where: registration.appliesTo) {
+                if !interfaces.contains(where: registration.appliesTo) {
                     // Nowhere to probe: the name is not ours until probes have gone out (§8.1).
-                    registration.state = .waitingForInterface
+                    registration.waitForInterface()
                 } else if sent < Self.probeCount {
                     probing.append(registration)
-                    registration.state = .probing(sent: sent + 1, next: now + Self.probeInterval)
-                } else if id != nil, !hostNameIsSettled {
+                    registration.probeSent(nextAt: now + Self.probeInterval)
+                } else if owner != .host, !hostNameIsSettled {
                     // A service's SRV record names the host: announce it only once the host name
                     // is ours too, so that no one resolves it to a name we may still lose.
-                    registration.state = .probing(sent: sent, next: now + Self.probeInterval)
+                    registration.holdProbing(until: now + Self.probeInterval)
                 } else {
                     // Three probes without conflict: the name is ours (§8.3).
-                    registration.state = .announcing(sent: 0, next: now)
-                    registration.isThrottled = false
-                    registration.conflictTimes = []
-                    registration.conflictReprobe = nil
-                    registration.announcedTypes = nil
-                    if let id, !reportedRegistrations.contains(id) {
+                    registration.won(at: now)
+                    if let id = owner.registrationID, !reportedRegistrations.contains(id) {
                         newlyRegistered.append(id)
                     }
-                    if id == nil { hostNameSettled = true }
+                    if owner == .host { hostNameSettled = true }
                 }
             default:
                 break
             }
-            if case .announcing(let sent, let next) = registration.state, next <= now {
-                registration.hasAnnounced = true
+            if registration.isAnnouncing && registration.isDue(at: now) {
+                // As it is announced: the last announcement forgets which types it carries.
                 announcing.append(registration)
-                registration.state =
-                    sent + 1 >= Registration.announcementCount
-                    ? .established : .announcing(sent: sent + 1, next: now + .seconds(1 << sent))
-                if registration.state == .established { registration.announcedTypes = nil }
+                registration.announcementSent(at: now)
             }
-            if let id { registrations[id] = registration } else { host = registration }
+            registrations[owner] = registration
         }
         if hostNameSettled {
             // Their SRV records name the new host name: announced again with it (§8.4).
             for id in reportHostNameIfRenamed() {
-                registrations[id]!.state = .announcing(sent: 1, next: now + .seconds(1))
-                announcing.append(registrations[id]!)
+                guard var registration = registrations[.registration(id)] else { continue }
+                registration.announceAgain(sent: 1, at: now + .seconds(1))
+                registrations[.registration(id)] = registration
+                announcing.append(registration)
             }
         }
         for id in newlyRegistered {
+            guard let registration = registrations[.registration(id)] else { continue }
             reportedRegistrations.insert(id)
-            noteOwnRecordsChanged(of: registrations[id]!)
-            events.append(.registered(id, name: registrations[id]!.name))
+            noteOwnRecordsChanged(of: registration)
+            events.append(.registered(id, name: registration.name))
         }
         // By id, taking only each interface's description: a copy of its whole state would make
         // the last-multicast table copy itself when the announcements below update it.
-        for id in interfaces.keys.sorted() {
-            let interface = interfaces[id]!.interface
+        for interface in interfaces.networkInterfaces {
             let probes = probing.filter { $0.appliesTo(interface.id) }
             if !probes.isEmpty {
                 // The first probe asks for a unicast reply (§8.1); all carry the proposal in
                 // Authority, and ask about each name proposed (the host's reverse names too).
-                let proposed = probes.flatMap { $0.probeRecords(hostName: host.name, interface: interface) }
+                let proposed = probes.flatMap {
+                    $0.probeRecords(hostName: registrations.host.name, interface: interface)
+                }
                 var asked: Set<DomainName> = []
                 let names = proposed.map(\.name).filter { asked.insert($0).inserted }
                 var message = Message(
@@ -143,12 +127,13 @@ extension MDNSEngine {
             }
             let announcements = announcing.filter { $0.appliesTo(interface.id) }
             if !announcements.isEmpty {
-                let records = uniqued(
+                let records = UniqueRecords(
                     announcements.flatMap { registration in
-                        registration.records(hostName: host.name, interface: interface).filter {
+                        registration.records(hostName: registrations.host.name, interface: interface).filter {
                             registration.announcedTypes?.contains($0.type) ?? true
                         }
-                    })
+                    }
+                ).records
                 // An announcement leaves out what an answer multicast within the last second: it
                 // is fresh in every cache, and going again would break the once-a-second rule (§6).
                 for family in interface.families {
@@ -164,27 +149,18 @@ extension MDNSEngine {
         }
     }
 
-    /// True when a probe or an announcement of `registration` is due at `now`.
-    private static func isDue(_ registration: Registration, at now: Instant) -> Bool {
-        switch registration.state {
-        case .probing(_, let next), .announcing(_, let next): next <= now
-        case .established, .waitingForInterface: false
-        }
-    }
-
     /// Goodbyes for the records of withdrawn registrations, in as few packets as fit, keeping the
     /// shared records (a type's PTR under `_services._dns-sd._udp`, subtype PTRs) that registrations
     /// still published use too.
     mutating func sendGoodbyes(for withdrawn: [Registration]) {
         guard !withdrawn.isEmpty else { return }
-        refreshRegistrationIndex()
-        for id in interfaces.keys.sorted() {
-            let interface = interfaces[id]!.interface
-            var considered: Set<RecordKey> = []
+        for interface in interfaces.networkInterfaces {
+            let id = interface.id
+            var considered = UniqueRecords()
             var goodbyes: [ResourceRecord] = []
             for registration in withdrawn where registration.appliesTo(id) {
-                for record in registration.records(hostName: host.name, interface: interface)
-                where considered.insert(RecordKey(record)).inserted {
+                for record in registration.records(hostName: registrations.host.name, interface: interface)
+                where considered.insert(record) {
                     // Only PTRs are shared between registrations.
                     if !record.cacheFlush && publishes(record, on: interface, answering: false) { continue }
                     goodbyes.append(record.goodbye)
@@ -202,7 +178,7 @@ extension MDNSEngine {
         for slot in ResponseSlot.allCases {
             guard var pending = interfaces[interface]?.pendingResponses[slot] else { continue }
             pending.answers.removeAll { keys.contains(RecordKey($0)) }
-            interfaces[interface]!.pendingResponses[slot] = pending.answers.isEmpty ? nil : pending
+            interfaces[interface]?.pendingResponses[slot] = pending.answers.isEmpty ? nil : pending
         }
     }
 
@@ -214,10 +190,11 @@ extension MDNSEngine {
     ) {
         yieldContestedReverseNames(in: message.answers + message.additionals)
         let names = Set((message.answers + message.additionals).map(\.name))
-        for id in registrationIDs(publishingAnyOf: names) {
-            guard let registration = registration(id), names.contains(registration.name)
+        for owner in owners(publishingAnyOf: names) {
+            guard let registration = registrations[owner], names.contains(registration.name)
             else { continue }
-            let ours = Set(registration.records(hostName: host.name, interface: interface).map(RecordKey.init))
+            let ours = Set(
+                registration.records(hostName: registrations.host.name, interface: interface).map(RecordKey.init))
             let ourTypes = Set(ours.map(\.data.type))
             let conflicting = (message.answers + message.additionals).contains { record in
                 // §9: a conflict is a record of our name and class IN with other data; the other
@@ -227,24 +204,24 @@ extension MDNSEngine {
                 else { return false }
                 // The host name conflicts only over addresses, and never with another responder
                 // on this host publishing this host's own (§15).
-                if id == nil { return isForeignAddressRecord(record) }
+                if owner == .host { return isForeignAddressRecord(record) }
                 // While probing any record with our name is a conflict; afterwards, only a
                 // different answer for one of our unique types (§9).
-                return isProbing(registration)
+                return registration.isProbing
                     || (ourTypes.contains(record.type) && record.type != .ptr && record.type != .nsec)
             }
             guard conflicting else { continue }
-            let whileProbing = isProbing(registration)
+            let whileProbing = registration.isProbing
             diagnose(.conflict(name: registration.name, from: source, on: interface.id, whileProbing: whileProbing))
-            if isProbing(registration) {
-                rename(id, at: now)
+            if registration.isProbing {
+                rename(owner, at: now)
             } else {
                 // §9: reset to probing; a real owner will defend and we rename then.
                 let records = (message.answers + message.additionals).filter { $0.name == registration.name }
                 var reprobing = registration
-                reprobing.conflictReprobe = Set(records.map(RecordKey.init))
-                reprobing.state = .probing(sent: 0, next: now + random.duration(in: Self.firstProbeDelay))
-                if let id { registrations[id] = reprobing } else { host = reprobing }
+                reprobing.reprobe(
+                    after: Set(records.map(RecordKey.init)), at: now + random.duration(in: Self.firstProbeDelay))
+                registrations[owner] = reprobing
             }
         }
     }
@@ -256,16 +233,16 @@ extension MDNSEngine {
         let family = source.address.family
         yieldContestedReverseNames(in: message.authorities)
         let names = Set(message.authorities.map(\.name))
-        for id in registrationIDs(publishingAnyOf: names) {
-            guard let registration = registration(id) else { continue }
+        for owner in owners(publishingAnyOf: names) {
+            guard let registration = registrations[owner] else { continue }
             // Another responder on this host proposing this host's own addresses for the host
             // name is no rival: both may publish them (§15).
             let theirs = message.authorities.filter {
                 $0.name == registration.name && $0.rrClass == .internet
-                    && (id != nil || isForeignAddressRecord($0))
+                    && (owner != .host || isForeignAddressRecord($0))
             }
             guard !theirs.isEmpty else { continue }
-            let ours = registration.probeRecords(hostName: host.name, interface: interface).filter {
+            let ours = registration.probeRecords(hostName: registrations.host.name, interface: interface).filter {
                 $0.name == registration.name
             }
             switch registration.state {
@@ -273,7 +250,7 @@ extension MDNSEngine {
                 // The lexicographically later set wins; on a loss, wait a second and probe again.
                 if Self.compareProbeRecords(ours, theirs) < 0 {
                     diagnose(.lostProbeTieBreak(name: registration.name, from: source, on: interface.id))
-                    setState(of: id, to: .probing(sent: 0, next: now + .seconds(1)))
+                    registrations[owner]?.startProbing(at: now + .seconds(1))
                 }
             case .announcing, .established:
                 guard Set(ours.map(RecordKey.init)) != Set(theirs.map(RecordKey.init)) else { continue }
@@ -305,39 +282,33 @@ extension MDNSEngine {
     }
 
     /// Renames after a conflict and probes again, slowing down after repeated conflicts (§8.1, §9).
-    private mutating func rename(_ id: RegistrationID?, at now: Instant) {
-        guard var registration = registration(id) else { return }
+    private mutating func rename(_ owner: RecordOwner, at now: Instant) {
+        guard var registration = registrations[owner] else { return }
         let oldName = registration.name
-        if id != nil { noteOwnRecordsChanged(of: registration) }
-        if let id, registration.service?.allowsRenaming == false {
-            registrations[id] = nil
+        if owner != .host { noteOwnRecordsChanged(of: registration) }
+        if let id = owner.registrationID, registration.service?.allowsRenaming == false {
+            registrations.remove(id)
             reportedRegistrations.remove(id)
             events.append(.nameConflict(id, name: oldName))
             releaseHostNameIfUnneeded()
             return
         }
-        registration.hasAnnounced = false
-        registration.conflictTimes = registration.conflictTimes.filter { now - $0 < Self.conflictWindow } + [now]
         // §8.1: after 15 conflicts in 10 s, wait 5 s before *each* further attempt — for as long
         // as conflicts keep coming (a 10-second window alone would allow a burst every 10 s).
-        if registration.conflictTimes.count >= Self.conflictLimit {
-            registration.isThrottled = true
-        } else if registration.conflictTimes.count == 1 {
-            registration.isThrottled = false
-        }
+        registration.noteConflict(at: now, window: Self.conflictWindow, limit: Self.conflictLimit)
         registration.label =
-            id == nil
+            owner == .host
             ? InstanceNamer.nextHostName(after: registration.label)
             : InstanceNamer.nextInstanceName(after: registration.label)
         let delay =
             registration.isThrottled ? Self.conflictBackoff : random.duration(in: Self.firstProbeDelay)
-        registration.state = .probing(sent: 0, next: now + delay)
-        if let id {
-            registrations[id] = registration
+        registration.startProbing(at: now + delay)
+        if let id = owner.registrationID {
+            registrations[owner] = registration
             reportedRegistrations.remove(id)
             events.append(.renamed(id, from: oldName, to: registration.name))
         } else {
-            host = registration
+            registrations.host = registration
             ownRecordsChanged = true
             // Another responder on this host may hold the new name already. The rename is
             // reported, and the services announced again, once the new name is settled.
@@ -348,24 +319,9 @@ extension MDNSEngine {
     /// Reports a host name settled under another name than last reported; returns the established
     /// services, whose SRV records now name it and are to be announced again (§8.4).
     mutating func reportHostNameIfRenamed() -> [RegistrationID] {
-        guard host.name != reportedHostName else { return [] }
-        events.append(.hostRenamed(from: reportedHostName, to: host.name))
-        reportedHostName = host.name
-        return registrations.keys.filter { registrations[$0]!.state == .established }.sorted()
-    }
-
-    /// The registration `id` names; `nil` stands for the host name.
-    private func registration(_ id: RegistrationID?) -> Registration? {
-        guard let id else { return host }
-        return registrations[id]
-    }
-
-    private mutating func setState(of id: RegistrationID?, to state: Registration.State) {
-        if let id { registrations[id]?.state = state } else { host.state = state }
-    }
-
-    private func uniqued(_ records: [ResourceRecord]) -> [ResourceRecord] {
-        var seen: Set<RecordKey> = []
-        return records.filter { seen.insert(RecordKey($0)).inserted }
+        guard registrations.host.name != reportedHostName else { return [] }
+        events.append(.hostRenamed(from: reportedHostName, to: registrations.host.name))
+        reportedHostName = registrations.host.name
+        return registrations.ids { $0.state == .established }
     }
 }

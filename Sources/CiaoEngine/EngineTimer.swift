@@ -1,0 +1,61 @@
+/// The engine's timers: what ``MDNSEngine/advance(to:)`` runs, in this order, and each one's
+/// next deadline. Records expire before queries go out, so that a query waiting for its cached
+/// answer to expire asks in the same pass.
+enum EngineTimer: CaseIterable {
+    /// Confirming or taking a host name another responder holds (RFC 6762 §15).
+    case hostClaim
+    /// Probes and announcements (§8.1, §8.3).
+    case registrations
+    /// Aggregated answers and held truncated queries (§6, §7.2).
+    case responses
+    /// Expired, flushed and POOFed records (§10).
+    case cacheExpiry
+    /// Continuous queries and cache refreshes (§5.2).
+    case queries
+    /// Forgetting old multicast times; it runs with whatever else is due and sets no deadline.
+    case multicastSweep
+}
+
+extension MDNSEngine {
+    /// When `timer` is next due; nil when it has nothing to do.
+    func deadline(of timer: EngineTimer) -> Instant? {
+        switch timer {
+        case .hostClaim:
+            hostClaimDeadline
+        case .registrations:
+            registrationDeadlineIsStale ? computeEarliestRegistrationDeadline() : earliestRegistrationDeadline
+        case .responses:
+            interfaces.states.reduce(nil) { earliest, state in
+                let responses = state.pendingResponses.values.reduce(earliest) { earlier($0, $1.sendAt) }
+                return state.truncatedQueries.values.reduce(responses) { earlier($0, $1.answerAt) }
+            }
+        case .cacheExpiry:
+            interfaces.states.reduce(nil) { earlier($0, $1.cache.nextExpiry) }
+        case .queries:
+            queries.values.reduce(interfaces.states.reduce(nil) { earlier($0, $1.cache.nextRefresh) }) {
+                $1.schedules.reduce($0) { earlier($0, $1.nextDue) }
+            }
+        case .multicastSweep:
+            nil
+        }
+    }
+
+    /// Runs what `timer` has due at `now`.
+    mutating func fire(_ timer: EngineTimer, at now: Instant) {
+        switch timer {
+        case .hostClaim: advanceHostClaim(at: now)
+        case .registrations: advanceRegistrations(at: now)
+        case .responses: sendDueResponses(at: now)
+        case .cacheExpiry: expireCachedRecords(at: now)
+        case .queries: sendDueQueries(at: now)
+        case .multicastSweep: forgetOldMulticasts(at: now)
+        }
+    }
+}
+
+/// The earlier of two deadlines, either of which may be none.
+func earlier(_ a: Instant?, _ b: Instant?) -> Instant? {
+    guard let a else { return b }
+    guard let b else { return a }
+    return min(a, b)
+}

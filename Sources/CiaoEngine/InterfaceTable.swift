@@ -1,0 +1,37 @@
+/// The interfaces the engine runs on, each with its state (RFC 6762 §6, §10: caches, pending
+/// answers and multicast times are per link). Passes over every interface go in ``InterfaceID``
+/// order, so that the same inputs send the same datagrams.
+struct InterfaceTable {
+    private var byID: [InterfaceID: InterfaceState] = [:]
+
+    var isEmpty: Bool { byID.isEmpty }
+
+    /// The interface IDs, ascending.
+    var ids: [InterfaceID] { byID.keys.sorted() }
+
+    /// The interfaces' descriptions, in ID order.
+    var networkInterfaces: [NetworkInterface] { ids.compactMap { byID[$0]?.interface } }
+
+    /// The interfaces' states, in no particular order.
+    var states: Dictionary<InterfaceID, InterfaceState>.Values { byID.values }
+
+    func contains(_ id: InterfaceID) -> Bool { byID[id] != nil }
+
+    /// True when `predicate` holds for the ID of an interface.
+    func contains(where predicate: (InterfaceID) -> Bool) -> Bool { byID.keys.contains(where: predicate) }
+
+    /// True when `address` is one of this host's, on any interface.
+    func owns(_ address: IPAddress) -> Bool { byID.values.contains { $0.interface.owns(address) } }
+
+    /// The state of interface `id`, nil if the engine does not run on it; changed in place, so
+    /// that a change to one record does not copy the interface's cache. Setting nil removes it.
+    subscript(id: InterfaceID) -> InterfaceState? {
+        get { byID[id] }
+        _modify { yield &byID[id] }
+    }
+
+    /// Applies `change` to every interface's state in place.
+    mutating func updateEach(_ change: (inout InterfaceState) -> Void) {
+        for index in byID.values.indices { change(&byID.values[index]) }
+    }
+}

@@ -1,0 +1,20 @@
+/// Who publishes a set of records: the host name (its addresses and their reverse mappings) or
+/// one registered service (RFC 6762 §8). The host orders first, then services by registration.
+enum RecordOwner: Hashable, Comparable {
+    case host
+    case registration(RegistrationID)
+
+    /// The service's ID; nil for the host.
+    var registrationID: RegistrationID? {
+        if case .registration(let id) = self { return id }
+        return nil
+    }
+
+    static func < (lhs: RecordOwner, rhs: RecordOwner) -> Bool {
+        switch (lhs, rhs) {
+        case (.host, .host), (.registration, .host): false
+        case (.host, .registration): true
+        case (.registration(let left), .registration(let right)): left < right
+        }
+    }
+}

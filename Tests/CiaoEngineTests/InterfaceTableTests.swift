@@ -1,0 +1,47 @@
+@testable import CiaoEngine
+import CiaoWire
+import Testing
+
+/// The interface table alone: passes in interface order whatever the order of arrival, state
+/// changed in place, and this host's addresses known across every interface (RFC 6762 §15).
+@Suite struct InterfaceTableTests {
+    private func state(_ index: UInt32, _ address: IPv4Address) -> InterfaceState {
+        let interface = NetworkInterface(
+            id: InterfaceID(index), name: "veth\(index)", addresses: [InterfaceAddress(.v4(address), prefixLength: 24)])
+        return InterfaceState(interface: interface, cacheCapacity: 16)
+    }
+
+    @Test func passesGoInInterfaceOrder() {
+        var table = InterfaceTable()
+        #expect(table.isEmpty)
+        for index: UInt32 in [7, 2, 5, 1, 9, 3] { table[InterfaceID(index)] = state(index, IPv4Address(198, 18, 0, 1)) }
+        #expect(table.ids == [1, 2, 3, 5, 7, 9].map(InterfaceID.init))
+        #expect(table.networkInterfaces.map(\.id) == table.ids)
+        #expect(table.contains(InterfaceID(5)) && !table.contains(InterfaceID(4)))
+        #expect(table.contains { $0.index > 8 } && !table.contains { $0.index == 4 })
+        table[InterfaceID(5)] = nil
+        #expect(table.ids == [1, 2, 3, 7, 9].map(InterfaceID.init))
+    }
+
+    @Test func changesStayAndReachEveryInterface() {
+        var table = InterfaceTable()
+        table[InterfaceID(1)] = state(1, IPv4Address(198, 18, 0, 1))
+        table[InterfaceID(2)] = state(2, IPv4Address(198, 18, 1, 1))
+        let key = RecordKey(
+            ResourceRecord(name: DomainName("a.local.")!, ttl: 120, data: .a(IPv4Address(198, 18, 0, 1))))
+        table[InterfaceID(1)]?.lastMulticast[key] = MulticastTimes()
+        #expect(table[InterfaceID(1)]?.lastMulticast.count == 1 && table[InterfaceID(2)]?.lastMulticast.isEmpty == true)
+        table.updateEach { $0.lastMulticast = [:] }
+        #expect(table.states.allSatisfy { $0.lastMulticast.isEmpty })
+        table[InterfaceID(3)]?.lastMulticast[key] = MulticastTimes()
+        #expect(!table.contains(InterfaceID(3)))
+    }
+
+    @Test func theHostOwnsTheAddressesOfEveryInterface() {
+        var table = InterfaceTable()
+        table[InterfaceID(1)] = state(1, IPv4Address(198, 18, 0, 1))
+        table[InterfaceID(2)] = state(2, IPv4Address(198, 18, 1, 1))
+        #expect(table.owns(.v4(IPv4Address(198, 18, 1, 1))))
+        #expect(!table.owns(.v4(IPv4Address(198, 18, 1, 2))))
+    }
+}

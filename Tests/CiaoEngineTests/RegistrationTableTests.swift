@@ -1,0 +1,74 @@
+@testable import CiaoEngine
+import CiaoWire
+import Testing
+
+/// The registration table alone: services found by every name they publish under, whatever
+/// was added, renamed or removed (RFC 6763 §4, §7.1, §9).
+@Suite struct RegistrationTableTests {
+    private func table() -> RegistrationTable {
+        RegistrationTable(host: Registration(kind: .host, label: "ciao", state: .waitingForInterface))
+    }
+
+    private func service(_ instance: String, _ type: String = "_http._tcp.local.", subtypes: [String] = [])
+        -> Registration
+    {
+        let service = ServiceRegistration(
+            instanceName: instance, serviceType: DomainName(type)!, subtypes: subtypes, port: 80,
+            txt: try! TXTData(strings: []))
+        return Registration(kind: .service(service), label: instance, state: .waitingForInterface)
+    }
+
+    private func owners(_ table: RegistrationTable, _ name: String, host: Bool = true) -> [RecordOwner] {
+        table.owners(publishing: DomainName(name)!, includingHost: host)
+    }
+
+    @Test func servicesAreFoundUnderEveryNameTheyPublishInRegistrationOrder() {
+        var table = table()
+        let a = table.add(service("A", subtypes: ["_printer"]))
+        let b = table.add(service("B"))
+        let c = table.add(service("C", "_ipp._tcp.local."))
+        #expect(owners(table, "_http._tcp.local.") == [.registration(a), .registration(b)])
+        #expect(owners(table, "_printer._sub._http._tcp.local.") == [.registration(a)])
+        #expect(owners(table, "B._http._tcp.local.") == [.registration(b)])
+        #expect(
+            owners(table, "_services._dns-sd._udp.local.") == [.registration(a), .registration(b), .registration(c)])
+        #expect(owners(table, "ciao.local.") == [.host])
+        #expect(owners(table, "ciao.local.", host: false) == [])
+        #expect(table.ids { $0.service?.serviceType == DomainName("_http._tcp.local.")! } == [a, b])
+    }
+
+    @Test func aRenameMovesTheServiceToItsNewNameKeepingTheOrder() {
+        var table = table()
+        let a = table.add(service("A"))
+        let b = table.add(service("B"))
+        table[.registration(a)]?.label = "B-2"
+        #expect(owners(table, "A._http._tcp.local.") == [])
+        #expect(owners(table, "B-2._http._tcp.local.") == [.registration(a)])
+        #expect(owners(table, "_http._tcp.local.") == [.registration(a), .registration(b)])
+        table.updateEach { $0.label += "x" }
+        #expect(owners(table, "Bx._http._tcp.local.") == [.registration(b)])
+        #expect(owners(table, "B._http._tcp.local.") == [])
+    }
+
+    @Test func aRemovedServiceLeavesEveryName() {
+        var table = table()
+        let a = table.add(service("A", subtypes: ["_printer"]))
+        let b = table.add(service("B"))
+        #expect(table.remove(a)?.name == DomainName("A._http._tcp.local.")!)
+        #expect(table.remove(a) == nil)
+        table[.registration(b)] = nil
+        #expect(table.isEmpty)
+        for name in ["_http._tcp.local.", "_printer._sub._http._tcp.local.", "_services._dns-sd._udp.local."] {
+            #expect(owners(table, name, host: false) == [])
+        }
+        #expect(table.add(service("C")) == RegistrationID(rawValue: 3))
+    }
+
+    @Test func theHostStaysAndOrdersFirst() {
+        var table = table()
+        table[.host] = nil
+        #expect(table[.host]?.name == DomainName("ciao.local.")!)
+        #expect(RecordOwner.host < .registration(RegistrationID(rawValue: 1)))
+        #expect(!(RecordOwner.registration(RegistrationID(rawValue: 1)) < .host))
+    }
+}
