@@ -35,7 +35,9 @@ public final class DNSStreamSocket {
 
     /// Queues `message` with its length in front and writes what the socket takes now.
     public func send(_ message: [UInt8]) throws(TransportError) {
-        guard message.count <= 0xFFFF else { throw .system(operation: "send to the DNS server \(server)", errno: EMSGSIZE) }
+        guard message.count <= 0xFFFF else {
+            throw .system(operation: "send to the DNS server \(server)", errno: EMSGSIZE)
+        }
         outgoing += [UInt8(message.count >> 8), UInt8(message.count & 0xFF)] + message
         try flush()
     }

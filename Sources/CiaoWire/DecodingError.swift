@@ -42,7 +42,8 @@ public struct DecodingError: Error, Hashable, Sendable, CustomStringConvertible 
         let what: String =
             switch reason {
             case .messageTooShort(let length): "message of \(length) bytes is shorter than the 12-byte header"
-            case .messageTooLong(let length): "message of \(length) bytes exceeds the decoding limit (9000 bytes for mDNS)"
+            case .messageTooLong(let length):
+                "message of \(length) bytes exceeds the decoding limit (9000 bytes for mDNS)"
             case .unsupportedOpcode(let opcode): "opcode \(opcode) is not a standard query"
             case .truncated: "field runs past the end of the data"
             case .reservedLabelType(let byte): "reserved label type 0x\(String(byte, radix: 16))"

@@ -67,7 +67,9 @@ struct MessageDecoder {
             throw DecodingError(.messageTooLong(length: bytes.count), at: 0)
         }
         let header = MessageHeader(id: readUInt16(at: 0), flags: readUInt16(at: 2))
-        guard header.opcode == 0 || limits.acceptsAnyOpcode else { throw DecodingError(.unsupportedOpcode(header.opcode), at: 2) }
+        guard header.opcode == 0 || limits.acceptsAnyOpcode else {
+            throw DecodingError(.unsupportedOpcode(header.opcode), at: 2)
+        }
         let questionCount = Int(readUInt16(at: 4))
         let answerCount = Int(readUInt16(at: 6))
         let authorityCount = Int(readUInt16(at: 8))

@@ -50,7 +50,9 @@ extension NamespaceTests {
             var storage = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             let count = withUnsafeMutablePointer(to: &storage) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(server.fd, &buffer, 64, 0, $0, &length) }
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    recvfrom(server.fd, &buffer, 64, 0, $0, &length)
+                }
             }
             #expect(Array(buffer.prefix(count)) == [1, 2, 3])
             let client = try #require(withUnsafePointer(to: &storage) { SocketAddress($0) })
@@ -58,7 +60,9 @@ extension NamespaceTests {
             _ = recv(server.fd, &buffer, 64, 0)
             #expect(try second.receive() == nil)
             _ = withUnsafePointer(to: &storage) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(server.fd, [UInt8]([9, 8]), 2, 0, $0, length) }
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(server.fd, [UInt8]([9, 8]), 2, 0, $0, length)
+                }
             }
             var poller = Poller()
             _ = try poller.wait(fileDescriptors: [first.fileDescriptor], timeout: .seconds(1))
