@@ -14,6 +14,8 @@ let package = Package(
         .target(name: "CiaoWire"),
         // The mDNS protocol as a sans-I/O state machine: bytes and time in, datagrams and events out.
         .target(name: "CiaoEngine", dependencies: ["CiaoWire"]),
+        // A unicast DNS stub resolver as a sans-I/O state machine, and resolv.conf's settings.
+        .target(name: "CiaoUnicastDNS", dependencies: ["CiaoWire"]),
         // What Glibc does not import: CMSG and netlink macros as functions.
         .target(name: "CCiaoShim"),
         // POSIX I/O: mDNS multicast sockets, the interface list and the netlink change monitor.
@@ -38,6 +40,7 @@ let package = Package(
             path: "Benchmarks/Simulation"),
         .testTarget(name: "CiaoEngineTests", dependencies: ["CiaoEngine", "CiaoSimulation", "CiaoWire"]),
         .testTarget(name: "CiaoWireTests", dependencies: ["CiaoWire"], resources: [.copy("Captures")]),
+        .testTarget(name: "CiaoUnicastDNSTests", dependencies: ["CiaoUnicastDNS", "CiaoEngine", "CiaoWire"]),
         .testTarget(name: "CiaoTests", dependencies: ["Ciao", "CiaoEngine", "CiaoSimulation", "CiaoWire"]),
         // Socket tests; they run only inside the namespace Scripts/transport-tests.sh creates.
         .testTarget(name: "CiaoTransportTests", dependencies: ["CiaoTransport", "CiaoEngine", "CiaoWire"]),

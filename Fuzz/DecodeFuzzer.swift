@@ -10,6 +10,8 @@
 // a `fatalError` so libFuzzer records the input:
 //   - error offsets (of the whole message and of skipped records) lie within the input;
 //   - `Message(decoding:)` agrees with `Message.decode(_:)`;
+//   - under `DecodingLimits.unicast` every input mDNS's limits accept decodes to the same message,
+//     and SOA and CNAME RDATA read back (`RecordData.soa`, `canonicalName`) re-encode to the same bytes;
 //   - every decoded name prints (`description`) and parses back to the identical bytes, which fuzzes
 //     the presentation-form code with names only the decoder can produce (arbitrary label bytes).
 
@@ -17,7 +19,29 @@
 public func decodeFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size))
     checkDecode(bytes)
+    checkUnicastDecode(bytes)
     return 0
+}
+
+private func checkUnicastDecode(_ bytes: [UInt8]) {
+    let decoded: DecodedMessage
+    do {
+        decoded = try Message.decode(bytes, limits: .unicast)
+    } catch {
+        check(error, within: bytes, "unicast message")
+        if (try? Message.decode(bytes)) != nil { fatalError("mDNS limits accept what unicast limits reject: \(error)") }
+        return
+    }
+    if let multicast = try? Message.decode(bytes), multicast != decoded {
+        fatalError("unicast limits decode differently from mDNS's")
+    }
+    let message = decoded.message
+    for record in message.answers + message.authorities + message.additionals {
+        if let soa = record.data.soa, RecordData.soa(soa) != record.data { fatalError("SOA does not round-trip") }
+        if let target = record.data.canonicalName, RecordData.canonicalName(target) != record.data {
+            fatalError("CNAME does not round-trip")
+        }
+    }
 }
 
 private func checkDecode(_ bytes: [UInt8]) {

@@ -8,17 +8,23 @@ public struct Poller {
 
     public init() {}
 
-    /// Waits until any of `fileDescriptors` is readable or `timeout` passes (nil waits without
-    /// limit), and returns the readable ones in the order given; empty on timeout.
+    /// Waits until any of `fileDescriptors` is readable, any of `writable` is writable, or
+    /// `timeout` passes (nil waits without limit), and returns the ready ones in the order given
+    /// (`fileDescriptors` first); empty on timeout.
     ///
     /// Errors and hang-ups (POLLERR, POLLHUP) count as readable, so the owner reads and finds out.
     /// EINTR is retried with the time that is left. The timeout is rounded up to whole
     /// milliseconds, so the wait never ends before it. Negative descriptors are ignored, as poll(2)
     /// does; a descriptor that is not open throws EBADF.
-    public mutating func wait(fileDescriptors: [Int32], timeout: Duration?) throws(TransportError) -> [Int32] {
+    public mutating func wait(
+        fileDescriptors: [Int32], writable: [Int32] = [], timeout: Duration?
+    ) throws(TransportError) -> [Int32] {
         descriptors.removeAll(keepingCapacity: true)
         for fd in fileDescriptors {
             descriptors.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
+        }
+        for fd in writable {
+            descriptors.append(pollfd(fd: fd, events: Int16(POLLOUT), revents: 0))
         }
         let clock = ContinuousClock()
         let deadline = timeout.map { clock.now.advanced(by: max($0, .zero)) }
