@@ -9,7 +9,7 @@ import Testing
     static func name(_ text: String) -> DomainName { try! DomainName(parsing: text) }
     static let zone = name("lab.example.")
     static let key = try! TSIGKey(name: name("ciao-lab."), secret: Array("a secret of the lab's own, 32 b!".utf8))
-    static let start = WideAreaRegistration.Time(seconds: 100, unixSeconds: 1_800_000_000)
+    static let start = WideAreaRegistration.Time(monotonic: .seconds(100), unixSeconds: 1_800_000_000)
 
     static func records(
         _ instance: String = "Kitchen Printer", port: UInt16 = 631, host: String = "ciao-host",
@@ -170,19 +170,19 @@ import Testing
     @Test func anUnansweredUpdateIsRetransmittedThenFailsAfterFifteenSeconds() {
         var registration = Self.registration()
         let first = registration.start(at: Self.start)
-        var sends = [Self.start.seconds]
+        var sends = [Self.start.monotonic]
         var time = Self.start
         var last: [WideAreaRegistration.Output] = []
         while let deadline = registration.nextDeadline {
-            time.seconds = deadline
+            time.monotonic = deadline
             last = registration.advance(to: time)
             if case .send(let datagram) = last.first {
                 #expect([WideAreaRegistration.Output.send(datagram)] == first)
-                sends.append(time.seconds)
+                sends.append(time.monotonic)
             }
         }
-        #expect(sends.map { $0 - Self.start.seconds } == [0, 1, 3, 7])
-        #expect(time.seconds - Self.start.seconds == 15)
+        #expect(sends.map { $0 - Self.start.monotonic } == [.zero, .seconds(1), .seconds(3), .seconds(7)])
+        #expect(time.monotonic - Self.start.monotonic == .seconds(15))
         #expect(last == [.event(.failed(.timedOut(server: "198.18.0.1#53")))])
     }
 
@@ -193,10 +193,10 @@ import Testing
             Self.exchange(registration.start(at: Self.start), &registration, &server) == [
                 .registered(name: "Kitchen Printer", lease: 3600)
             ])
-        let due = try #require(registration.nextDeadline) - Self.start.seconds
-        #expect(due >= 2880 && due <= 3060)
+        let due = try #require(registration.nextDeadline) - Self.start.monotonic
+        #expect(due >= .seconds(2880) && due <= .seconds(3060))
         var later = Self.start
-        later.seconds += due
+        later.monotonic += due
         #expect(Self.exchange(registration.advance(to: later), &registration, &server) == [.refreshed(lease: 3600)])
         let refresh = try #require(server.updatesSeen.last)
         #expect(refresh.answers.isEmpty && Set(refresh.authorities) == Set(Self.records().all))

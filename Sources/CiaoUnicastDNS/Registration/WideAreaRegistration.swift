@@ -7,13 +7,13 @@ import CiaoWire
 /// One update is in flight at a time, retransmitted unchanged until its reply comes; a TXT
 /// change, a lease refresh or the deregistration asked for meanwhile follows it, in order.
 public struct WideAreaRegistration: Sendable {
-    /// A moment: `seconds` on a monotonic clock for timers, `unixSeconds` for TSIG's time signed.
+    /// A moment: `monotonic` on the clock the timers use, `unixSeconds` for TSIG's time signed.
     public struct Time: Hashable, Sendable {
-        public var seconds: Double
+        public var monotonic: Duration
         public var unixSeconds: UInt64
 
-        public init(seconds: Double, unixSeconds: UInt64) {
-            self.seconds = seconds
+        public init(monotonic: Duration, unixSeconds: UInt64) {
+            self.monotonic = monotonic
             self.unixSeconds = unixSeconds
         }
     }
@@ -41,7 +41,7 @@ public struct WideAreaRegistration: Sendable {
 
     /// The waits before each retransmission of an unanswered update, then the last wait before
     /// it fails: 15 s in all.
-    public static let retransmissionWaits: [Double] = [1, 2, 4, 8]
+    public static let retransmissionWaits: [Duration] = [.seconds(1), .seconds(2), .seconds(4), .seconds(8)]
     /// The UDP payload size the updates' OPT record offers (RFC 6891).
     public static let udpPayloadSize: UInt16 = 1232
 
@@ -55,7 +55,7 @@ public struct WideAreaRegistration: Sendable {
     private var state: State = .idle
     private var inFlight: InFlight?
     private var queue: [Operation] = []
-    private var refreshDeadline: Double?
+    private var refreshDeadline: Duration?
 
     enum State: Hashable, Sendable {
         case idle, registering, registered, waitingForName, deregistered, failed
@@ -73,7 +73,7 @@ public struct WideAreaRegistration: Sendable {
         var datagram: [UInt8]
         var requestMAC: [UInt8]
         var sends: Int
-        var deadline: Double
+        var deadline: Duration
     }
 
     /// A registration of `records` in `zone` through `server`, signed with `key`, asking for
@@ -91,7 +91,7 @@ public struct WideAreaRegistration: Sendable {
     }
 
     /// When ``advance(to:)`` is next due: a retransmission, a failure or a lease refresh.
-    public var nextDeadline: Double? {
+    public var nextDeadline: Duration? {
         [inFlight?.deadline, refreshDeadline].compactMap { $0 }.min()
     }
 
@@ -164,14 +164,14 @@ public struct WideAreaRegistration: Sendable {
     /// Retransmits an unanswered update, fails one whose last wait is over, or starts a due refresh.
     public mutating func advance(to time: Time) -> [Output] {
         var outputs: [Output] = []
-        if var flight = inFlight, time.seconds >= flight.deadline {
+        if var flight = inFlight, time.monotonic >= flight.deadline {
             guard flight.sends < Self.retransmissionWaits.count else { return fail(.timedOut(server: server)) }
-            flight.deadline = time.seconds + Self.retransmissionWaits[flight.sends]
+            flight.deadline = time.monotonic + Self.retransmissionWaits[flight.sends]
             flight.sends += 1
             inFlight = flight
             outputs.append(.send(flight.datagram))
         }
-        if let due = refreshDeadline, time.seconds >= due {
+        if let due = refreshDeadline, time.monotonic >= due {
             refreshDeadline = nil
             outputs += enqueue(.refresh, at: time)
         }
@@ -192,7 +192,7 @@ public struct WideAreaRegistration: Sendable {
             let signed = try TSIG.sign(bytes, with: key, at: time.unixSeconds)
             inFlight = InFlight(
                 operation: operation, id: id, datagram: signed.message, requestMAC: signed.mac, sends: 1,
-                deadline: time.seconds + Self.retransmissionWaits[0])
+                deadline: time.monotonic + Self.retransmissionWaits[0])
             return [.send(signed.message)]
         } catch let error as TSIGError {
             return fail(.authentication(error))
@@ -255,7 +255,7 @@ public struct WideAreaRegistration: Sendable {
             refreshDeadline = nil
             return
         }
-        refreshDeadline = time.seconds + Double(lease) * (0.8 + Double.random(in: 0...0.05))
+        refreshDeadline = time.monotonic + .seconds(Double(lease) * (0.8 + Double.random(in: 0...0.05)))
     }
 
     private mutating func fail(_ error: RegistrationError) -> [Output] {
