@@ -12,10 +12,10 @@ let package = Package(
     targets: [
         // DNS wire format: names, records, messages, encoder and decoder. No I/O.
         .target(name: "CiaoWire"),
-        // Unicast DNS for wide-area DNS-SD, without I/O: service registration by signed DNS UPDATE.
-        .target(name: "CiaoUnicastDNS", dependencies: ["CiaoWire"]),
         // The mDNS protocol as a sans-I/O state machine: bytes and time in, datagrams and events out.
         .target(name: "CiaoEngine", dependencies: ["CiaoWire"]),
+        // A unicast DNS stub resolver as a sans-I/O state machine, and resolv.conf's settings.
+        .target(name: "CiaoUnicastDNS", dependencies: ["CiaoWire"]),
         // What Glibc does not import: CMSG and netlink macros as functions.
         .target(name: "CCiaoShim"),
         // POSIX I/O: mDNS multicast sockets, the interface list and the netlink change monitor.
@@ -37,7 +37,7 @@ let package = Package(
         .target(name: "CiaoSimulation", dependencies: ["CiaoEngine", "CiaoWire"], path: "Tests/CiaoSimulation"),
         .testTarget(name: "CiaoEngineTests", dependencies: ["CiaoEngine", "CiaoSimulation", "CiaoWire"]),
         .testTarget(name: "CiaoWireTests", dependencies: ["CiaoWire"], resources: [.copy("Captures")]),
-        .testTarget(name: "CiaoUnicastDNSTests", dependencies: ["CiaoUnicastDNS", "CiaoWire"]),
+        .testTarget(name: "CiaoUnicastDNSTests", dependencies: ["CiaoUnicastDNS", "CiaoEngine", "CiaoWire"]),
         .testTarget(name: "CiaoTests", dependencies: ["Ciao", "CiaoEngine", "CiaoSimulation", "CiaoWire"]),
         // Socket tests; they run only inside the namespace Scripts/transport-tests.sh creates.
         .testTarget(name: "CiaoTransportTests", dependencies: ["CiaoTransport", "CiaoEngine", "CiaoWire"]),

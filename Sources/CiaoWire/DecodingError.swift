@@ -3,7 +3,7 @@ public struct DecodingError: Error, Hashable, Sendable, CustomStringConvertible 
     public enum Reason: Hashable, Sendable {
         /// Fewer than the 12 bytes of a header.
         case messageTooShort(length: Int)
-        /// Longer than the 9000 bytes mDNS allows (RFC 6762 §17).
+        /// Longer than the decoding limit: the 9000 bytes mDNS allows (RFC 6762 §17) by default.
         case messageTooLong(length: Int)
         /// OPCODE other than 0, which mDNS ignores (RFC 6762 §18.3).
         case unsupportedOpcode(UInt8)
@@ -42,7 +42,7 @@ public struct DecodingError: Error, Hashable, Sendable, CustomStringConvertible 
         let what: String =
             switch reason {
             case .messageTooShort(let length): "message of \(length) bytes is shorter than the 12-byte header"
-            case .messageTooLong(let length): "message of \(length) bytes exceeds the 9000-byte mDNS limit"
+            case .messageTooLong(let length): "message of \(length) bytes exceeds the decoding limit (9000 bytes for mDNS)"
             case .unsupportedOpcode(let opcode): "opcode \(opcode) is not a standard query"
             case .truncated: "field runs past the end of the data"
             case .reservedLabelType(let byte): "reserved label type 0x\(String(byte, radix: 16))"

@@ -44,6 +44,28 @@ public struct DomainName: Sendable {
         try self.init(labels: labels.map { Array($0.utf8) })
     }
 
+    /// Reads an uncompressed name from `bytes` at `offset`, as the decoder keeps the names inside
+    /// RDATA it holds as bytes (SOA, CNAME), and moves `offset` past it; nil when the bytes do not
+    /// hold one whole, valid name there.
+    init?(uncompressed bytes: [UInt8], offset: inout Int) {
+        var storage: [UInt8] = []
+        var index = offset
+        while index < bytes.count {
+            let length = Int(bytes[index])
+            if length == 0 {
+                offset = index + 1
+                self.init(validatedStorage: storage)
+                return
+            }
+            guard length <= Self.maximumLabelLength, index + 1 + length <= bytes.count,
+                storage.count + 1 + length + 1 <= Self.maximumWireLength
+            else { return nil }
+            storage.append(contentsOf: bytes[index...(index + length)])
+            index += 1 + length
+        }
+        return nil
+    }
+
     /// Length of the name in uncompressed wire form, including the terminating zero byte.
     public var wireLength: Int { storage.count + 1 }
 

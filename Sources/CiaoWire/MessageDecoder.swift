@@ -14,11 +14,13 @@ extension Message {
 
     /// Decodes a message total-ly: every input either decodes or gives a ``DecodingError``, in time
     /// and memory bounded by the input's length. Records whose RDATA is malformed are skipped and
-    /// reported, the rest of the message kept.
-    public static func decode(_ bytes: [UInt8]) throws(DecodingError) -> DecodedMessage {
+    /// reported, the rest of the message kept. `limits` default to multicast DNS's.
+    public static func decode(
+        _ bytes: [UInt8], limits: DecodingLimits = .multicast
+    ) throws(DecodingError) -> DecodedMessage {
         let result = bytes.withUnsafeBytes { buffer in
             withUnsafeTemporaryAllocation(byteCount: DomainName.maximumWireLength, alignment: 1) { scratch in
-                var decoder = MessageDecoder(buffer, scratch: scratch)
+                var decoder = MessageDecoder(buffer, scratch: scratch, limits: limits)
                 return Result { () throws(DecodingError) in try decoder.decodeMessage() }
             }
         }
@@ -39,6 +41,7 @@ struct MessageDecoder {
     private var offset = 0
     /// Reused for every name: the uncompressed name under construction (255 bytes).
     private let scratch: UnsafeMutableRawBufferPointer
+    private let limits: DecodingLimits
     /// The name read from each pointer target, once a packet has shown a long pointer chain. With
     /// it, each target is walked at most once, so a packet of chains decodes in time linear in its
     /// size rather than in size × chain length.
@@ -50,20 +53,21 @@ struct MessageDecoder {
         var hops: Int
     }
 
-    init(_ bytes: UnsafeRawBufferPointer, scratch: UnsafeMutableRawBufferPointer) {
+    init(_ bytes: UnsafeRawBufferPointer, scratch: UnsafeMutableRawBufferPointer, limits: DecodingLimits) {
         self.bytes = bytes
         self.scratch = scratch
+        self.limits = limits
     }
 
     mutating func decodeMessage() throws(DecodingError) -> DecodedMessage {
         guard bytes.count >= MessageHeader.size else {
             throw DecodingError(.messageTooShort(length: bytes.count), at: 0)
         }
-        guard bytes.count <= Message.maximumSize else {
+        guard bytes.count <= limits.maximumSize else {
             throw DecodingError(.messageTooLong(length: bytes.count), at: 0)
         }
         let header = MessageHeader(id: readUInt16(at: 0), flags: readUInt16(at: 2))
-        guard header.opcode == 0 else { throw DecodingError(.unsupportedOpcode(header.opcode), at: 2) }
+        guard header.opcode == 0 || limits.acceptsAnyOpcode else { throw DecodingError(.unsupportedOpcode(header.opcode), at: 2) }
         let questionCount = Int(readUInt16(at: 4))
         let answerCount = Int(readUInt16(at: 6))
         let authorityCount = Int(readUInt16(at: 8))

@@ -8,6 +8,7 @@ public struct RecordType: RawRepresentable, Hashable, Comparable, Sendable, Cust
     public static let a = RecordType(1)
     public static let ns = RecordType(2)
     public static let cname = RecordType(5)
+    public static let soa = RecordType(6)
     public static let ptr = RecordType(12)
     public static let hinfo = RecordType(13)
     public static let txt = RecordType(16)
@@ -19,7 +20,7 @@ public struct RecordType: RawRepresentable, Hashable, Comparable, Sendable, Cust
     public static let any = RecordType(255)
 
     private static let mnemonics: [UInt16: String] = [
-        1: "A", 2: "NS", 5: "CNAME", 12: "PTR", 13: "HINFO", 16: "TXT", 28: "AAAA", 33: "SRV",
+        1: "A", 2: "NS", 5: "CNAME", 6: "SOA", 12: "PTR", 13: "HINFO", 16: "TXT", 28: "AAAA", 33: "SRV",
         41: "OPT", 47: "NSEC", 255: "ANY",
     ]
 
