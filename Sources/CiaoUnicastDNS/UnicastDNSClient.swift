@@ -68,7 +68,8 @@ public struct UnicastDNSClient<Random: RandomNumberGenerator & Sendable>: Sendab
         } else if configuration.servers.isEmpty {
             completions.append(Completion(query: id, result: .failure(.noServers)))
         } else if pending.count >= Self.maximumPendingQueries {
-            completions.append(Completion(query: id, result: .failure(.tooManyQueries(limit: Self.maximumPendingQueries))))
+            completions.append(
+                Completion(query: id, result: .failure(.tooManyQueries(limit: Self.maximumPendingQueries))))
         } else {
             let server = configuration.servers[0]
             var query = PendingQuery(
@@ -164,7 +165,9 @@ public struct UnicastDNSClient<Random: RandomNumberGenerator & Sendable>: Sendab
 
     // MARK: Tries
 
-    private mutating func startAttempt(_ query: inout PendingQuery, id: QueryID, over transport: Transport, at now: Duration) {
+    private mutating func startAttempt(
+        _ query: inout PendingQuery, id: QueryID, over transport: Transport, at now: Duration
+    ) {
         lastAttempt += 1
         let attempt = Attempt(rawValue: lastAttempt)
         query.attempt = attempt

@@ -34,7 +34,8 @@ import Testing
 
     @Test func garbageIsSkipped() {
         let configuration = ResolverConfiguration(
-            parsing: "nameserver\nnameserver example.com\nnameserver 1.2.3.4#53\n\u{0}\noptions ndots:x\nsortlist 1.2.3.0\n")
+            parsing:
+                "nameserver\nnameserver example.com\nnameserver 1.2.3.4#53\n\u{0}\noptions ndots:x\nsortlist 1.2.3.0\n")
         #expect(configuration.servers.isEmpty && configuration.ndots == 1 && configuration.attempts == 2)
     }
 

@@ -67,7 +67,8 @@ private typealias S = FakeDNSServer
         for bytes in hostile { client.receive(bytes, on: sent.attempt, from: S.primary, at: .seconds(1)) }
         client.receive(good, on: sent.attempt, from: DNSServer(.ipv4(IPv4Address(198, 18, 0, 66))), at: .seconds(1))
         client.receive(good, on: Attempt(rawValue: 99), from: S.primary, at: .seconds(1))
-        client.receive(good, on: sent.attempt, from: DNSServer(.ipv4(IPv4Address(198, 18, 0, 53)), port: 5353), at: .seconds(1))
+        client.receive(
+            good, on: sent.attempt, from: DNSServer(.ipv4(IPv4Address(198, 18, 0, 53)), port: 5353), at: .seconds(1))
         #expect(client.takeCompletions().isEmpty)
         #expect(client.ignoredReplies == hostile.count + 3)
         client.receive(good, on: sent.attempt, from: S.primary, at: .seconds(1))
@@ -186,7 +187,8 @@ private typealias S = FakeDNSServer
         let short = try resolve(
             chain(3) + [outside, ResourceRecord(name: S.name("alias3.lab.example."), ttl: 60, data: .a(address))])
         #expect(short.records.map(\.data) == [.a(address)] && short.records[0].name == S.name("alias3.lab.example."))
-        let long = try resolve(chain(12) + [ResourceRecord(name: S.name("alias12.lab.example."), ttl: 60, data: .a(address))])
+        let long = try resolve(
+            chain(12) + [ResourceRecord(name: S.name("alias12.lab.example."), ttl: 60, data: .a(address))])
         #expect(long.outcome == .noData)
         #expect(try resolve(chain(4, loop: true)).outcome == .noData)
         #expect(try resolve([outside]).outcome == .noData)
@@ -196,7 +198,8 @@ private typealias S = FakeDNSServer
         var client = S.client()
         client.query(name, type: .ptr, at: .zero)
         let sent = try #require(client.takeTransmissions().first)
-        client.receive(S.reply(to: sent.message, answers: [ptr(ttl: .max)]), on: sent.attempt, from: S.primary, at: .zero)
+        client.receive(
+            S.reply(to: sent.message, answers: [ptr(ttl: .max)]), on: sent.attempt, from: S.primary, at: .zero)
         let answer = try #require(try client.takeCompletions().first?.result.get())
         #expect(answer.ttl == 3600 && answer.records[0].ttl == 3600)
         client.query(name, type: .ptr, at: .seconds(3600))
@@ -212,7 +215,9 @@ private typealias S = FakeDNSServer
             client.query(S.name("n\(index).lab.example."), type: .a, at: .zero)
         }
         #expect(client.pendingCount == 1024)
-        #expect(throws: UnicastDNSError.tooManyQueries(limit: 1024)) { try client.takeCompletions().first?.result.get() }
+        #expect(throws: UnicastDNSError.tooManyQueries(limit: 1024)) {
+            try client.takeCompletions().first?.result.get()
+        }
     }
 
     @Test func cancelFinishesTheAttemptSilently() throws {

@@ -47,9 +47,7 @@ struct UpdateResponse: Hashable, Sendable {
     /// The Update Lease option in the reply's OPT record; nil when there is none, or when the
     /// (already verified) sections do not decode.
     static func lease(in bytes: [UInt8]) -> UInt32? {
-        var standard = bytes
-        standard[2] &= ~0x78  // the decoder reads standard queries only; the sections are the same
-        guard let message = try? Message(decoding: standard) else { return nil }
+        guard let message = try? Message.decode(bytes, limits: .unicast).message else { return nil }
         for record in message.additionals {
             guard case .opt(let options) = record.data else { continue }
             if let lease = options.lazy.compactMap(\.updateLease).first { return lease.lease }
