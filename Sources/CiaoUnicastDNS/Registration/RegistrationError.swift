@@ -19,6 +19,8 @@ public enum RegistrationError: Error, Hashable, Sendable, CustomStringConvertibl
     case serverFailure(rcode: UInt8)
     /// The TSIG exchange failed: BADSIG, BADKEY, BADTIME, or a reply not signed as it must be.
     case authentication(TSIGError)
+    /// No zone was found for `name`, or no server that takes its updates.
+    case zoneNotFound(name: DomainName, reason: String)
     /// No reply came after every retransmission.
     case timedOut(server: String)
     /// The update could not be built (a name too long, for example).
@@ -36,6 +38,8 @@ public enum RegistrationError: Error, Hashable, Sendable, CustomStringConvertibl
         case .serverFailure(let rcode):
             "the server could not carry out the update (RCODE \(rcode) \(Self.rcodeName(rcode))); see its log"
         case .authentication(let error): error.description
+        case .zoneNotFound(let name, let reason):
+            "cannot find the zone of \(name) or its update server (\(reason)): check the domain, or give the server"
         case .timedOut(let server): "no reply from \(server) to the DNS UPDATE: check the server address and port"
         case .invalidUpdate(let reason): "cannot build the DNS UPDATE: \(reason)"
         }
