@@ -1,3 +1,5 @@
+import CiaoWire
+
 /// What ``CiaoServer/start(_:timeout:)`` publishes: a service type, an instance name, a port and
 /// a TXT record (RFC 6763 §4–§6).
 public struct PublicationConfiguration: Hashable, Sendable {
@@ -14,7 +16,8 @@ public struct PublicationConfiguration: Hashable, Sendable {
     public var type: ServiceType
     /// The instance name, up to 63 bytes of UTF-8; empty means the host name.
     public var name: String
-    /// Empty or `local.`: multicast DNS serves only the `local.` domain (RFC 6762 §3).
+    /// Empty or `local.` for multicast DNS (RFC 6762 §3); any other domain is a unicast DNS
+    /// zone the service is registered in by DNS UPDATE, which needs ``wideArea``.
     public var domain: String
     /// The port to advertise in ``Mode-swift.enum/externalPort`` mode; ignored in
     /// ``Mode-swift.enum/listener`` mode, where Ciao picks one.
@@ -28,13 +31,16 @@ public struct PublicationConfiguration: Hashable, Sendable {
     public var txtRecord: TXTRecord
     /// Subtypes under which the service is also found, such as `_printer` (RFC 6763 §7.1).
     public var subtypes: [String]
+    /// The key (and optionally server and host name) for a domain other than `local.`.
+    public var wideArea: WideAreaOptions?
 
     /// A configuration of `type`. By default: the host name as instance name, domain `local.`,
     /// ``Mode-swift.enum/listener`` mode, renaming allowed, an empty TXT record, no subtypes.
     /// ``CiaoServer/start(_:timeout:)`` checks the values.
     public init(
         type: ServiceType, name: String = "", domain: String = "", port: UInt16 = 0, mode: Mode = .listener,
-        allowsRenaming: Bool = true, txtRecord: TXTRecord = .empty, subtypes: [String] = []
+        allowsRenaming: Bool = true, txtRecord: TXTRecord = .empty, subtypes: [String] = [],
+        wideArea: WideAreaOptions? = nil
     ) {
         self.type = type
         self.name = name
@@ -44,6 +50,7 @@ public struct PublicationConfiguration: Hashable, Sendable {
         self.allowsRenaming = allowsRenaming
         self.txtRecord = txtRecord
         self.subtypes = subtypes
+        self.wideArea = wideArea
     }
 
     /// Checks what the network cannot: the name's length, the domain, the port and the subtypes.
@@ -52,9 +59,17 @@ public struct PublicationConfiguration: Hashable, Sendable {
             throw .invalidConfiguration(
                 "the instance name is \(name.utf8.count) bytes of UTF-8; at most 63 are allowed")
         }
-        guard Service.isLocalDomain(domain) else {
-            throw .invalidConfiguration(
-                "domain \"\(domain)\" is not served by multicast DNS; use \"local.\" or leave it empty")
+        if !Service.isLocalDomain(domain) {
+            do {
+                _ = try DomainName(parsing: domain)
+            } catch {
+                throw .invalidConfiguration("domain \"\(domain)\" is not a domain name: \(error)")
+            }
+            guard wideArea != nil else {
+                throw .invalidConfiguration(
+                    "publishing in \"\(domain)\" is a DNS UPDATE, signed with a key: set wideArea (ciao publish --key FILE)"
+                )
+            }
         }
         if mode == .externalPort && port == 0 {
             throw .invalidConfiguration("external-port mode needs the nonzero port your service listens on")

@@ -1,6 +1,6 @@
 /// A TSIG key (RFC 8945 §4.2): its name and its hmac-sha256 secret. Its description and mirror
-/// name the key and never show the secret.
-public struct TSIGKey: Sendable, CustomStringConvertible, CustomReflectable {
+/// name the key and never show the secret; two keys are equal when name and secret are.
+public struct TSIGKey: Hashable, Sendable, CustomStringConvertible, CustomReflectable {
     /// The algorithm's name on the wire (RFC 8945 §6).
     public static let hmacSHA256 = try! DomainName(labels: ["hmac-sha256"])
 

@@ -33,7 +33,7 @@ public struct DNSUpdate: Hashable, Sendable {
         var header = MessageHeader(id: id)
         header.opcode = Self.opcode
         return Message(
-            header: header, questions: [Question(name: zone, type: RecordType(rawValue: 6))], answers: prerequisites,
+            header: header, questions: [Question(name: zone, type: .soa)], answers: prerequisites,
             authorities: updates, additionals: additionals)
     }
 
