@@ -90,6 +90,10 @@ public actor CiaoServer {
             throw CiaoError.invalidConfiguration("the start timeout must be positive, not \(timeout)")
         }
         try configuration.validate()
+        guard Service.isLocalDomain(configuration.domain) else {
+            throw CiaoError.invalidConfiguration(
+                "publishing in \"\(configuration.domain)\" by DNS UPDATE is not available in this build; use local.")
+        }
         try Task.checkCancellation()
         withdraw(reportingStopped: true)
         generation += 1
