@@ -10,7 +10,10 @@
 #
 # Beside `swift build -c release --product ciao --static-swift-stdlib -Xlinker -s`, it compiles
 # with -Osize, links with full LTO (SwiftPM's lld), drops unreferenced sections and folds
-# identical functions (`--gc-sections --icf=all`, as Apple's linker folds them by default).
+# identical functions (`--gc-sections --icf=all`, as Apple's linker folds them by default), and
+# packs its relative relocations (`-z pack-relative-relocs`, DT_RELR: 0.85 MB less, the binary
+# stays position-independent), which needs glibc 2.36 or later where it runs (Debian 12,
+# Ubuntu 23.04, Raspberry Pi OS 12); for older systems drop that flag (15.1 MB).
 # The scratch directory is .build/small, apart from the debug and release builds.
 set -euo pipefail
 
@@ -22,7 +25,7 @@ scratch="$root/.build/small"
 
 swift build -c release --product ciao --scratch-path "$scratch" --static-swift-stdlib \
     -Xswiftc -Osize --experimental-lto-mode=full \
-    -Xlinker -s -Xlinker --gc-sections -Xlinker --icf=all
+    -Xlinker -s -Xlinker --gc-sections -Xlinker --icf=all -Xlinker -z -Xlinker pack-relative-relocs
 binary="$(swift build -c release --scratch-path "$scratch" --show-bin-path)/ciao"
 size="$(stat -c %s "$binary")"
 echo "$binary: $size bytes"
