@@ -23,11 +23,11 @@ import signal
 import socket
 import sys
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dnsmsg  # noqa: E402
 from lab import HERE, IFNAME, Failure, Host, JsonProc, Lab, show_txt  # noqa: E402
+from runner import Skip, run_scenarios  # noqa: E402
 from pane import Pane  # noqa: E402
 
 PEERS = os.path.join(HERE, "peers")
@@ -35,10 +35,6 @@ TYPE = "_ciaotest._tcp"
 TXT = {"k": "v".encode().hex(), "empty": "", "flag": None, "bin": "00ff80"}
 TXT2 = {"k": "v2".encode().hex(), "new": None, "bin": "ff00"}
 NAME_CONFLICT = -65548
-
-
-class Skip(Exception):
-    """A scenario whose peer is not available here; the message says which and how to get it."""
 
 
 # ---------------------------------------------------------------------------- the run's context
@@ -2260,51 +2256,24 @@ def main() -> int:
     # SIGTERM (from interop.sh's timeout or trap) unwinds like an exception: the labs close
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     suite = Suite(args)
-    os.makedirs(args.workdir, exist_ok=True)
-    results = []
-    for name in args.scenarios or list(SCENARIOS):
-        fn, summary = SCENARIOS[name]
+
+    def agents_ended_cleanly() -> None:
+        # the lab stopped any agent still running with SIGTERM, which must end it like quit
+        for agent in suite.agents:
+            if agent.proc.returncode != 0:
+                raise Failure(f"{agent.name} exited with status {agent.proc.returncode} (SIGTERM or quit "
+                              f"must end it with 0)\n{agent.tail(40)}")
+
+    def show_agents(rest: str) -> None:
+        for agent in suite.agents:
+            if agent.name not in rest:
+                print(agent.tail(40), flush=True)
+
+    def reset() -> None:
         suite.agents = []
-        t0 = time.monotonic()
-        try:
-            figures = fn(suite)
-            # the lab stopped any agent still running with SIGTERM, which must end it like quit
-            for agent in suite.agents:
-                if agent.proc.returncode != 0:
-                    raise Failure(f"{agent.name} exited with status {agent.proc.returncode} (SIGTERM or quit "
-                                  f"must end it with 0)\n{agent.tail(40)}")
-            line = f"PASS {name}: " + "; ".join(figures)
-            results.append((name, True, line))
-            print(line, flush=True)
-        except Skip as skip:
-            line = f"SKIP {name}: {skip}"
-            results.append((name, None, line))
-            print(line, flush=True)
-        except Failure as f:
-            first, _, rest = str(f).partition("\n")
-            line = f"FAIL {name}: {first}"
-            results.append((name, False, line))
-            print(line, flush=True)
-            if rest:
-                print(rest, flush=True)
-            for agent in suite.agents:
-                if agent.name not in rest:
-                    print(agent.tail(40), flush=True)
-        except Exception as e:               # a harness problem, reported as a failure
-            line = f"FAIL {name}: harness error {type(e).__name__}: {e}"
-            results.append((name, False, line))
-            print(line, flush=True)
-            traceback.print_exc()
-        print(f"     ({summary}; {time.monotonic() - t0:.1f} s; logs in {os.path.join(args.workdir, name)})",
-              flush=True)
-    passed = sum(ok is True for _, ok, _ in results)
-    skipped = sum(ok is None for _, ok, _ in results)
-    failed = len(results) - passed - skipped
-    closing = f"interop: {passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else "")
-    with open(os.path.join(args.workdir, "summary.txt"), "w") as f:
-        f.write("\n".join(l for _, _, l in results) + "\n" + closing + "\n")
-    print(closing, flush=True)
-    return 0 if failed == 0 else 1
+
+    return run_scenarios(SCENARIOS, args.scenarios, suite, args.workdir, "interop", before=reset,
+                         after=agents_ended_cleanly, on_failure=show_agents)
 
 
 if __name__ == "__main__":

@@ -20,15 +20,11 @@ import signal
 import subprocess
 import sys
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bind  # noqa: E402
 from lab import Failure, Host, JsonProc, Lab  # noqa: E402
-
-
-class Skip(Exception):
-    """The scenario needs something this run lacks; the message says what."""
+from runner import Skip, run_scenarios  # noqa: E402
 
 
 class Suite:
@@ -256,26 +252,7 @@ def main() -> int:
     if unknown:
         a.error(f"unknown scenario(s) {', '.join(unknown)}; known: {', '.join(SCENARIOS)}")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    suite = Suite(args)
-    os.makedirs(args.workdir, exist_ok=True)
-    counts = {"PASS": 0, "FAIL": 0, "SKIP": 0}
-    for name in args.scenarios or list(SCENARIOS):
-        fn, summary = SCENARIOS[name]
-        t0 = time.monotonic()
-        try:
-            line = f"PASS {name}: " + "; ".join(fn(suite))
-        except Skip as skip:
-            line = f"SKIP {name}: {skip}"
-        except Failure as f:
-            line = f"FAIL {name}: {f}"
-        except Exception as e:
-            line = f"FAIL {name}: harness error {type(e).__name__}: {e}\n{traceback.format_exc()}"
-        counts[line[:4]] += 1
-        print(line, flush=True)
-        print(f"     ({summary}; {time.monotonic() - t0:.1f} s; logs in {os.path.join(args.workdir, name)})", flush=True)
-    print(f"wide-area: {counts['PASS']} passed, {counts['FAIL']} failed"
-          + (f", {counts['SKIP']} skipped" if counts["SKIP"] else ""), flush=True)
-    return 1 if counts["FAIL"] else 0
+    return run_scenarios(SCENARIOS, args.scenarios, Suite(args), args.workdir, "wide-area")
 
 
 if __name__ == "__main__":
