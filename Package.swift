@@ -21,11 +21,12 @@ let package = Package(
         // POSIX I/O: mDNS multicast sockets, the interface list and the netlink change monitor.
         .target(name: "CiaoTransport", dependencies: ["CiaoEngine", "CCiaoShim"]),
         // The public API and the runtime binding engine to transport.
-        .target(name: "Ciao", dependencies: ["CiaoWire", "CiaoEngine", "CiaoTransport"]),
+        .target(name: "Ciao", dependencies: ["CiaoWire", "CiaoEngine", "CiaoTransport", "CiaoUnicastDNS"]),
         // Foundation's NetService and NetServiceBrowser for Linux, on the public API.
         .target(name: "CiaoNetService", dependencies: ["Ciao"]),
         // The command-line tool.
-        .executableTarget(name: "ciao", dependencies: ["Ciao", "CiaoEngine", "CiaoTransport", "CiaoWire"]),
+        .executableTarget(
+            name: "ciao", dependencies: ["Ciao", "CiaoEngine", "CiaoTransport", "CiaoUnicastDNS", "CiaoWire"]),
         // Examples: a chat over TCP found with Bonjour, and a program written against NetService.
         .executableTarget(name: "Chat", dependencies: ["Ciao"], path: "Examples/Chat"),
         .executableTarget(name: "NetServiceDemo", dependencies: ["CiaoNetService"], path: "Examples/NetServiceDemo"),
@@ -48,7 +49,7 @@ let package = Package(
         .executableTarget(
             name: "CiaoInteropAgent", dependencies: ["Ciao", "CiaoTransport"], path: "Tests/CiaoInteropAgent"),
         .testTarget(name: "CiaoNetServiceTests", dependencies: ["CiaoNetService", "Ciao"]),
-        .testTarget(name: "CiaoCommandTests", dependencies: ["ciao", "CiaoWire"]),
+        .testTarget(name: "CiaoCommandTests", dependencies: ["ciao", "CiaoUnicastDNS", "CiaoWire"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -30,8 +30,8 @@ _ciao() {
     local options= values= interfaces= files=
     case ${COMP_WORDS[1]} in
         browse)
-            options='-a --all -r --resolve -t --terminate -c --cache -l --ignore-local --timeout -i --interface -4 -6 -v --verbose -d --domain -p --parsable --json -k --no-db-lookup -h --help'
-            values='--timeout -i --interface -d --domain'
+            options='-a --all -r --resolve -t --terminate -c --cache -l --ignore-local --timeout -i --interface -4 -6 -v --verbose -d --domain --server -p --parsable --json -k --no-db-lookup -h --help'
+            values='--timeout -i --interface -d --domain --server'
             interfaces='-i --interface'
             ;;
         publish)

@@ -67,7 +67,7 @@ public struct PublicationConfiguration: Hashable, Sendable {
             }
             guard wideArea != nil else {
                 throw .invalidConfiguration(
-                    "publishing in \"\(domain)\" is a DNS UPDATE, signed with a key: set wideArea (ciao publish --key FILE)"
+                    "publishing in \"\(domain)\" is a DNS UPDATE, signed with a key: set wideArea"
                 )
             }
         }

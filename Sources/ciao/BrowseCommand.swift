@@ -16,7 +16,7 @@ enum BrowseCommand {
             .init(
                 names: ["--timeout"], value: "SECONDS", help: "give up resolving a service after this long (default 10)"
             ),
-        ] + CommonOptions.network + [CommonOptions.domain] + CommonOptions.output,
+        ] + CommonOptions.network + [CommonOptions.domain, CommonOptions.server] + CommonOptions.output,
         positionals: [
             .init(
                 name: "TYPE",
@@ -34,6 +34,15 @@ enum BrowseCommand {
             scope = try CommonOptions.applyNetworkScope(options.arguments)
         } catch {
             return CommandLineTool.usageError("\(error)", usage: spec.usage)
+        }
+        if options.domain != "local." {
+            do {
+                return await WideAreaBrowseRun(
+                    options: options, configuration: try CommonOptions.resolverConfiguration(options.arguments)
+                ).run()
+            } catch {
+                return CommandLineTool.usageError("\(error)", usage: spec.usage)
+            }
         }
         await CommonOptions.waitForInterface(scope, untilPresent: true)
         CommonOptions.warnAboutMembershipFailures()
@@ -57,6 +66,8 @@ struct BrowseOptions {
     var ignoreLocal: Bool
     var resolutionTimeout: Duration
     var format: OutputFormat
+    /// `local.` for multicast DNS, or the unicast DNS domain to browse.
+    var domain: String
 
     init(_ arguments: ParsedArguments) throws {
         self.arguments = arguments
@@ -70,7 +81,8 @@ struct BrowseOptions {
         ignoreLocal = arguments.has("--ignore-local")
         resolutionTimeout = try Self.seconds(arguments.value("--timeout") ?? "10", option: "--timeout")
         format = try CommonOptions.outputFormat(arguments)
-        _ = try CommonOptions.domain(arguments)
+        domain = try CommonOptions.domain(arguments)
+        if domain != "local.", all { throw ArgumentError("--all is not available for a domain other than local.") }
     }
 
     static func seconds(_ text: String, option: String) throws(ArgumentError) -> Duration {

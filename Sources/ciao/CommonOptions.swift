@@ -1,5 +1,13 @@
 import Ciao
 import CiaoTransport
+import CiaoUnicastDNS
+import CiaoWire
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Options several subcommands share: where to look (interfaces, families, domain) and how to
 /// print (for people, `avahi-browse -p` lines, JSON lines).
@@ -15,6 +23,16 @@ enum CommonOptions {
     ]
 
     static let domain = CommandSpec.Option(
+        names: ["-d", "--domain"], value: "DOMAIN",
+        help: "the domain: local. by multicast DNS, any other by unicast DNS")
+
+    /// The DNS server a domain other than `local.` is asked through.
+    static let server = CommandSpec.Option(
+        names: ["--server"], value: "ADDR[#PORT]",
+        help: "the DNS server for a domain other than local. (default: those of /etc/resolv.conf)")
+
+    /// The domain a publication goes to: multicast DNS's only.
+    static let localDomain = CommandSpec.Option(
         names: ["-d", "--domain"], value: "DOMAIN", help: "the domain (multicast DNS serves only local.)")
 
     static let output: [CommandSpec.Option] = [
@@ -124,10 +142,28 @@ enum CommonOptions {
         }
     }
 
-    /// The domain given with --domain, or `local.`; anything else is refused up front.
+    /// The domain given with --domain, `local.` when none is; with a trailing dot. A name that is
+    /// not a domain name is refused up front.
     static func domain(_ arguments: ParsedArguments) throws(ArgumentError) -> String {
-        try checkLocal(arguments.value("--domain") ?? "local.")
-        return "local."
+        let text = arguments.value("--domain") ?? "local."
+        if ["local", "local."].contains(text.lowercased()) { return "local." }
+        do {
+            return try DomainName(parsing: text.hasSuffix(".") ? text : text + ".").description
+        } catch {
+            throw ArgumentError("domain \"\(text)\" is not a domain name: \(error)")
+        }
+    }
+
+    /// Where to ask for a domain other than `local.`: the --server given, else resolv.conf's.
+    static func resolverConfiguration(_ arguments: ParsedArguments) throws(ArgumentError) -> ResolverConfiguration {
+        if let text = arguments.value("--server") {
+            guard let server = DNSServer(parsing: text) else {
+                throw ArgumentError("--server needs an IPv4 or IPv6 address with an optional #PORT, not \"\(text)\"")
+            }
+            return ResolverConfiguration(servers: [server])
+        }
+        let text = (try? String(contentsOfFile: "/etc/resolv.conf", encoding: .utf8)) ?? ""
+        return ResolverConfiguration(parsing: text)
     }
 
     /// Refuses a domain other than `local` / `local.`, the only one multicast DNS serves.

@@ -19,6 +19,11 @@ enum OutputEvent: Equatable {
 struct InterfaceInfo: Equatable {
     var name: String
     var families: [NetworkScope.AddressFamily]
+    /// Found by unicast DNS (a domain other than `local.`): no interface or protocol of its own.
+    var isUnicastDNS = false
+
+    /// What a service found by unicast DNS came over, shown as avahi shows it: `n/a`.
+    static let unicastDNS = InterfaceInfo(name: "n/a", families: [], isUnicastDNS: true)
 }
 
 /// How a subcommand prints.

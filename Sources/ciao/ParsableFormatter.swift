@@ -12,7 +12,8 @@ import Foundation
 /// As avahi does, it prints a line per protocol a service's records came over (the families in
 /// the event's ``InterfaceInfo``); a resolved line carries the first address (IPv4 before IPv6)
 /// that came over its protocol, the host name escaped label by label, and TXT strings in reverse
-/// wire order.
+/// wire order. A service found by unicast DNS has `n/a` for interface and protocol, one line,
+/// and its first address (IPv4 before IPv6), as `avahi-browse -d DOMAIN -p` prints.
 struct ParsableFormatter: EventFormatter {
     /// Print a known service type as avahi's database describes it ("Web Site"), as
     /// avahi-browse does without `-k`.
@@ -24,6 +25,13 @@ struct ParsableFormatter: EventFormatter {
             return protocols(interface).map { serviceFields("+", service, interface.name, $0).joined(separator: ";") }
         case .removed(let service, let interface):
             return protocols(interface).map { serviceFields("-", service, interface.name, $0).joined(separator: ";") }
+        case .resolved(let resolved, let interface) where interface.isUnicastDNS:
+            return [
+                (serviceFields("=", resolved.service, interface.name, interface.name) + [
+                    Self.escapedHostName(resolved.hostName), resolved.addresses.first ?? "", String(resolved.port),
+                    Self.txtField(resolved.txtRecord),
+                ]).joined(separator: ";")
+            ]
         case .resolved(let resolved, let interface):
             return Self.protocolOrder.filter(interface.families.contains).compactMap { family in
                 guard let address = Self.address(of: resolved, over: family) else { return nil }
@@ -50,8 +58,10 @@ struct ParsableFormatter: EventFormatter {
     /// The order of a service's lines: avahi lists IPv6 before IPv4 when both arrive together.
     static let protocolOrder: [NetworkScope.AddressFamily] = [.ipv6, .ipv4]
 
+    /// The protocol fields of a service's lines; `n/a` once for one found by unicast DNS.
     private func protocols(_ interface: InterfaceInfo) -> [String] {
-        Self.protocolOrder.filter(interface.families.contains).map(Self.protocolName)
+        interface.isUnicastDNS
+            ? [interface.name] : Self.protocolOrder.filter(interface.families.contains).map(Self.protocolName)
     }
 
     private static func protocolName(_ family: NetworkScope.AddressFamily) -> String {

@@ -13,7 +13,7 @@ enum PublishCommand {
                 names: ["-s", "--subtype"], value: "SUB",
                 help: "also publish under a subtype such as _printer (repeatable)",
                 repeatable: true),
-        ] + CommonOptions.network + [CommonOptions.domain] + [CommonOptions.output[1]],
+        ] + CommonOptions.network + [CommonOptions.localDomain] + [CommonOptions.output[1]],
         positionals: [
             .init(name: "NAME", help: "the instance name, up to 63 bytes; \"\" for the host name"),
             .init(name: "TYPE", help: "the service type, such as _http._tcp"),
@@ -109,7 +109,7 @@ enum PublishCommand {
             trailing.removeFirst()
         }
         let type = try CommonOptions.serviceType(arguments.positional("TYPE") ?? "")
-        _ = try CommonOptions.domain(arguments)
+        try CommonOptions.checkLocal(arguments.value("--domain") ?? "local.")
         return PublicationConfiguration(
             type: type, name: arguments.positional("NAME") ?? "", port: port,
             mode: listener ? .listener : .externalPort,

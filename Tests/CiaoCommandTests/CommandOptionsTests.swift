@@ -1,5 +1,6 @@
 import Ciao
 import Foundation
+import CiaoUnicastDNS
 import Testing
 @testable import ciao
 
@@ -103,12 +104,25 @@ func serviceTypeError(_ text: String) -> ArgumentError {
         }
     }
 
-    @Test func onlyTheLocalDomain() throws {
+    @Test func localOrAUnicastDomainWithItsDot() throws {
         for domain in ["local", "local.", "LOCAL."] {
-            _ = try options(["--domain", domain, "_http._tcp"])
+            #expect(try options(["--domain", domain, "_http._tcp"]).domain == "local.")
         }
-        #expect(throws: ArgumentError("domain \"example.com\" is not served by multicast DNS; use local.")) {
-            try options(["-d", "example.com", "_http._tcp"])
+        #expect(try options(["-d", "lab.example", "_http._tcp"]).domain == "lab.example.")
+        #expect(try options(["-d", "lab.example.", "_http._tcp"]).domain == "lab.example.")
+        #expect(throws: ArgumentError.self) { try options(["-d", "bad..domain", "_http._tcp"]) }
+        #expect(throws: ArgumentError("--all is not available for a domain other than local.")) {
+            try options(["-d", "lab.example", "--all"])
+        }
+    }
+
+    @Test func aServerIsAnAddressWithAnOptionalPort() throws {
+        let given = try CommonOptions.resolverConfiguration(
+            try BrowseCommand.spec.parse(["-d", "lab.example", "--server", "198.18.0.53#5353", "_http._tcp"]))
+        #expect(given.servers == [DNSServer(parsing: "198.18.0.53#5353")!])
+        #expect(throws: ArgumentError.self) {
+            try CommonOptions.resolverConfiguration(
+                try BrowseCommand.spec.parse(["-d", "lab.example", "--server", "printer.local", "_http._tcp"]))
         }
     }
 }

@@ -57,6 +57,30 @@ enum Fixture {
         #expect(Array(lines[1].utf8) == Array(avahi.utf8))
     }
 
+    /// The lines avahi-browse 0.8 printed for a service in a unicast domain, byte for byte
+    /// (`avahi-browse -d lab.example -r -t -p -k _http._tcp` against the wide-area lab's BIND).
+    @Test func unicastDNSLinesMatchAvahiBrowseWithADomain() throws {
+        let name = "Lab Printer. 2nd floor \u{2014} caf\u{e9}"
+        let service = Service(name: name, type: try ServiceType("_http._tcp"), domain: "lab.example.")
+        let txt = try TXTRecord(
+            wireData: Data(
+                [6] + Array("path=/".utf8) + [7] + Array("bin=".utf8) + [0, 255, 8]
+                    + [4] + Array("flag".utf8) + [6] + Array("empty=".utf8)))
+        let resolved = ResolvedService(
+            service: service, hostName: "printer.lab.example.", port: 8080,
+            addresses: ["198.18.0.50", "fd00:198:18::50"], txtRecord: txt)
+        let escaped = #"Lab\032Printer\.\0322nd\032floor\032\226\128\148\032caf\195\169"#
+        let parsable = ParsableFormatter(describingTypes: false)
+        #expect(
+            parsable.lines(for: .found(service, .unicastDNS), at: Fixture.time) == [
+                "+;n/a;n/a;\(escaped);_http._tcp;lab.example"
+            ])
+        let avahi =
+            #"=;n/a;n/a;Lab\032Printer\.\0322nd\032floor\032\226\128\148\032caf\195\169;_http._tcp;lab.example;printer.lab.example;198.18.0.50;8080;"empty=" "flag" "bin=\000\255\008" "path=/""#
+        let lines = parsable.lines(for: .resolved(resolved, .unicastDNS), at: Fixture.time)
+        #expect(lines.map { Array($0.utf8) } == [Array(avahi.utf8)])
+    }
+
     /// Without -k, avahi-browse -p prints a type its database knows by its description, and so
     /// does Ciao; a type it does not know, and every type with -k, as it is.
     @Test func knownTypesAreDescribedAsAvahiDoes() throws {

@@ -32,8 +32,10 @@ class Suite:
         self.ciao = args.ciao
         self.prefix = args.prefix
         self.workdir = args.workdir
-        help_text = subprocess.run([self.ciao, "browse", "--help"], capture_output=True, text=True).stdout
-        self.has_server_option = "--server" in help_text
+        self.has_server_option = {
+            command: "--server" in subprocess.run([self.ciao, command, "--help"], capture_output=True, text=True).stdout
+            for command in ("browse", "types", "resolve", "publish")
+        }
 
     def lab(self, name: str) -> tuple[Lab, JsonProc, bind.WideAreaZone]:
         lab = Lab(f"{self.prefix}{name[:4]}", os.path.join(self.workdir, name), ["dns", "client", "peer"])
@@ -44,9 +46,10 @@ class Suite:
             raise
         return lab, named, zone
 
-    def need_ciao(self) -> None:
-        if not self.has_server_option:
-            raise Skip("this ciao has no wide-area browsing (ciao browse --server)")
+    def need_ciao(self, *commands: str) -> None:
+        for command in commands or ("browse",):
+            if not self.has_server_option[command]:
+                raise Skip(f"this ciao has no wide-area {command} (ciao {command} --server)")
 
     def ciao_argv(self, command: str, *args: str, server: Host) -> list[str]:
         return [self.ciao, command, "--server", server.v4, *args]
@@ -150,7 +153,7 @@ def scenario_browse(s: Suite) -> list[str]:
 
 def scenario_types_and_subtype(s: Suite) -> list[str]:
     """Type enumeration in the domain and a subtype browse."""
-    s.need_ciao()
+    s.need_ciao("browse", "types")
     lab, named, _ = s.lab("types")
     with lab:
         client, dns = lab["client"], lab["dns"]

@@ -190,27 +190,11 @@ final class MDNSRuntime: DiscoveryBackend {
             throw .network("cannot start multicast DNS: \(error)")
         }
         let transfer = LoopTransfer(loop: loop)
-        try Self.startThread { [self] in transfer.loop.run(takeJobs: takeJobs) }
+        try DetachedThread.start("multicast DNS") { [self] in transfer.loop.run(takeJobs: takeJobs) }
         if self === MDNSRuntime.shared {
             atexit { MDNSRuntime.shared.withdrawAllBeforeExit() }
         }
         return loop.wakeup
-    }
-
-    /// Runs `body` on a new detached POSIX thread of its own, outside the Swift concurrency pool.
-    private static func startThread(_ body: @escaping @Sendable () -> Never) throws(CiaoError) {
-        let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
-        var thread = pthread_t()
-        let result = pthread_create(
-            &thread, nil,
-            { context in
-                Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().body()
-            }, context)
-        guard result == 0 else {
-            Unmanaged<ThreadBody>.fromOpaque(context).release()
-            throw .network("cannot start the multicast DNS thread: \(String(cString: strerror(result)))")
-        }
-        pthread_detach(thread)
     }
 
     /// Goodbyes for every publication and the host's addresses when the process exits normally
@@ -235,13 +219,4 @@ final class MDNSRuntime: DiscoveryBackend {
 /// Hands the loop to its thread, which is its only user from then on.
 private struct LoopTransfer: @unchecked Sendable {
     let loop: RuntimeLoop
-}
-
-/// A thread's body, passed through pthread_create's context pointer.
-private final class ThreadBody: Sendable {
-    let body: @Sendable () -> Never
-
-    init(_ body: @escaping @Sendable () -> Never) {
-        self.body = body
-    }
 }

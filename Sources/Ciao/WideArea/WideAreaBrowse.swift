@@ -1,0 +1,183 @@
+import CiaoUnicastDNS
+import CiaoWire
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Browses a service type in a unicast DNS domain (RFC 6763 §4, §7.1, §12) without server push:
+/// asks for the type's PTR RRset, resolves each instance (SRV and TXT, then the target's A and
+/// AAAA: servers such as BIND add no additional records, so each is asked), and asks again at
+/// 80 % of the shortest TTL (10 s at least, an hour at most, with up to 10 % jitter), reporting
+/// what was added, removed or changed as `local.` browsing does.
+package struct WideAreaBrowse: Sendable {
+    /// What the browse sees.
+    package enum Event: Hashable, Sendable {
+        case found(Service)
+        case removed(Service)
+        /// An instance's host, port, addresses or TXT, the first time and each time they change.
+        case resolved(ResolvedService)
+        case resolutionFailed(Service, CiaoError)
+        /// The first round is complete: every instance found then is reported and resolved.
+        case settled
+        /// The type's PTR could not be asked for; the browse asks again in the next round.
+        case failed(CiaoError)
+    }
+
+    /// The shortest and longest wait between two rounds.
+    package static let refreshBounds: ClosedRange<Duration> = .seconds(10) ... .seconds(3600)
+
+    private let loop: UnicastDNSLoop
+
+    /// A browse asking the servers of `configuration`; starts its thread.
+    package init(configuration: ResolverConfiguration) throws(CiaoError) {
+        loop = try UnicastDNSLoop(configuration: configuration)
+    }
+
+    /// The events of browsing `type` (under `subtype` if given) in `domain`, until the stream is
+    /// cancelled; with `resolving`, each instance is resolved as it is found.
+    package func events(type: ServiceType, subtype: String?, domain: String, resolving: Bool) throws(CiaoError)
+        -> AsyncStream<Event>
+    {
+        let domainName: DomainName
+        let typeName: DomainName
+        let queryName: DomainName
+        do {
+            domainName = try DomainName(parsing: domain)
+            typeName = try DomainName(parsing: type.rawValue + ".").appending(domainName)
+            queryName =
+                try subtype.map { try DomainName(labels: [$0, "_sub"]).appending(typeName) } ?? typeName
+        } catch {
+            throw .invalidConfiguration("cannot browse \(type) in \"\(domain)\": \(error)")
+        }
+        let loop = loop
+        return AsyncStream { continuation in
+            let task = Task {
+                var round = BrowseRound(
+                    loop: loop, type: type, typeName: typeName, domain: domain, resolving: resolving)
+                var first = true
+                while !Task.isCancelled {
+                    let ttl = await round.run(queryName: queryName, fresh: !first) { continuation.yield($0) }
+                    if first { continuation.yield(.settled) }
+                    first = false
+                    try? await Task.sleep(for: Self.wait(forTTL: ttl))
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// The wait before the next round: 80 % of `ttl`, within ``refreshBounds``, plus up to 10 %.
+    package static func wait(forTTL ttl: UInt32) -> Duration {
+        let base = min(max(.seconds(Double(ttl) * 0.8), refreshBounds.lowerBound), refreshBounds.upperBound)
+        return base * Double.random(in: 1.0...1.1)
+    }
+}
+
+/// One browse's knowledge between rounds: the instances and what they resolved to.
+private struct BrowseRound {
+    let loop: UnicastDNSLoop
+    let type: ServiceType
+    let typeName: DomainName
+    let domain: String
+    let resolving: Bool
+    var instances: [DomainName: Service] = [:]
+    var resolutions: [DomainName: ResolvedService] = [:]
+
+    init(loop: UnicastDNSLoop, type: ServiceType, typeName: DomainName, domain: String, resolving: Bool) {
+        self.loop = loop
+        self.type = type
+        self.typeName = typeName
+        self.domain = domain
+        self.resolving = resolving
+    }
+
+    /// Asks for the PTR RRset, reports additions and removals, resolves; returns the shortest TTL
+    /// seen, which sets when to ask again.
+    mutating func run(queryName: DomainName, fresh: Bool, report: (WideAreaBrowse.Event) -> Void) async -> UInt32 {
+        let answer: DNSAnswer
+        switch await loop.query(queryName, .ptr, fresh: fresh) {
+        case .success(let got): answer = got
+        case .failure(let error):
+            report(.failed(.network(error.description)))
+            return 0
+        }
+        var ttl = answer.ttl
+        // Only PTRs of the question that name an instance of this type in this domain count
+        // (RFC 6763 §4.1): a PTR pointing elsewhere is ignored.
+        var current: [DomainName: Service] = [:]
+        for record in answer.records where record.name == queryName {
+            guard case .ptr(let instance) = record.data, instance.parent == typeName,
+                let label = instance.firstLabel
+            else { continue }
+            current[instance] = Service(name: String(decoding: label, as: UTF8.self), type: type, domain: domain)
+        }
+        for (name, service) in instances where current[name] == nil {
+            instances[name] = nil
+            resolutions[name] = nil
+            report(.removed(service))
+        }
+        for (name, service) in current.sorted(by: { $0.value.name < $1.value.name }) where instances[name] == nil {
+            instances[name] = service
+            report(.found(service))
+        }
+        guard resolving else { return ttl }
+        for (name, service) in instances.sorted(by: { $0.value.name < $1.value.name }) {
+            switch await resolve(name, service, fresh: fresh) {
+            case .success(let (resolved, resolvedTTL)):
+                ttl = min(ttl, resolvedTTL)
+                if resolutions[name] != resolved || resolutions[name]?.addresses != resolved.addresses {
+                    resolutions[name] = resolved
+                    report(.resolved(resolved))
+                }
+            case .failure(let error):
+                if resolutions[name] == nil { report(.resolutionFailed(service, error)) }
+            }
+        }
+        return ttl
+    }
+
+    /// SRV and TXT of the instance, then its target's addresses (IPv4 first).
+    func resolve(_ name: DomainName, _ service: Service, fresh: Bool) async -> Result<
+        (ResolvedService, UInt32), CiaoError
+    > {
+        async let srvAnswer = loop.query(name, .srv, fresh: fresh)
+        async let txtAnswer = loop.query(name, .txt, fresh: fresh)
+        let (srvResult, txtResult) = await (srvAnswer, txtAnswer)
+        guard case .success(let srvSet) = srvResult,
+            let srv = srvSet.records.lazy.compactMap({ record -> SRVData? in
+                if case .srv(let srv) = record.data { srv } else { nil }
+            }).first
+        else {
+            let reason = (try? srvResult.get()).map { _ in "no SRV record" } ?? "\(srvResult)"
+            return .failure(.network("cannot resolve \(service): \(reason)"))
+        }
+        var txtRecord = TXTRecord.empty
+        var ttl = srvSet.ttl
+        if case .success(let txtSet) = txtResult, let record = txtSet.records.first, case .txt(let txt) = record.data {
+            txtRecord = (try? TXTRecord(wireData: Data(txt.wireBytes))) ?? .empty  // TXTData is already well formed
+            ttl = min(ttl, txtSet.ttl)
+        }
+        async let aAnswer = loop.query(srv.target, .a, fresh: fresh)
+        async let aaaaAnswer = loop.query(srv.target, .aaaa, fresh: fresh)
+        var addresses: [String] = []
+        for result in await [aAnswer, aaaaAnswer] {
+            guard case .success(let set) = result else { continue }
+            if !set.records.isEmpty { ttl = min(ttl, set.ttl) }
+            for record in set.records {
+                switch record.data {
+                case .a(let address): addresses.append(address.description)
+                case .aaaa(let address): addresses.append(address.description)
+                default: continue
+                }
+            }
+        }
+        let resolved = ResolvedService(
+            service: service, hostName: srv.target.description, port: srv.port, addresses: addresses,
+            txtRecord: txtRecord)
+        return .success((resolved, ttl))
+    }
+}
