@@ -40,13 +40,13 @@ _ciao() {
             interfaces='-i --interface'
             ;;
         resolve)
-            options='--timeout -i --interface -4 -6 -v --verbose -p --parsable --json -k --no-db-lookup -h --help'
-            values='--timeout -i --interface'
+            options='--timeout -i --interface -4 -6 -v --verbose --server -p --parsable --json -k --no-db-lookup -h --help'
+            values='--timeout -i --interface --server'
             interfaces='-i --interface'
             ;;
         types)
-            options='-t --terminate -i --interface -4 -6 -v --verbose -p --parsable --json -k --no-db-lookup -h --help'
-            values='-i --interface'
+            options='-t --terminate -i --interface -4 -6 -v --verbose -d --domain --server -p --parsable --json -k --no-db-lookup -h --help'
+            values='-i --interface -d --domain --server'
             interfaces='-i --interface'
             ;;
         resolve-host)

@@ -145,7 +145,11 @@ enum CommonOptions {
     /// The domain given with --domain, `local.` when none is; with a trailing dot. A name that is
     /// not a domain name is refused up front.
     static func domain(_ arguments: ParsedArguments) throws(ArgumentError) -> String {
-        let text = arguments.value("--domain") ?? "local."
+        try domain(named: arguments.value("--domain") ?? "local.")
+    }
+
+    /// `text` as a domain: `local.`, or a unicast DNS domain with its trailing dot.
+    static func domain(named text: String) throws(ArgumentError) -> String {
         if ["local", "local."].contains(text.lowercased()) { return "local." }
         do {
             return try DomainName(parsing: text.hasSuffix(".") ? text : text + ".").description

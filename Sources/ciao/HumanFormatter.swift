@@ -29,7 +29,7 @@ struct HumanFormatter: EventFormatter {
             ]
         case .resolutionFailed(let service, let interface, let error):
             return [row(style.paint("!", .red), interface.name, service) + "  " + style.paint(error.description, .dim)]
-        case .type(let type):
+        case .type(let type, _):
             return [
                 type.isRFC6335
                     ? type.rawValue : type.rawValue + "  " + style.paint("(not an RFC 6335 service name)", .dim)

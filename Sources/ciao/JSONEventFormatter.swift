@@ -30,9 +30,10 @@ struct JSONEventFormatter: EventFormatter {
             fields = Self.fields(service, interface)
             fields["event"] = "resolutionFailed"
             fields["error"] = .string(error.description)
-        case .type(let type):
+        case .type(let type, let domain):
             fields = [
-                "event": "type", "type": .string(type.rawValue), "domain": "local.", "rfc6335": .bool(type.isRFC6335),
+                "event": "type", "type": .string(type.rawValue), "domain": .string(domain),
+                "rfc6335": .bool(type.isRFC6335),
             ]
         case .published(let published):
             fields = [

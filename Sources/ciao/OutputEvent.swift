@@ -11,7 +11,8 @@ enum OutputEvent: Equatable {
     case removed(Service, InterfaceInfo)
     case resolved(ResolvedService, InterfaceInfo)
     case resolutionFailed(Service, InterfaceInfo, CiaoError)
-    case type(ServiceType)
+    /// A service type found in `domain`.
+    case type(ServiceType, domain: String = "local.")
     case published(PublishedService)
 }
 

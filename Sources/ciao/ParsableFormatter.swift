@@ -43,8 +43,8 @@ struct ParsableFormatter: EventFormatter {
             }
         case .resolutionFailed:
             return []
-        case .type(let type):
-            return ["\(type.rawValue);local"]
+        case .type(let type, let domain):
+            return ["\(type.rawValue);\(Self.withoutTrailingDot(domain))"]
         case .published(let published):
             return [
                 [

@@ -1,4 +1,5 @@
 import Ciao
+import CiaoUnicastDNS
 
 /// `ciao resolve NAME TYPE [DOMAIN]`: host, port, addresses and TXT of one service.
 enum ResolveCommand {
@@ -6,11 +7,13 @@ enum ResolveCommand {
         name: "resolve",
         summary: "Resolves one service to its host, port, addresses and TXT record.",
         options: [.init(names: ["--timeout"], value: "SECONDS", help: "give up after this long (default 10)")]
-            + CommonOptions.network + CommonOptions.output,
+            + CommonOptions.network + [CommonOptions.server] + CommonOptions.output,
         positionals: [
             .init(name: "NAME", help: "the instance name"),
             .init(name: "TYPE", help: "the service type, such as _http._tcp"),
-            .init(name: "DOMAIN", help: "local. (the default)", isOptional: true),
+            .init(
+                name: "DOMAIN", help: "local. (the default) by multicast DNS, any other by unicast DNS",
+                isOptional: true),
         ],
         details: CommonOptions.formatsHelp + "\n\nExit status: 0 resolved; 1 not resolved in time; 2 bad arguments.")
 
@@ -22,11 +25,15 @@ enum ResolveCommand {
         let scope: NetworkScope
         do {
             parsed = try spec.parse(arguments)
-            try CommonOptions.checkLocal(parsed.positional("DOMAIN") ?? "local.")
+            let domain = try CommonOptions.domain(named: parsed.positional("DOMAIN") ?? "local.")
             let type = try CommonOptions.serviceType(parsed.positional("TYPE") ?? "")
-            service = Service(name: parsed.positional("NAME") ?? "", type: type)
+            service = Service(name: parsed.positional("NAME") ?? "", type: type, domain: domain)
             timeout = try BrowseOptions.seconds(parsed.value("--timeout") ?? "10", option: "--timeout")
             format = try CommonOptions.outputFormat(parsed)
+            if domain != "local." {
+                let configuration = try CommonOptions.resolverConfiguration(parsed)
+                return await unicastResolve(service, timeout: timeout, configuration: configuration, format: format)
+            }
             scope = try CommonOptions.applyNetworkScope(parsed)
         } catch {
             return CommandLineTool.usageError("\(error)", usage: spec.usage)
@@ -50,6 +57,30 @@ enum ResolveCommand {
         } catch  where CommandLineTool.isArgumentError(error) {
             return CommandLineTool.usageError("\(error)", usage: spec.usage)
         } catch {
+            CommandLineTool.printError("\(error)")
+            return 1
+        }
+    }
+
+    /// Resolves a service of a unicast DNS domain (wide-area DNS-SD).
+    private static func unicastResolve(
+        _ service: Service, timeout: Duration, configuration: ResolverConfiguration, format: OutputFormat
+    ) async -> Int32 {
+        let result: Result<ResolvedService, CiaoError>
+        do {
+            result = try await WideAreaBrowse(configuration: configuration).resolve(service, timeout: timeout)
+        } catch {
+            CommandLineTool.printError("\(error)")
+            return 1
+        }
+        switch result {
+        case .success(let resolved):
+            OutputPrinter(format: format).print(.resolved(resolved, .unicastDNS))
+            return 0
+        case .failure(.timedOut):
+            CommandLineTool.printError("\(service) was not resolved within \(timeout)")
+            return 1
+        case .failure(let error):
             CommandLineTool.printError("\(error)")
             return 1
         }

@@ -1,4 +1,5 @@
 import Ciao
+import CiaoUnicastDNS
 
 /// `ciao types`: the service types on the network (RFC 6763 §9).
 enum TypesCommand {
@@ -6,7 +7,7 @@ enum TypesCommand {
         name: "types",
         summary: "Lists the service types announced on the network, until interrupted.",
         options: [.init(names: ["-t", "--terminate"], value: nil, help: "exit once the first answers have settled")]
-            + CommonOptions.network + CommonOptions.output,
+            + CommonOptions.network + [CommonOptions.domain, CommonOptions.server] + CommonOptions.output,
         positionals: [],
         details: "Exit status: 0 done or interrupted; 1 enumeration failed; 2 bad arguments.")
 
@@ -21,9 +22,16 @@ enum TypesCommand {
         let parsed: ParsedArguments
         let format: OutputFormat
         let scope: NetworkScope
+        let domain: String
         do {
             parsed = try spec.parse(arguments)
             format = try CommonOptions.outputFormat(parsed)
+            domain = try CommonOptions.domain(parsed)
+            if domain != "local." {
+                let configuration = try CommonOptions.resolverConfiguration(parsed)
+                return await unicastTypes(
+                    in: domain, configuration: configuration, format: format, terminate: parsed.has("--terminate"))
+            }
             scope = try CommonOptions.applyNetworkScope(parsed)
         } catch {
             return CommandLineTool.usageError("\(error)", usage: spec.usage)
@@ -66,5 +74,46 @@ enum TypesCommand {
             }
         }
         return 0
+    }
+
+    /// The types a unicast DNS domain lists (wide-area DNS-SD), until interrupted or, with -t,
+    /// once the first answer is in; 1 when that first answer failed.
+    private static func unicastTypes(
+        in domain: String, configuration: ResolverConfiguration, format: OutputFormat, terminate: Bool
+    ) async -> Int32 {
+        let printer = OutputPrinter(format: format)
+        let events: AsyncStream<WideAreaBrowse.Event>
+        do {
+            events = try WideAreaBrowse(configuration: configuration).typeEvents(domain: domain)
+        } catch {
+            CommandLineTool.printError("\(error)")
+            return 1
+        }
+        let (inputs, feed) = AsyncStream<WideAreaBrowse.Event?>.makeStream()
+        let tasks = [
+            Task { for await event in events { feed.yield(event) } },
+            Task {
+                for await _ in SignalMonitor.interruptions() {
+                    feed.yield(nil)
+                    return
+                }
+            },
+        ]
+        defer { for task in tasks { task.cancel() } }
+        var status: Int32 = 0
+        var settled = false
+        for await input in inputs {
+            guard let event = input else { break }
+            switch event {
+            case .typeFound(let type): printer.print(.type(type, domain: domain))
+            case .failed(let error):
+                CommandLineTool.printError("the service types of \(domain): \(error)")
+                if !settled { status = 1 }
+            case .settled: settled = true
+            default: continue
+            }
+            if terminate && settled { break }
+        }
+        return status
     }
 }

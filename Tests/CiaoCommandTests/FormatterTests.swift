@@ -159,6 +159,10 @@ enum Fixture {
     @Test func typeAndPublishedLines() throws {
         #expect(formatter.lines(for: .type(try ServiceType("_HTTP._tcp.")), at: Fixture.time) == ["_http._tcp;local"])
         #expect(
+            formatter.lines(for: .type(try ServiceType("_ipp._tcp"), domain: "lab.example."), at: Fixture.time) == [
+                "_ipp._tcp;lab.example"
+            ])
+        #expect(
             formatter.lines(for: .published(Fixture.published), at: Fixture.time)
                 == ["+;\(Fixture.escapedName);_ciaotest._tcp;local;vm.local;8080"])
     }

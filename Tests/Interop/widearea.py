@@ -147,8 +147,16 @@ def scenario_browse(s: Suite) -> list[str]:
         if missing:
             raise Failure("lines avahi-browse -d printed and ciao did not:\n" + "\n".join(missing)
                           + "\nciao printed:\n" + "\n".join(ciao_lines))
+        t0 = time.monotonic()
+        if s.has_server_option["resolve"]:
+            _, resolved_lines = run_to_end(client, s.ciao_argv("resolve", bind.PRINTER, "_http._tcp", bind.DOMAIN, "-p", "-k",
+                                                               server=dns))
+            if resolved_lines != [txt]:
+                raise Failure(f"ciao resolve printed {resolved_lines}, not the browse's line {txt}")
+        resolve_ms = (time.monotonic() - t0) * 1000
         return [f"2 services resolved in {elapsed * 1000:.0f} ms (whole process)",
-                f"all {len(avahi_lines)} lines of avahi-browse -d -r -t -p are among ciao's {len(ciao_lines)}"]
+                f"all {len(avahi_lines)} lines of avahi-browse -d -r -t -p are among ciao's {len(ciao_lines)}",
+                f"ciao resolve of {bind.PRINTER!r}: the same line in {resolve_ms:.0f} ms"]
 
 
 def scenario_types_and_subtype(s: Suite) -> list[str]:
@@ -157,8 +165,8 @@ def scenario_types_and_subtype(s: Suite) -> list[str]:
     lab, named, _ = s.lab("types")
     with lab:
         client, dns = lab["client"], lab["dns"]
-        _, types = run_to_end(client, s.ciao_argv("types", "-d", bind.DOMAIN, "-t", "-p", "-k", server=dns))
-        found = sorted({l.split(";")[4] for l in types if l.startswith("+")})
+        _, types = run_to_end(client, s.ciao_argv("types", "-d", bind.DOMAIN, "-t", "-p", server=dns))
+        found = sorted(l.split(";")[0] for l in types if l.endswith(";" + bind.DOMAIN.rstrip(".")))
         want = sorted(["_http._tcp", "_ipp._tcp", bind.BENCH_TYPE, bind.LIVE_TYPE])
         if found != want:
             raise Failure(f"types: {found}, not {want}\n" + "\n".join(types))

@@ -20,6 +20,8 @@ package struct WideAreaBrowse: Sendable {
         /// An instance's host, port, addresses or TXT, the first time and each time they change.
         case resolved(ResolvedService)
         case resolutionFailed(Service, CiaoError)
+        /// A service type the domain lists (RFC 6763 §9), each once.
+        case typeFound(ServiceType)
         /// The first round is complete: every instance found then is reported and resolved.
         case settled
         /// The type's PTR could not be asked for; the browse asks again in the next round.
@@ -67,6 +69,77 @@ package struct WideAreaBrowse: Sendable {
                 continuation.finish()
             }
             continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// The service types `domain` lists under `_services._dns-sd._udp` (RFC 6763 §9), each once,
+    /// asked for again as a browse asks, until the stream is cancelled.
+    package func typeEvents(domain: String) throws(CiaoError) -> AsyncStream<Event> {
+        let domainName: DomainName
+        let queryName: DomainName
+        do {
+            domainName = try DomainName(parsing: domain)
+            queryName = try DomainName(labels: ["_services", "_dns-sd", "_udp"]).appending(domainName)
+        } catch {
+            throw .invalidConfiguration("cannot list the service types of \"\(domain)\": \(error)")
+        }
+        let loop = loop
+        return AsyncStream { continuation in
+            let task = Task {
+                var seen: Set<ServiceType> = []
+                var first = true
+                while !Task.isCancelled {
+                    var ttl: UInt32 = 0
+                    switch await loop.query(queryName, .ptr, fresh: !first) {
+                    case .success(let answer):
+                        ttl = answer.ttl
+                        for record in answer.records where record.name == queryName {
+                            // a type is `_name._proto` directly under the domain
+                            guard case .ptr(let target) = record.data, target.parent.parent == domainName,
+                                let type = try? ServiceType(
+                                    observed: target.labels.prefix(2).map {
+                                        String(decoding: $0, as: UTF8.self)
+                                    }.joined(separator: ".")),
+                                seen.insert(type).inserted
+                            else { continue }
+                            continuation.yield(.typeFound(type))
+                        }
+                    case .failure(let error):
+                        continuation.yield(.failed(.network(error.description)))
+                    }
+                    if first { continuation.yield(.settled) }
+                    first = false
+                    try? await Task.sleep(for: Self.wait(forTTL: ttl))
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// Resolves one service of a unicast DNS domain (RFC 6763 §6, §12): its SRV and TXT, then
+    /// its target's addresses; `timedOut` when that takes longer than `timeout`.
+    package func resolve(_ service: Service, timeout: Duration) async -> Result<ResolvedService, CiaoError> {
+        let name: DomainName
+        do {
+            name = try DomainName(parsing: service.type.rawValue + "." + service.domain)
+                .prepending(label: Array(service.name.utf8))
+        } catch {
+            return .failure(.invalidConfiguration("cannot resolve \(service): \(error)"))
+        }
+        let round = BrowseRound(
+            loop: loop, type: service.type, typeName: name.parent, domain: service.domain, resolving: true)
+        return await withTaskGroup(of: Result<ResolvedService, CiaoError>?.self) { group in
+            group.addTask { await round.resolve(name, service, fresh: false).map(\.0) }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return Task.isCancelled ? nil : .failure(.timedOut)
+            }
+            defer { group.cancelAll() }
+            while let result = await group.next() {
+                if let result { return result }
+            }
+            return .failure(.timedOut)
         }
     }
 
