@@ -48,7 +48,8 @@ struct ParsableFormatter: EventFormatter {
         case .published(let published):
             return [
                 [
-                    "+", Self.escapedName(published.service.name), published.service.type.rawValue, "local",
+                    "+", Self.escapedName(published.service.name), published.service.type.rawValue,
+                    Self.withoutTrailingDot(published.service.domain),
                     Self.escapedHostName(published.hostName), String(published.port),
                 ].joined(separator: ";")
             ]

@@ -1,4 +1,5 @@
 import Ciao
+import CiaoUnicastDNS
 
 /// `ciao publish NAME TYPE PORT [TXT...]`: publishes a service until interrupted, then withdraws it
 /// with goodbyes.
@@ -13,7 +14,12 @@ enum PublishCommand {
                 names: ["-s", "--subtype"], value: "SUB",
                 help: "also publish under a subtype such as _printer (repeatable)",
                 repeatable: true),
-        ] + CommonOptions.network + [CommonOptions.localDomain] + [CommonOptions.output[1]],
+            .init(
+                names: ["--key"], value: "FILE",
+                help: "with -d: the TSIG key (tsig-keygen's format) that signs the DNS UPDATEs"),
+            .init(
+                names: ["--host"], value: "NAME", help: "with -d: the SRV target's label (default: this host's name)"),
+        ] + CommonOptions.network + [CommonOptions.domain, CommonOptions.server] + [CommonOptions.output[1]],
         positionals: [
             .init(name: "NAME", help: "the instance name, up to 63 bytes; \"\" for the host name"),
             .init(name: "TYPE", help: "the service type, such as _http._tcp"),
@@ -33,6 +39,11 @@ enum PublishCommand {
             let parsed = try spec.parse(arguments)
             configuration = try publication(parsed)
             format = try CommonOptions.outputFormat(parsed)
+            if configuration.domain != "local." {
+                return await unicastPublish(
+                    configuration, resolver: try CommonOptions.resolverConfiguration(parsed),
+                    printer: OutputPrinter(format: format))
+            }
             scope = try CommonOptions.applyNetworkScope(parsed)
         } catch {
             return CommandLineTool.usageError("\(error)", usage: spec.usage)
@@ -109,11 +120,57 @@ enum PublishCommand {
             trailing.removeFirst()
         }
         let type = try CommonOptions.serviceType(arguments.positional("TYPE") ?? "")
-        try CommonOptions.checkLocal(arguments.value("--domain") ?? "local.")
+        let domain = try CommonOptions.domain(arguments)
+        var wideArea: WideAreaOptions?
+        if domain != "local." {
+            guard let keyFile = arguments.value("--key") else {
+                throw ArgumentError("publishing in \(domain) is a signed DNS UPDATE: give the key with --key FILE")
+            }
+            guard !listener else { throw ArgumentError("--listener is for local. only: give the PORT") }
+            wideArea = WideAreaOptions(
+                key: try RegistrationKey(contentsOfFile: keyFile), server: arguments.value("--server"),
+                hostName: arguments.value("--host"))
+        } else if arguments.value("--key") != nil || arguments.value("--host") != nil {
+            throw ArgumentError("--key and --host are for a domain other than local. (-d DOMAIN)")
+        }
         return PublicationConfiguration(
-            type: type, name: arguments.positional("NAME") ?? "", port: port,
+            type: type, name: arguments.positional("NAME") ?? "", domain: domain, port: port,
             mode: listener ? .listener : .externalPort,
             allowsRenaming: !arguments.has("--no-rename"), txtRecord: try TXTArguments.record(trailing),
-            subtypes: arguments.all("--subtype"))
+            subtypes: arguments.all("--subtype"), wideArea: wideArea)
+    }
+
+    /// Registers in a unicast DNS domain until SIGINT or SIGTERM, then deletes the records.
+    private static func unicastPublish(
+        _ configuration: PublicationConfiguration, resolver: ResolverConfiguration, printer: OutputPrinter
+    ) async -> Int32 {
+        let publication: WideAreaPublication
+        do {
+            publication = try WideAreaPublication(configuration, resolver: resolver)
+        } catch {
+            CommandLineTool.printError("\(error)")
+            return 1
+        }
+        let interruption = Task {
+            for await _ in SignalMonitor.interruptions() { break }
+            publication.stop()
+        }
+        defer { interruption.cancel() }
+        for await event in publication.events {
+            switch event {
+            case .registered(let name, let hostName, let port, _):
+                printer.print(
+                    .published(
+                        PublishedService(
+                            service: Service(name: name, type: configuration.type, domain: configuration.domain),
+                            port: port, hostName: hostName)))
+            case .failed(let error):
+                CommandLineTool.printError("\(error)")
+                return 1
+            case .deregistered:
+                return 0
+            }
+        }
+        return 0
     }
 }

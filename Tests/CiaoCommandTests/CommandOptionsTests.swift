@@ -248,9 +248,36 @@ func serviceTypeError(_ text: String) -> ArgumentError {
 
     @Test func badTypeAndDomain() {
         #expect(throws: serviceTypeError("http")) { try publication(["Name", "http", "80"]) }
-        #expect(throws: ArgumentError("domain \"example.com\" is not served by multicast DNS; use local.")) {
-            try publication(["--domain", "example.com", "Name", "_http._tcp", "80"])
+        #expect(
+            throws: ArgumentError("domain \"bad..domain\" is not a domain name: a domain name label cannot be empty")
+        ) {
+            try publication(["--domain", "bad..domain", "Name", "_http._tcp", "80"])
         }
+    }
+
+    @Test func aUnicastDomainNeedsAKeyAndAPort() throws {
+        #expect(
+            throws: ArgumentError("publishing in lab.example. is a signed DNS UPDATE: give the key with --key FILE")
+        ) {
+            try publication(["-d", "lab.example", "Name", "_http._tcp", "80"])
+        }
+        #expect(throws: ArgumentError("--key and --host are for a domain other than local. (-d DOMAIN)")) {
+            try publication(["--host", "printer", "Name", "_http._tcp", "80"])
+        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ciao-\(UUID().uuidString).key").path
+        try "key \"lab-key.\" { algorithm hmac-sha256; secret \"c2VjcmV0\"; };".write(
+            toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(throws: ArgumentError("--listener is for local. only: give the PORT")) {
+            try publication(["-d", "lab.example", "--key", path, "--listener", "Name", "_http._tcp"])
+        }
+        let configuration = try publication([
+            "-d", "lab.example", "--key", path, "--server", "198.18.0.1", "--host", "printer", "Name", "_http._tcp",
+            "80",
+        ])
+        #expect(configuration.domain == "lab.example.")
+        #expect(configuration.wideArea?.key.name == "lab-key.")
+        #expect(configuration.wideArea?.server == "198.18.0.1" && configuration.wideArea?.hostName == "printer")
     }
 
     @Test func missingNameOrType() {

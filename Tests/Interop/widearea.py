@@ -14,6 +14,7 @@ feature this build lacks say SKIP and name it.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import signal
@@ -238,12 +239,76 @@ def scenario_bench(s: Suite) -> list[str]:
                 + ", ".join(f"{f * 1000:.0f}" for f in figures) + " ms (3 runs, whole process)"]
 
 
+def ours(records: list[str], *names: str) -> list[str]:
+    """The AXFR lines whose owner or data names one of `names`."""
+    return [r for r in records if any(n in r for n in names)]
+
+
+def scenario_register(s: Suite) -> list[str]:
+    """ciao publish -d: a signed registration, a second registrant renamed, exact deletion, bad keys."""
+    s.need_ciao("publish")
+    lab, named, _ = s.lab("register")
+    with lab:
+        client, peer, dns = lab["client"], lab["peer"], lab["dns"]
+        parse = lambda l: json.loads(l) if l.startswith("{") else {"line": l}
+        key, other = key_path(lab, "ciao-lab.key"), key_path(lab, "other-lab.key")
+        publish = lambda host, name, key_file, label, *extra: host.spawn(
+            name, s.ciao, "publish", "-d", bind.DOMAIN, "--server", dns.v4, "--key", key_file, "--host", label,
+            "--json", *extra, "Ciao Reg", "_http._tcp", "8080", "k=v", parse=parse, stdin=False)
+        t0 = time.monotonic()
+        first = publish(client, "publish-1", key, "ciao-host")
+        first.wait_for({"event": "published"}, 15, what="the registration")
+        registered = time.monotonic() - t0
+        t1 = time.monotonic()
+        srv = client.run("dig", f"@{dns.v4}", "+short", "SRV", f"Ciao\\032Reg._http._tcp.{bind.DOMAIN}")
+        visible = time.monotonic() - t1
+        zone = axfr(client, dns)
+        mine = ours(zone, "Ciao\\032Reg.", "ciao-host.")
+        want = sorted([
+            f"_http._tcp.{bind.DOMAIN} 120 IN PTR Ciao\\032Reg._http._tcp.{bind.DOMAIN}",
+            f"Ciao\\032Reg._http._tcp.{bind.DOMAIN} 120 IN SRV 0 0 8080 ciao-host.{bind.DOMAIN}",
+            f'Ciao\\032Reg._http._tcp.{bind.DOMAIN} 120 IN TXT "k=v"',
+            f"ciao-host.{bind.DOMAIN} 120 IN A {client.v4}",
+            f"ciao-host.{bind.DOMAIN} 120 IN AAAA {client.v6}",
+        ])
+        if mine != want or "8080" not in srv:
+            raise Failure("the zone after registering holds:\n" + "\n".join(mine) + "\nnot:\n" + "\n".join(want))
+        second = publish(peer, "publish-2", other, "other-host")
+        renamed = second.wait_for({"event": "published"}, 15, what="the second registration")
+        if renamed.get("name") != "Ciao Reg (2)":
+            raise Failure(f"the second registrant was published as {renamed.get('name')!r}, not 'Ciao Reg (2)'")
+        theirs = ours(axfr(client, dns), "Ciao\\032Reg\\032\\(2\\).", "other-host.")
+        if len(theirs) != 5:
+            raise Failure("the second registrant's records are not its 5:\n" + "\n".join(theirs))
+        first.proc.send_signal(signal.SIGINT)
+        if first.wait_exit(10) != 0:
+            raise Failure(f"ciao publish exited {first.proc.returncode} after SIGINT\n{first.tail()}")
+        after = axfr(client, dns)
+        if ours(after, "Ciao\\032Reg.", "ciao-host.") or ours(after, "Ciao\\032Reg\\032\\(2\\).", "other-host.") != theirs:
+            raise Failure("after the first stopped the zone holds:\n" + "\n".join(ours(after, "Ciao", "host.")))
+        wrong = subprocess.run(client.argv(s.ciao, "publish", "-d", bind.DOMAIN, "--server", dns.v4, "--key",
+                                           key_path(lab, "wrong.key"), "--host", "ciao-host", "Bad Key", "_http._tcp",
+                                           "80"), capture_output=True, text=True, timeout=30)
+        if wrong.returncode != 1 or "BADSIG" not in wrong.stderr:
+            raise Failure(f"a wrongly signed registration: exit {wrong.returncode}, {wrong.stderr.strip()}")
+        outside = subprocess.run(client.argv(s.ciao, "publish", "-d", bind.DOMAIN, "--server", dns.v4, "--key", key,
+                                             "--host", "ciao-host", "Outside", "_ipp._tcp", "631"),
+                                 capture_output=True, text=True, timeout=30)
+        if outside.returncode != 1 or "REFUSED" not in outside.stderr:
+            raise Failure(f"a registration outside the policy: exit {outside.returncode}, {outside.stderr.strip()}")
+        return [f"registered in {registered * 1000:.0f} ms (process start to reply), visible to dig in "
+                f"{visible * 1000:.0f} ms; the zone holds exactly its 5 records",
+                "a second registrant became 'Ciao Reg (2)'; SIGINT deleted exactly the first's records",
+                "wrong secret → BADSIG, exit 1; outside the update-policy → REFUSED, exit 1"]
+
+
 SCENARIOS = {
     "zone": (scenario_zone, "BIND in the lab: zone by AXFR, TSIG key, update-policy"),
     "browse": (scenario_browse, "ciao browse -d -r -p of static services beside avahi-browse -d"),
     "types": (scenario_types_and_subtype, "ciao types -d and a subtype browse"),
     "live": (scenario_live, "a running browse sees nsupdate's add and delete; avahi-browse -d beside it"),
     "bench": (scenario_bench, "200 services browsed and resolved, three runs"),
+    "register": (scenario_register, "ciao publish -d: signed registration, rename, exact deletion, bad keys"),
 }
 
 

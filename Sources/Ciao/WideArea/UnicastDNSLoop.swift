@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CiaoEngine
 import CiaoTransport
 import CiaoUnicastDNS
@@ -10,6 +13,7 @@ import Synchronization
 final class UnicastDNSLoop: Sendable {
     private let jobs = Mutex<[@Sendable (inout LoopState) -> Void]>([])
     private let wakeup: Wakeup
+    private let nextHandle = Atomic<UInt64>(0)
 
     /// Starts the loop's thread, asking the servers of `configuration`.
     init(configuration: ResolverConfiguration) throws(CiaoError) {
@@ -35,6 +39,32 @@ final class UnicastDNSLoop: Sendable {
         }
     }
 
+    /// Starts `registration`'s updates to `server` (a socket of its own); `onEvent` gets what
+    /// becomes of it, on the loop's thread, until it is deregistered or has failed.
+    func register(
+        _ registration: WideAreaRegistration, server: DNSServer,
+        onEvent: @escaping @Sendable (WideAreaRegistration.Event) -> Void
+    ) -> RegistrationHandle {
+        let handle = RegistrationHandle(rawValue: nextHandle.add(1, ordering: .relaxed).newValue)
+        submit { state in state.start(registration, handle: handle, server: server, onEvent: onEvent) }
+        return handle
+    }
+
+    /// After ``WideAreaRegistration/Event/nameInUse(_:)``: tries `name`.
+    func rename(_ handle: RegistrationHandle, to name: String) {
+        submit { state in state.update(handle) { $0.rename(to: name, at: $1) } }
+    }
+
+    /// Replaces the registration's TXT record.
+    func updateTXT(_ handle: RegistrationHandle, _ txt: TXTData) {
+        submit { state in state.update(handle) { $0.updateTXT(txt, at: $1) } }
+    }
+
+    /// Deletes the registration's records; ``WideAreaRegistration/Event/deregistered`` follows.
+    func deregister(_ handle: RegistrationHandle) {
+        submit { state in state.update(handle) { $0.stop(at: $1) } }
+    }
+
     private func submit(_ job: @escaping @Sendable (inout LoopState) -> Void) {
         jobs.withLock { $0.append(job) }
         wakeup.signal()
@@ -50,7 +80,9 @@ final class UnicastDNSLoop: Sendable {
             }) { job(&state) }
             state.client.advance(to: state.now)
             state.carryOut()
-            let timeout = state.client.nextDeadline.map { max($0 - state.now, .zero) }
+            state.advanceRegistrations()
+            let timeout = [state.client.nextDeadline, state.registrationDeadline].compactMap { $0 }.min()
+                .map { max($0 - state.now, .zero) }
             let readable: [Int32]
             do {
                 readable = try poller.wait(
@@ -64,6 +96,11 @@ final class UnicastDNSLoop: Sendable {
             state.serve(Set(readable))
         }
     }
+}
+
+/// Names a registration the loop runs.
+struct RegistrationHandle: Hashable, Sendable {
+    var rawValue: UInt64
 }
 
 /// Hands the loop's state to its thread, its only user from then on.
@@ -80,6 +117,14 @@ struct LoopState {
         >] = [:]
     private var datagramSockets: [Attempt: (socket: DNSDatagramSocket, server: DNSServer)] = [:]
     private var streamSockets: [Attempt: (socket: DNSStreamSocket, server: DNSServer)] = [:]
+    private var registrations: [RegistrationHandle: RegistrationSlot] = [:]
+
+    /// One registration, its socket to the update server, and who hears of it.
+    private struct RegistrationSlot {
+        var registration: WideAreaRegistration
+        let socket: DNSDatagramSocket
+        let onEvent: @Sendable (WideAreaRegistration.Event) -> Void
+    }
     private let origin = ContinuousClock.now
 
     init(client: UnicastDNSClient<SystemRandomNumberGenerator>) {
@@ -91,6 +136,63 @@ struct LoopState {
 
     var descriptors: [Int32] {
         datagramSockets.values.map(\.socket.fileDescriptor) + streamSockets.values.map(\.socket.fileDescriptor)
+            + registrations.values.map(\.socket.fileDescriptor)
+    }
+
+    /// The registrations' earliest retransmission or refresh.
+    var registrationDeadline: Duration? { registrations.values.compactMap(\.registration.nextDeadline).min() }
+
+    /// A registration's time: the loop's clock, and seconds since 1970 for TSIG.
+    var registrationTime: WideAreaRegistration.Time {
+        WideAreaRegistration.Time(monotonic: now, unixSeconds: UInt64(max(0, time(nil))))
+    }
+
+    mutating func start(
+        _ registration: WideAreaRegistration, handle: RegistrationHandle, server: DNSServer,
+        onEvent: @escaping @Sendable (WideAreaRegistration.Event) -> Void
+    ) {
+        let socket: DNSDatagramSocket
+        do {
+            socket = try DNSDatagramSocket(connectingTo: SocketAddress(server.address.ipAddress, port: server.port))
+        } catch {
+            onEvent(.failed(.invalidUpdate("cannot open a socket to \(server): \(error)")))
+            return
+        }
+        registrations[handle] = RegistrationSlot(registration: registration, socket: socket, onEvent: onEvent)
+        update(handle) { $0.start(at: $1) }
+    }
+
+    /// Runs `change` on a registration and carries out what it asks.
+    mutating func update(
+        _ handle: RegistrationHandle,
+        _ change: (inout WideAreaRegistration, WideAreaRegistration.Time) -> [WideAreaRegistration.Output]
+    ) {
+        guard var slot = registrations[handle] else { return }
+        let outputs = change(&slot.registration, registrationTime)
+        registrations[handle] = slot
+        for output in outputs {
+            switch output {
+            case .send(let datagram):
+                // A datagram that cannot leave is a lost one: the registration retransmits, and
+                // fails with timedOut after its last wait.
+                try? slot.socket.send(datagram)
+            case .event(let event):
+                slot.onEvent(event)
+                switch event {
+                case .deregistered, .failed:
+                    registrations[handle] = nil
+                    slot.socket.close()
+                default: break
+                }
+            }
+        }
+    }
+
+    /// Retransmissions and refreshes that are due.
+    mutating func advanceRegistrations() {
+        for (handle, slot) in registrations where slot.registration.nextDeadline.map({ $0 <= now }) ?? false {
+            update(handle) { $0.advance(to: $1) }
+        }
     }
 
     var writableDescriptors: [Int32] {
@@ -143,6 +245,11 @@ struct LoopState {
                 }
             } catch {
                 client.attemptFailed(attempt, at: now)
+            }
+        }
+        for (handle, slot) in registrations where ready.contains(slot.socket.fileDescriptor) {
+            while let (bytes, _) = try? slot.socket.receive() {
+                update(handle) { $0.receive(bytes, at: $1) }
             }
         }
         for (attempt, entry) in streamSockets where ready.contains(entry.socket.fileDescriptor) {

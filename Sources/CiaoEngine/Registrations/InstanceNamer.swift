@@ -1,12 +1,12 @@
 /// The names to try after a conflict (RFC 6762 §9, RFC 6763 §4.1.1): `Name (2)`, `Name (3)` … for
 /// service instances and `host-2`, `host-3` … for host names, never longer than a 63-byte label
 /// and never cutting a UTF-8 character.
-enum InstanceNamer {
+package enum InstanceNamer {
     /// The longest label, in bytes of UTF-8 (RFC 1035 §2.3.4, RFC 6763 §4.1.1).
     static let maximumLength = 63
 
     /// The service instance name after `name`: `Printer` → `Printer (2)`, `Printer (2)` → `Printer (3)`.
-    static func nextInstanceName(after name: String) -> String {
+    package static func nextInstanceName(after name: String) -> String {
         var base = name
         var number = 1
         if name.hasSuffix(")"), let open = name.lastIndex(of: "("), open > name.startIndex,

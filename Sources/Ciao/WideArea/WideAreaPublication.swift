@@ -1,0 +1,146 @@
+import CiaoEngine
+import CiaoTransport
+import CiaoUnicastDNS
+import CiaoWire
+import Synchronization
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// One service registered in a unicast DNS domain (RFC 6763 over RFC 2136, signed with TSIG,
+/// RFC 8945): finds the zone and its update server (``UpdateServerLocator``), registers the
+/// service with its host's global addresses (``WideAreaRegistration``), renames it on a conflict
+/// unless renaming is off, and deletes exactly its records on ``stop()``.
+package final class WideAreaPublication: Sendable {
+    /// What becomes of the publication.
+    package enum Event: Hashable, Sendable {
+        /// In the zone as `name`, its SRV pointing at `hostName`; `lease` is what the server granted.
+        case registered(name: String, hostName: String, port: UInt16, lease: UInt32?)
+        case failed(CiaoError)
+        /// Its records are gone from the zone.
+        case deregistered
+    }
+
+    /// The events, in order; finishes after `deregistered` or `failed`.
+    package let events: AsyncStream<Event>
+    private let loop: UnicastDNSLoop
+    private let handle = Mutex<RegistrationHandle?>(nil)
+    private let stopped = Mutex(false)
+    private let sink: AsyncStream<Event>.Continuation
+
+    /// Starts publishing `configuration`, whose ``PublicationConfiguration/wideArea`` holds the key;
+    /// DNS questions go to the servers of `resolver`.
+    package init(_ configuration: PublicationConfiguration, resolver: ResolverConfiguration) throws(CiaoError) {
+        try configuration.validate()
+        guard let options = configuration.wideArea else {
+            throw .invalidConfiguration("publishing in \(configuration.domain) needs wideArea (a key)")
+        }
+        let records = try Self.records(configuration, options: options)
+        let explicitServer: DNSServer?
+        if let text = options.server {
+            guard let server = DNSServer(parsing: text) else {
+                throw .invalidConfiguration("the update server \"\(text)\" is not an address with an optional #PORT")
+            }
+            explicitServer = server
+        } else {
+            explicitServer = nil
+        }
+        loop = try UnicastDNSLoop(configuration: resolver)
+        (events, sink) = AsyncStream.makeStream()
+        let task = Task { [self] in
+            await locateAndRegister(
+                records, key: options.key.tsigKey, server: explicitServer, allowsRenaming: configuration.allowsRenaming)
+        }
+        sink.onTermination = { _ in task.cancel() }
+    }
+
+    /// Deletes the records (once registered; before that, nothing was written).
+    package func stop() {
+        stopped.withLock { $0 = true }
+        if let handle = handle.withLock({ $0 }) {
+            loop.deregister(handle)
+        } else {
+            sink.yield(.deregistered)
+            sink.finish()
+        }
+    }
+
+    private func locateAndRegister(
+        _ records: ServiceRegistrationRecords, key: TSIGKey, server: DNSServer?, allowsRenaming: Bool
+    ) async {
+        var locator = UpdateServerLocator(name: records.serviceType, server: server)
+        var step = locator.firstStep
+        while case .query(let name, let type) = step {
+            step = locator.answered(await loop.query(name, type))
+        }
+        guard case .found(let zone, let updateServer) = step else {
+            if case .failed(let error) = step { finish(.failed(.network(error.description))) }
+            return
+        }
+        let registration = WideAreaRegistration(
+            records: records, zone: zone, server: updateServer.description, key: key, allowsRenaming: allowsRenaming)
+        let handle = loop.register(registration, server: updateServer) { [self] event in
+            handleEvent(event, records: records)
+        }
+        let stopNow = self.handle.withLock { stored in
+            stored = handle
+            return stopped.withLock { $0 }
+        }
+        if stopNow { loop.deregister(handle) }
+    }
+
+    /// Called on the loop's thread.
+    private func handleEvent(_ event: WideAreaRegistration.Event, records: ServiceRegistrationRecords) {
+        switch event {
+        case .registered(let name, let lease):
+            sink.yield(
+                .registered(name: name, hostName: records.srv.target.description, port: records.srv.port, lease: lease))
+        case .nameInUse(let name):
+            if let handle = handle.withLock({ $0 }) {
+                loop.rename(handle, to: InstanceNamer.nextInstanceName(after: name))
+            }
+        case .txtUpdated, .refreshed: break
+        case .deregistered: finish(.deregistered)
+        case .failed(let error): finish(.failed(.network(error.description)))
+        }
+    }
+
+    private func finish(_ event: Event) {
+        sink.yield(event)
+        sink.finish()
+    }
+
+    /// The records of `configuration`: the SRV target is the given host name, or this machine's
+    /// in the domain, with this host's global addresses (never link-local or loopback).
+    static func records(_ configuration: PublicationConfiguration, options: WideAreaOptions) throws(CiaoError)
+        -> ServiceRegistrationRecords
+    {
+        do {
+            let domain = try DomainName(
+                parsing: configuration.domain.hasSuffix(".") ? configuration.domain : configuration.domain + ".")
+            let typeName = try DomainName(parsing: configuration.type.rawValue + ".").appending(domain)
+            let hostLabel = options.hostName ?? String(ProcessInfo.processInfo.hostName.prefix { $0 != "." })
+            let host = try DomainName(labels: [hostLabel]).appending(domain)
+            let addresses = try InterfaceScanner.current()
+            var ipv4: [IPv4Address] = []
+            var ipv6: [IPv6Address] = []
+            for address in addresses.flatMap(\.addresses).map(\.address) where !address.isLinkLocal {
+                switch address {
+                case .v4(let v4): if v4.bytes.0 != 127, !ipv4.contains(v4) { ipv4.append(v4) }
+                case .v6(let v6): if v6 != IPv6Address(high: 0, low: 1), !ipv6.contains(v6) { ipv6.append(v6) }
+                }
+            }
+            let name = configuration.name.isEmpty ? hostLabel : configuration.name
+            return try ServiceRegistrationRecords(
+                instanceName: name, serviceType: typeName, subtypes: configuration.subtypes,
+                srv: SRVData(port: configuration.port, target: host),
+                txt: try TXTData(wireBytes: [UInt8](configuration.txtRecord.wireData)), ipv4Addresses: ipv4,
+                ipv6Addresses: ipv6)
+        } catch {
+            throw .invalidConfiguration("cannot register \(configuration.name) in \(configuration.domain): \(error)")
+        }
+    }
+}
