@@ -132,7 +132,7 @@ class WideAreaZone:
         return (f'include "{d}/ciao-lab.key";\ninclude "{d}/other-lab.key";\n'
                 f'options {{\n    directory "{d}";\n    pid-file "{d}/named.pid";\n'
                 f'    listen-on port 53 {{ {self.server.v4}; }};\n    listen-on-v6 port 53 {{ {self.server.v6}; }};\n'
-                '    recursion no;\n    notify no;\n    max-records-per-type 0;\n    dnssec-validation no;\n};\n' + "\n".join(zones) + "\n")
+                '    recursion no;\n    notify no;\n    querylog yes;\n    max-records-per-type 0;\n    dnssec-validation no;\n};\n' + "\n".join(zones) + "\n")
 
 
 def start_named(host: Host) -> tuple[JsonProc, WideAreaZone]:

@@ -187,8 +187,9 @@ def scenario_live(s: Suite) -> list[str]:
         client, dns = lab["client"], lab["dns"]
         avahi_wide_area(lab, client, dns)
         parse = lambda l: {"line": l, "sign": l[:1], "name": l.split(";")[3] if l.count(";") >= 3 else ""}
-        ciao = client.spawn("ciao-browse", *s.ciao_argv("browse", "-d", bind.DOMAIN, "-p", "-k", bind.LIVE_TYPE,
+        ciao = client.spawn("ciao-browse", *s.ciao_argv("browse", "-d", bind.DOMAIN, "-r", "-p", "-k", bind.LIVE_TYPE,
                                                         server=dns), parse=parse, stdin=False)
+        started = time.monotonic()
         avahi = client.spawn("avahi-browse", "avahi-browse", "-d", bind.DOMAIN.rstrip("."), "-p", "-k", bind.LIVE_TYPE,
                              parse=parse, stdin=False)
         ciao.wait_for({"sign": "+", "name": "Anchor"}, 10, what="the anchor service")
@@ -216,9 +217,18 @@ def scenario_live(s: Suite) -> list[str]:
         ciao.wait_for({"sign": "-", "name": "Live\\032One"}, 30, what="the removal of the service")
         removed = time.monotonic() - t1
         avahi_saw = any(e.get("name") == "Live\\032One" for e in avahi.select(lambda e: True, after=mark))
+        # steady state: the queries named logged from ciao's address, per service and hour, with
+        # the anchor's records at TTL 10 (rounds every 10-11 s)
+        window = time.monotonic() - started
+        queries = sum(1 for e in named.select(lambda e: True)
+                      if f"client @" in e.get("line", "") and f" {client.v4}#" in e.get("line", "")
+                      and "query:" in e.get("line", ""))
+        per_hour = queries / window * 3600
         return [f"ciao: added seen in {added:.1f} s, removal in {removed:.1f} s (refresh bound 10 s + jitter)",
                 f"avahi-browse -d: anchor {'seen' if avahi_saw_anchor else 'not seen'}, "
-                f"the added service {'seen' if avahi_saw else 'never seen'}"]
+                f"the added service {'seen' if avahi_saw else 'never seen'}",
+                f"named logged {queries} queries from ciao browse -r in {window:.0f} s ({per_hour:.0f}/h) for 1 to 2 "
+                "services at TTL 10: per round 1 PTR and 4 per service (SRV, TXT, A, AAAA)"]
 
 
 def scenario_bench(s: Suite) -> list[str]:
