@@ -153,7 +153,7 @@ struct LoopState {
     ) {
         let socket: DNSDatagramSocket
         do {
-            socket = try DNSDatagramSocket(connectingTo: SocketAddress(server.address.ipAddress, port: server.port))
+            socket = try DNSDatagramSocket(connectingTo: server.socketAddress)
         } catch {
             onEvent(.failed(.invalidUpdate("cannot open a socket to \(server): \(error)")))
             return
@@ -219,7 +219,7 @@ struct LoopState {
     }
 
     private mutating func send(_ transmission: Transmission) {
-        let address = SocketAddress(transmission.server.address.ipAddress, port: transmission.server.port)
+        let address = transmission.server.socketAddress
         do throws(TransportError) {
             switch transmission.transport {
             case .udp:
@@ -266,17 +266,15 @@ struct LoopState {
     }
 }
 
-extension DNSServer.Address {
-    /// The same address as the transport takes it.
-    var ipAddress: IPAddress {
-        switch self {
-        case .ipv4(let address): .v4(address)
-        case .ipv6(let address): .v6(address)
+extension DNSServer {
+    /// The server's address and port as the transport takes them.
+    var socketAddress: SocketAddress {
+        switch address {
+        case .ipv4(let ipv4): SocketAddress(.v4(ipv4), port: port)
+        case .ipv6(let ipv6): SocketAddress(.v6(ipv6), port: port)
         }
     }
-}
 
-extension DNSServer {
     /// The server a datagram came from.
     init(_ source: SocketAddress) {
         switch source.address {

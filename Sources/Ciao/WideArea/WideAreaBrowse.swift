@@ -54,21 +54,9 @@ package struct WideAreaBrowse: Sendable {
         } catch {
             throw .invalidConfiguration("cannot browse \(type) in \"\(domain)\": \(error)")
         }
-        let loop = loop
-        return AsyncStream { continuation in
-            let task = Task {
-                var round = BrowseRound(
-                    loop: loop, type: type, typeName: typeName, domain: domain, resolving: resolving)
-                var first = true
-                while !Task.isCancelled {
-                    let ttl = await round.run(queryName: queryName, fresh: !first) { continuation.yield($0) }
-                    if first { continuation.yield(.settled) }
-                    first = false
-                    try? await Task.sleep(for: Self.wait(forTTL: ttl))
-                }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in task.cancel() }
+        let round = BrowseRound(loop: loop, type: type, typeName: typeName, domain: domain, resolving: resolving)
+        return Self.polling(round) { round, fresh, report in
+            await round.run(queryName: queryName, fresh: fresh, report: report)
         }
     }
 
@@ -84,32 +72,42 @@ package struct WideAreaBrowse: Sendable {
             throw .invalidConfiguration("cannot list the service types of \"\(domain)\": \(error)")
         }
         let loop = loop
-        return AsyncStream { continuation in
+        return Self.polling(Set<ServiceType>()) { seen, fresh, report in
+            switch await loop.query(queryName, .ptr, fresh: fresh) {
+            case .success(let answer):
+                for record in answer.records where record.name == queryName {
+                    // a type is `_name._proto` directly under the domain
+                    guard case .ptr(let target) = record.data, target.parent.parent == domainName,
+                        let type = try? ServiceType(
+                            observed: target.labels.prefix(2).map { String(decoding: $0, as: UTF8.self) }
+                                .joined(separator: ".")),
+                        seen.insert(type).inserted
+                    else { continue }
+                    report(.typeFound(type))
+                }
+                return answer.ttl
+            case .failure(let error):
+                report(.failed(.network(error.description)))
+                return 0
+            }
+        }
+    }
+
+    /// Runs `round` until the stream is cancelled, waiting after each for the TTL it returns:
+    /// the first round may take cached answers, later ones ask afresh; `settled` follows the first.
+    private static func polling<State: Sendable>(
+        _ initial: State,
+        round: @escaping @Sendable (inout State, _ fresh: Bool, _ report: (Event) -> Void) async -> UInt32
+    ) -> AsyncStream<Event> {
+        AsyncStream { continuation in
             let task = Task {
-                var seen: Set<ServiceType> = []
+                var state = initial
                 var first = true
                 while !Task.isCancelled {
-                    var ttl: UInt32 = 0
-                    switch await loop.query(queryName, .ptr, fresh: !first) {
-                    case .success(let answer):
-                        ttl = answer.ttl
-                        for record in answer.records where record.name == queryName {
-                            // a type is `_name._proto` directly under the domain
-                            guard case .ptr(let target) = record.data, target.parent.parent == domainName,
-                                let type = try? ServiceType(
-                                    observed: target.labels.prefix(2).map {
-                                        String(decoding: $0, as: UTF8.self)
-                                    }.joined(separator: ".")),
-                                seen.insert(type).inserted
-                            else { continue }
-                            continuation.yield(.typeFound(type))
-                        }
-                    case .failure(let error):
-                        continuation.yield(.failed(.network(error.description)))
-                    }
+                    let ttl = await round(&state, !first) { continuation.yield($0) }
                     if first { continuation.yield(.settled) }
                     first = false
-                    try? await Task.sleep(for: Self.wait(forTTL: ttl))
+                    try? await Task.sleep(for: wait(forTTL: ttl))
                 }
                 continuation.finish()
             }
@@ -202,7 +200,7 @@ private struct BrowseRound {
             switch await resolve(name, service, fresh: fresh) {
             case .success(let (resolved, resolvedTTL)):
                 ttl = min(ttl, resolvedTTL)
-                if resolutions[name] != resolved || resolutions[name]?.addresses != resolved.addresses {
+                if resolutions[name] != resolved {
                     resolutions[name] = resolved
                     report(.resolved(resolved))
                 }

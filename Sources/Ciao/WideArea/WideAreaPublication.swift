@@ -127,10 +127,19 @@ package final class WideAreaPublication: Sendable {
             let addresses = try InterfaceScanner.current()
             var ipv4: [IPv4Address] = []
             var ipv6: [IPv6Address] = []
-            for address in addresses.flatMap(\.addresses).map(\.address) where !address.isLinkLocal {
-                switch address {
-                case .v4(let v4): if v4.bytes.0 != 127, !ipv4.contains(v4) { ipv4.append(v4) }
-                case .v6(let v6): if v6 != IPv6Address(high: 0, low: 1), !ipv6.contains(v6) { ipv6.append(v6) }
+            // global as domain enumeration counts them: no loopback, link-local or unspecified
+            for address in addresses.flatMap(\.addresses) {
+                switch address.address {
+                case .v4(let v4):
+                    if DomainEnumeration.Network.v4(v4, prefixLength: address.prefixLength).isGlobal, !ipv4.contains(v4)
+                    {
+                        ipv4.append(v4)
+                    }
+                case .v6(let v6):
+                    if DomainEnumeration.Network.v6(v6, prefixLength: address.prefixLength).isGlobal, !ipv6.contains(v6)
+                    {
+                        ipv6.append(v6)
+                    }
                 }
             }
             let name = configuration.name.isEmpty ? hostLabel : configuration.name
