@@ -1,20 +1,27 @@
 /// Starts browse sessions for service types (RFC 6763 §4).
 public actor CiaoBrowser {
-    private let backend: any DiscoveryBackend
+    private let backends: BackendSelection
 
-    /// Creates a browser on the process's shared mDNS runtime, which starts with the first
-    /// browse, publication or resolution.
+    /// Creates a browser on the process's shared runtimes: multicast DNS for `local.`, unicast
+    /// DNS for other domains; each starts with its first use.
     public init() {
-        self.init(backend: MDNSRuntime.shared)
+        self.init(backends: .shared)
     }
 
     init(backend: any DiscoveryBackend) {
-        self.backend = backend
+        self.init(backends: BackendSelection(local: backend))
     }
 
-    /// Browses for instances of `type`. With `automaticallyResolve`, each service found is
+    init(backends: BackendSelection) {
+        self.backends = backends
+    }
+
+    /// Browses for instances of `type` in `domain`: empty or `local.` by multicast DNS, any other
+    /// domain (`example.com.`) by unicast DNS through the servers of `/etc/resolv.conf`, asked
+    /// again at 80 % of each TTL (RFC 6763 §4). With `automaticallyResolve`, each service found is
     /// resolved and reported `resolved`, or `resolutionFailed` after `resolutionTimeout`.
-    /// Throws `invalidConfiguration` for a domain other than `local.` or a non-positive timeout.
+    /// Throws `invalidConfiguration` for a domain that is not a domain name or a non-positive
+    /// timeout.
     public func browse(
         type: ServiceType, domain: String = "", automaticallyResolve: Bool = true,
         resolutionTimeout: Duration = .seconds(10)
@@ -44,12 +51,9 @@ public actor CiaoBrowser {
         guard resolutionTimeout > .zero else {
             throw CiaoError.invalidConfiguration("the resolution timeout must be positive, not \(resolutionTimeout)")
         }
-        guard Service.isLocalDomain(domain) else {
-            throw CiaoError.invalidConfiguration(
-                "domain \"\(domain)\" is not served by multicast DNS; use \"local.\" or leave it empty")
-        }
         return try DiscoverySession(
-            type: type, subtype: subtype, backend: backend, automaticallyResolve: automaticallyResolve,
+            type: type, subtype: subtype, backend: try backends.backend(for: domain),
+            automaticallyResolve: automaticallyResolve,
             resolutionTimeout: resolutionTimeout)
     }
 }

@@ -1,8 +1,9 @@
 import CiaoTransport
 import Synchronization
 
-/// Publishes one service at a time (RFC 6763 §4–§6 over RFC 6762): starts it under a name that
-/// probing has found free, keeps its TXT record current, and withdraws it with goodbyes.
+/// Publishes one service at a time (RFC 6763 §4–§6): in `local.` over multicast DNS (RFC 6762),
+/// under a name that probing has found free, withdrawn with goodbyes; in another domain by signed
+/// DNS UPDATE (RFC 2136, RFC 8945), withdrawn by deleting its records. Keeps its TXT record current.
 ///
 /// Starting again replaces the current publication; a start that is superseded, cancelled or
 /// stopped before it succeeds throws and never reports success late.
@@ -13,7 +14,7 @@ public actor CiaoServer {
     public private(set) var publishedService: PublishedService?
 
     private let eventSink: AsyncStream<PublicationEvent>.Continuation
-    private let backend: any DiscoveryBackend
+    private let backends: BackendSelection
     private var current: ActivePublication?
     private var generation = 0
     /// Backend updates on their way to the actor, in order (see ``receive(_:generation:)``).
@@ -28,6 +29,8 @@ public actor CiaoServer {
     /// One publication, from `start` until it is withdrawn.
     private struct ActivePublication: Sendable {
         var generation: Int
+        /// The backend of the configuration's domain.
+        var backend: any DiscoveryBackend
         var token: BackendToken
         var configuration: PublicationConfiguration
         var port: UInt16
@@ -39,30 +42,36 @@ public actor CiaoServer {
         var hasLostAName = false
     }
 
-    /// Creates a server on the process's shared mDNS runtime; nothing is published until
-    /// ``start(_:timeout:)``.
+    /// Creates a server on the process's shared runtimes (multicast DNS for `local.`, unicast DNS
+    /// for other domains); nothing is published until ``start(_:timeout:)``.
     public init() {
-        self.init(backend: MDNSRuntime.shared)
+        self.init(backends: .shared)
     }
 
     init(backend: any DiscoveryBackend) {
-        self.backend = backend
+        self.init(backends: BackendSelection(local: backend))
+    }
+
+    init(backends: BackendSelection) {
+        self.backends = backends
         (events, eventSink) = AsyncStream.makeStream()
     }
 
     deinit {
         if let current {
-            backend.cancel(current.token)
+            current.backend.cancel(current.token)
             DeadlineScheduler.shared.cancel(current.timeout)
         }
         eventSink.finish()
     }
 
     /// Publishes `configuration` and returns once the name is ours (probing takes about 0.75 s,
-    /// RFC 6762 §8.1; without a usable interface it waits for one). Throws `invalidConfiguration`
+    /// RFC 6762 §8.1; without a usable interface it waits for one; in a unicast domain, once the
+    /// server has accepted the update). Throws `invalidConfiguration`
     /// before any network work for a bad configuration or a non-positive timeout;
     /// `dnsService(-65548)` on a conflict with renaming off, or when conflicts kept taking the
-    /// names it tried until the timeout; `timedOut`, or
+    /// names it tried until the timeout; `network` when a unicast DNS server refused the update or
+    /// its signature; `timedOut`, or
     /// ``CiaoError/noUsableInterface`` if no interface came; `stopped` if ``stop()`` or another
     /// start came first; `CancellationError`.
     public func start(_ configuration: PublicationConfiguration, timeout: Duration = .seconds(10)) async throws
@@ -90,22 +99,19 @@ public actor CiaoServer {
             throw CiaoError.invalidConfiguration("the start timeout must be positive, not \(timeout)")
         }
         try configuration.validate()
-        guard Service.isLocalDomain(configuration.domain) else {
-            throw CiaoError.invalidConfiguration(
-                "publishing in \"\(configuration.domain)\" by DNS UPDATE is not available in this build; use local.")
-        }
+        let backend = try backends.backend(for: configuration.domain)
         try Task.checkCancellation()
         withdraw(reportingStopped: true)
         generation += 1
         let generation = self.generation
         let reservation = configuration.mode == .listener ? try Self.reservePort(for: configuration.type) : nil
         let port = reservation?.port ?? configuration.port
-        let publication = Publication(
-            name: configuration.name, type: configuration.type, port: port, txtRecord: configuration.txtRecord,
-            subtypes: configuration.subtypes, allowsRenaming: configuration.allowsRenaming)
-        let token = try backend.publish(publication) { [weak self] in self?.receive($0, generation: generation) }
+        let token = try backend.publish(Publication(configuration, port: port)) { [weak self] in
+            self?.receive($0, generation: generation)
+        }
         current = ActivePublication(
-            generation: generation, token: token, configuration: configuration, port: port, reservation: reservation)
+            generation: generation, backend: backend, token: token, configuration: configuration, port: port,
+            reservation: reservation)
         return generation
     }
 
@@ -117,14 +123,16 @@ public actor CiaoServer {
             txtRecord, name: publishedService?.service.name ?? active.configuration.name,
             type: active.configuration.type)
         current?.configuration.txtRecord = txtRecord
-        backend.updateTXT(txtRecord, of: active.token)
-        await backend.flush()
+        active.backend.updateTXT(txtRecord, of: active.token)
+        await active.backend.flush()
     }
 
-    /// Withdraws the publication with goodbyes and returns once they are sent. Idempotent.
+    /// Withdraws the publication (goodbyes, or the records deleted from the zone) and returns
+    /// once that is done. Idempotent.
     public func stop() async {
+        let backend = current?.backend
         withdraw(reportingStopped: true)
-        await backend.flush()
+        await backend?.flush()
     }
 
     /// A listener-mode port: TCP or UDP as the service type says.
@@ -181,6 +189,8 @@ public actor CiaoServer {
             failStart(generation: generation, with: CiaoError.dnsService(CiaoError.Code.nameConflict))
         case .lostName:
             current?.hasLostAName = true
+        case .failed(let error):
+            failStart(generation: generation, with: error, evenOnceStarted: true)
         }
     }
 
@@ -188,19 +198,20 @@ public actor CiaoServer {
     /// §9), ``CiaoError/noUsableInterface`` if there was no interface, `timedOut` otherwise.
     private func timeOutStart(generation: Int) {
         let error: CiaoError =
-            current?.hasLostAName == true ? .dnsService(CiaoError.Code.nameConflict) : backend.timeoutError
+            current?.hasLostAName == true
+            ? .dnsService(CiaoError.Code.nameConflict) : current?.backend.timeoutError ?? .timedOut
         failStart(generation: generation, with: error)
     }
 
     /// Ends the publication of `generation` with `error`: the pending start throws it, and a
     /// `CiaoError` is also reported as ``PublicationEvent/failed(_:)``. Once started, only a name
-    /// conflict ends it.
-    private func failStart(generation: Int, with error: any Error) {
+    /// conflict ends it, or an error `evenOnceStarted` (the backend gave up on the publication).
+    private func failStart(generation: Int, with error: any Error, evenOnceStarted: Bool = false) {
         guard let active = current, active.generation == generation else { return }
         if let pending = active.pendingStart {
             current?.pendingStart = nil
             pending.resume(throwing: error)
-        } else if error as? CiaoError != .dnsService(CiaoError.Code.nameConflict) {
+        } else if !evenOnceStarted && error as? CiaoError != .dnsService(CiaoError.Code.nameConflict) {
             // A timeout or cancellation that lost the race with success: the start succeeded.
             return
         }
@@ -213,7 +224,7 @@ public actor CiaoServer {
     private func withdraw(reportingStopped: Bool) {
         guard let active = current else { return }
         current = nil
-        backend.cancel(active.token)
+        active.backend.cancel(active.token)
         DeadlineScheduler.shared.cancel(active.timeout)
         active.pendingStart?.resume(throwing: CiaoError.stopped)
         if reportingStopped && publishedService != nil {

@@ -113,11 +113,24 @@ public struct Service: Hashable, Identifiable, Sendable, Codable {
     }
 
     /// True for the domains multicast DNS serves: empty, `local` and `local.` (RFC 6762 §3).
-    static func isLocalDomain(_ domain: String) -> Bool {
+    package static func isLocalDomain(_ domain: String) -> Bool {
         normalisedDomain(domain) == "local."
     }
 
-    private static func normalisedDomain(_ domain: String) -> String {
+    /// Throws `invalidConfiguration` unless `domain` is `local.` (or empty) or a domain name
+    /// that unicast DNS can ask under: labels of 1 to 63 bytes, 255 in all.
+    package static func checkDomain(_ domain: String) throws(CiaoError) {
+        guard !isLocalDomain(domain) else { return }
+        do {
+            _ = try DomainName(parsing: normalisedDomain(domain))
+        } catch {
+            throw .invalidConfiguration("domain \"\(domain)\" is not a domain name: \(error)")
+        }
+    }
+
+    /// `domain` as services carry it: `local.` for empty, `local` or `local.` in any case; any
+    /// other domain with a trailing dot.
+    package static func normalisedDomain(_ domain: String) -> String {
         switch ASCIICaseInsensitive.lowercased(domain) {
         case "", "local", "local.": return "local."
         default: return domain.hasSuffix(".") ? domain : domain + "."

@@ -1,4 +1,4 @@
-/// Enumerates the service types on the network through `_services._dns-sd._udp.local.`
+/// Enumerates the service types of a domain through `_services._dns-sd._udp.<domain>`
 /// (RFC 6763 §9), each type reported once while present. Enumeration lasts until ``stop()`` or
 /// until ``types`` is released.
 public final class ServiceTypeSession: Sendable {
@@ -6,21 +6,23 @@ public final class ServiceTypeSession: Sendable {
     public let types: AsyncThrowingStream<ServiceType, any Error>
     private let sink: AsyncThrowingStream<ServiceType, any Error>.Continuation
 
-    /// Starts enumerating at once, in `domain` (empty or `local.`). A domain multicast DNS does
-    /// not serve, or a failure to start, finishes ``types`` with the error.
+    /// Starts enumerating at once, in `domain`: empty or `local.` by multicast DNS, another by
+    /// unicast DNS through the servers of `/etc/resolv.conf`. A domain that is not a domain name,
+    /// or a failure to start, finishes ``types`` with the error.
     public convenience init(domain: String = "") {
-        self.init(domain: domain, backend: MDNSRuntime.shared)
+        self.init(domain: domain, backends: .shared)
     }
 
-    init(domain: String, backend: any DiscoveryBackend) {
+    convenience init(domain: String, backend: any DiscoveryBackend) {
+        self.init(domain: domain, backends: BackendSelection(local: backend))
+    }
+
+    init(domain: String, backends: BackendSelection) {
         let (types, sink) = AsyncThrowingStream<ServiceType, any Error>.makeStream()
         self.types = types
         self.sink = sink
-        guard Service.isLocalDomain(domain) else {
-            sink.finish(throwing: CiaoError.invalidConfiguration("domain \"\(domain)\" is not served by multicast DNS"))
-            return
-        }
         do {
+            let backend = try backends.backend(for: domain)
             let token = try backend.browseTypes { sink.yield($0) }
             sink.onTermination = { [backend] _ in backend.cancel(token) }
         } catch {

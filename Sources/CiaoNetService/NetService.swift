@@ -60,8 +60,13 @@ open class NetService: NSObject {
     public private(set) var name: String
     /// The service type as given, such as `_http._tcp.`.
     public let type: String
-    /// The domain; an empty one given becomes `local.`, the only domain multicast DNS serves.
+    /// The domain; an empty one given becomes `local.` (multicast DNS). Another domain is browsed
+    /// and resolved by unicast DNS, and published in by DNS UPDATE with ``wideAreaOptions``.
     public let domain: String
+    /// Ciao's own: the key (and optionally server and host name) that publishing in a domain
+    /// other than `local.` signs its DNS UPDATEs with, which Apple's platforms take from the
+    /// system's settings. Without it such a publication fails with `badArgumentError`.
+    public var wideAreaOptions: WideAreaOptions?
     /// The port: given when publishing, learnt by resolving; -1 until then.
     public private(set) var port: Int
     /// The target host of the service, after resolving.
@@ -131,7 +136,7 @@ open class NetService: NSObject {
         }
         var configuration = PublicationConfiguration(
             type: serviceType, name: name, domain: domain, port: UInt16(port), mode: .externalPort,
-            allowsRenaming: !options.contains(.noAutoRename))
+            allowsRenaming: !options.contains(.noAutoRename), wideArea: wideAreaOptions)
         if let txtRecord, let parsed = try? TXTRecord(wireData: txtRecord) { configuration.txtRecord = parsed }
         delegate?.netServiceWillPublish(self)
         let server = CiaoServer()
@@ -254,7 +259,9 @@ open class NetService: NSObject {
         // Only changes are news: the record already known (from resolving) is not reported again.
         let known = txtRecord.flatMap { try? TXTRecord(wireData: $0) }
         monitor = Task {
-            guard let session = try? await CiaoBrowser().browse(type: serviceType) else { return }
+            guard let session = try? await CiaoBrowser().browse(type: serviceType, domain: service.domain) else {
+                return
+            }
             var last = known
             do {
                 for try await event in session.events {

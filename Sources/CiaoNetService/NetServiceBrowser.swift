@@ -57,18 +57,19 @@ open class NetServiceBrowser: NSObject {
         reportDomain()
     }
 
-    /// Browses for `type` (such as `_http._tcp.`) in `domain` (empty or `local.`).
+    /// Browses for `type` (such as `_http._tcp.`) in `domain`: empty or `local.` by multicast
+    /// DNS, another domain by unicast DNS (``CiaoBrowser/browse(type:domain:automaticallyResolve:resolutionTimeout:)``).
     open func searchForServices(ofType type: String, inDomain domain: String) {
         guard search == nil else { return report(didNotSearch: .activityInProgress) }
-        guard let serviceType = try? ServiceType(observed: type), ["", "local", "local."].contains(domain.lowercased())
-        else {
+        guard let serviceType = try? ServiceType(observed: type), (try? Service.checkDomain(domain)) != nil else {
             return report(didNotSearch: .badArgumentError)
         }
         delegate?.netServiceBrowserWillSearch(self)
         let this = RunLoopBound(object: self), delivery = self.delivery
         search = Task {
             do {
-                let session = try await CiaoBrowser().browse(type: serviceType, automaticallyResolve: false)
+                let session = try await CiaoBrowser().browse(
+                    type: serviceType, domain: domain, automaticallyResolve: false)
                 delivery.deliver { this.object.session = session }
                 for try await event in session.events { this.object.enqueue(event) }
             } catch is CancellationError {

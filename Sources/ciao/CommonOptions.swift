@@ -150,9 +150,10 @@ enum CommonOptions {
 
     /// `text` as a domain: `local.`, or a unicast DNS domain with its trailing dot.
     static func domain(named text: String) throws(ArgumentError) -> String {
-        if ["local", "local."].contains(text.lowercased()) { return "local." }
+        let domain = Service.normalisedDomain(text)
+        if Service.isLocalDomain(domain) { return domain }
         do {
-            return try DomainName(parsing: text.hasSuffix(".") ? text : text + ".").description
+            return try DomainName(parsing: domain).description
         } catch {
             throw ArgumentError("domain \"\(text)\" is not a domain name: \(error)")
         }
@@ -166,8 +167,11 @@ enum CommonOptions {
             }
             return ResolverConfiguration(servers: [server])
         }
-        let text = (try? String(contentsOfFile: "/etc/resolv.conf", encoding: .utf8)) ?? ""
-        return ResolverConfiguration(parsing: text)
+        do {
+            return try ResolverConfiguration.system()
+        } catch {
+            throw ArgumentError("\(error)")
+        }
     }
 
     /// Refuses a domain other than `local` / `local.`, the only one multicast DNS serves.

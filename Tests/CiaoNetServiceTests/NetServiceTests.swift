@@ -95,7 +95,7 @@ import Testing
 
     @Test func browsingABadTypeOrDomainFailsAtOnce() {
         let delegate = RecordingBrowserDelegate()
-        for (type, domain) in [("http", "local."), ("_http._tcp.", "example.com.")] {
+        for (type, domain) in [("http", "local."), ("_http._tcp.", "lab..example.")] {
             let browser = NetServiceBrowser()
             browser.delegate = delegate
             browser.searchForServices(ofType: type, inDomain: domain)

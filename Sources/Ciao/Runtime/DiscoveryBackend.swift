@@ -54,6 +54,18 @@ struct Publication: Hashable, Sendable {
     var txtRecord: TXTRecord
     var subtypes: [String]
     var allowsRenaming: Bool
+    /// The key and servers of a publication in a unicast DNS domain; nil for `local.`.
+    var wideArea: WideAreaOptions?
+}
+
+extension Publication {
+    /// What the backend publishes of `configuration`, on `port`.
+    init(_ configuration: PublicationConfiguration, port: UInt16) {
+        self.init(
+            name: configuration.name, type: configuration.type, port: port, txtRecord: configuration.txtRecord,
+            subtypes: configuration.subtypes, allowsRenaming: configuration.allowsRenaming,
+            wideArea: Service.isLocalDomain(configuration.domain) ? nil : configuration.wideArea)
+    }
 }
 
 /// What becomes of a publication.
@@ -65,6 +77,8 @@ enum PublicationUpdate: Hashable, Sendable {
     case nameConflict
     /// A conflict took the name it was probing or held; it probes again under another (§9).
     case lostName
+    /// The publication cannot go on: a unicast DNS server refused the update or never answered.
+    case failed(CiaoError)
 }
 
 /// One change to the set of instances a browse sees.

@@ -35,7 +35,12 @@ package struct WideAreaBrowse: Sendable {
 
     /// A browse asking the servers of `configuration`; starts its thread.
     package init(configuration: ResolverConfiguration) throws(CiaoError) {
-        loop = try UnicastDNSLoop(configuration: configuration)
+        self.init(loop: try UnicastDNSLoop(configuration: configuration))
+    }
+
+    /// A browse asking through `loop`, which other browses and publications may share.
+    init(loop: UnicastDNSLoop) {
+        self.loop = loop
     }
 
     /// The events of browsing `type` (under `subtype` if given) in `domain`, until the stream is
@@ -115,18 +120,35 @@ package struct WideAreaBrowse: Sendable {
         }
     }
 
+    /// Resolves `service` continuously (RFC 6763 §6, §12): `resolved` the first time its SRV, TXT
+    /// and addresses are known and each time they change, asked for again as a browse asks;
+    /// failed rounds report nothing and are retried. Until the stream is cancelled.
+    package func resolveEvents(_ service: Service) throws(CiaoError) -> AsyncStream<Event> {
+        let (name, round) = try resolution(of: service)
+        return Self.polling(ResolvedService?.none) { latest, fresh, report in
+            switch await round.resolve(name, service, fresh: fresh) {
+            case .success(let (resolved, ttl)):
+                if latest != resolved {
+                    latest = resolved
+                    report(.resolved(resolved))
+                }
+                return ttl
+            case .failure:
+                return 0
+            }
+        }
+    }
+
     /// Resolves one service of a unicast DNS domain (RFC 6763 §6, §12): its SRV and TXT, then
     /// its target's addresses; `timedOut` when that takes longer than `timeout`.
     package func resolve(_ service: Service, timeout: Duration) async -> Result<ResolvedService, CiaoError> {
         let name: DomainName
-        do {
-            name = try DomainName(parsing: service.type.rawValue + "." + service.domain)
-                .prepending(label: Array(service.name.utf8))
+        let round: BrowseRound
+        do throws(CiaoError) {
+            (name, round) = try resolution(of: service)
         } catch {
-            return .failure(.invalidConfiguration("cannot resolve \(service): \(error)"))
+            return .failure(error)
         }
-        let round = BrowseRound(
-            loop: loop, type: service.type, typeName: name.parent, domain: service.domain, resolving: true)
         return await withTaskGroup(of: Result<ResolvedService, CiaoError>?.self) { group in
             group.addTask { await round.resolve(name, service, fresh: false).map(\.0) }
             group.addTask {
@@ -139,6 +161,20 @@ package struct WideAreaBrowse: Sendable {
             }
             return .failure(.timedOut)
         }
+    }
+
+    /// The instance name of `service` and a round that resolves it.
+    private func resolution(of service: Service) throws(CiaoError) -> (DomainName, BrowseRound) {
+        let name: DomainName
+        do {
+            name = try DomainName(parsing: service.type.rawValue + "." + service.domain)
+                .prepending(label: Array(service.name.utf8))
+        } catch {
+            throw .invalidConfiguration("cannot resolve \(service): \(error)")
+        }
+        let round = BrowseRound(
+            loop: loop, type: service.type, typeName: name.parent, domain: service.domain, resolving: true)
+        return (name, round)
     }
 
     /// The wait before the next round: 80 % of `ttl`, within ``refreshBounds``, plus up to 10 %.

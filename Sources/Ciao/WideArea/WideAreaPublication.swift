@@ -27,18 +27,38 @@ package final class WideAreaPublication: Sendable {
     /// The events, in order; finishes after `deregistered` or `failed`.
     package let events: AsyncStream<Event>
     private let loop: UnicastDNSLoop
-    private let handle = Mutex<RegistrationHandle?>(nil)
-    private let stopped = Mutex(false)
+    private let state = Mutex(State())
+
+    /// What the caller's thread and the loop's thread share.
+    private struct State {
+        /// The registration the loop runs, once the zone and its server are found.
+        var handle: RegistrationHandle?
+        var stopped = false
+        /// A TXT record given before there was a registration to carry it.
+        var pendingTXT: TXTData?
+    }
     private let sink: AsyncStream<Event>.Continuation
 
     /// Starts publishing `configuration`, whose ``PublicationConfiguration/wideArea`` holds the key;
     /// DNS questions go to the servers of `resolver`.
-    package init(_ configuration: PublicationConfiguration, resolver: ResolverConfiguration) throws(CiaoError) {
+    package convenience init(_ configuration: PublicationConfiguration, resolver: ResolverConfiguration)
+        throws(CiaoError)
+    {
         try configuration.validate()
         guard let options = configuration.wideArea else {
             throw .invalidConfiguration("publishing in \(configuration.domain) needs wideArea (a key)")
         }
-        let records = try Self.records(configuration, options: options)
+        try self.init(
+            Publication(configuration, port: configuration.port), domain: configuration.domain, options: options,
+            loop: try UnicastDNSLoop(configuration: resolver))
+    }
+
+    /// Starts publishing `publication` in `domain`, signed with the key of `options`; DNS
+    /// questions go through `loop`.
+    init(_ publication: Publication, domain: String, options: WideAreaOptions, loop: UnicastDNSLoop)
+        throws(CiaoError)
+    {
+        let records = try Self.records(publication, domain: domain, options: options)
         let explicitServer: DNSServer?
         if let text = options.server {
             guard let server = DNSServer(parsing: text) else {
@@ -48,23 +68,36 @@ package final class WideAreaPublication: Sendable {
         } else {
             explicitServer = nil
         }
-        loop = try UnicastDNSLoop(configuration: resolver)
+        self.loop = loop
         (events, sink) = AsyncStream.makeStream()
         let task = Task { [self] in
             await locateAndRegister(
-                records, key: options.key.tsigKey, server: explicitServer, allowsRenaming: configuration.allowsRenaming)
+                records, key: options.key.tsigKey, server: explicitServer, allowsRenaming: publication.allowsRenaming)
         }
         sink.onTermination = { _ in task.cancel() }
     }
 
+    /// Replaces the TXT record in the zone (the whole RRset, RFC 2136 §2.5); before the
+    /// registration is under way, the registration carries it.
+    func updateTXT(_ txtRecord: TXTRecord) {
+        guard let txt = try? TXTData(wireBytes: [UInt8](txtRecord.wireData)) else { return }  // TXTRecord is well formed
+        let handle = state.withLock { state in
+            if state.handle == nil { state.pendingTXT = txt }
+            return state.handle
+        }
+        if let handle { loop.updateTXT(handle, txt) }
+    }
+
     /// Deletes the records (once registered; before that, nothing was written).
     package func stop() {
-        stopped.withLock { $0 = true }
-        if let handle = handle.withLock({ $0 }) {
+        let handle = state.withLock { state in
+            state.stopped = true
+            return state.handle
+        }
+        if let handle {
             loop.deregister(handle)
         } else {
-            sink.yield(.deregistered)
-            sink.finish()
+            finish(.deregistered)
         }
     }
 
@@ -80,15 +113,23 @@ package final class WideAreaPublication: Sendable {
             if case .failed(let error) = step { finish(.failed(.network(error.description))) }
             return
         }
+        let (stoppedEarly, earlyTXT) = state.withLock { state in
+            defer { state.pendingTXT = nil }
+            return (state.stopped, state.pendingTXT)
+        }
+        guard !stoppedEarly else { return }  // stop() has finished the events
+        let records = earlyTXT.map { records.replacingTXT(with: $0) } ?? records
         let registration = WideAreaRegistration(
             records: records, zone: zone, server: updateServer.description, key: key, allowsRenaming: allowsRenaming)
         let handle = loop.register(registration, server: updateServer) { [self] event in
             handleEvent(event, records: records)
         }
-        let stopNow = self.handle.withLock { stored in
-            stored = handle
-            return stopped.withLock { $0 }
+        let (stopNow, lateTXT) = state.withLock { state in
+            state.handle = handle
+            defer { state.pendingTXT = nil }
+            return (state.stopped, state.pendingTXT)
         }
+        if let lateTXT { loop.updateTXT(handle, lateTXT) }
         if stopNow { loop.deregister(handle) }
     }
 
@@ -99,12 +140,12 @@ package final class WideAreaPublication: Sendable {
             sink.yield(
                 .registered(name: name, hostName: records.srv.target.description, port: records.srv.port, lease: lease))
         case .nameInUse(let name):
-            if let handle = handle.withLock({ $0 }) {
+            if let handle = state.withLock({ $0.handle }) {
                 loop.rename(handle, to: InstanceNamer.nextInstanceName(after: name))
             }
         case .txtUpdated, .refreshed: break
         case .deregistered: finish(.deregistered)
-        case .failed(let error): finish(.failed(.network(error.description)))
+        case .failed(let error): finish(.failed(CiaoError(error)))
         }
     }
 
@@ -113,15 +154,14 @@ package final class WideAreaPublication: Sendable {
         sink.finish()
     }
 
-    /// The records of `configuration`: the SRV target is the given host name, or this machine's
-    /// in the domain, with this host's global addresses (never link-local or loopback).
-    static func records(_ configuration: PublicationConfiguration, options: WideAreaOptions) throws(CiaoError)
+    /// The records of `publication` in `domain`: the SRV target is the given host name, or this
+    /// machine's in the domain, with this host's global addresses (never link-local or loopback).
+    static func records(_ publication: Publication, domain: String, options: WideAreaOptions) throws(CiaoError)
         -> ServiceRegistrationRecords
     {
         do {
-            let domain = try DomainName(
-                parsing: configuration.domain.hasSuffix(".") ? configuration.domain : configuration.domain + ".")
-            let typeName = try DomainName(parsing: configuration.type.rawValue + ".").appending(domain)
+            let domain = try DomainName(parsing: Service.normalisedDomain(domain))
+            let typeName = try DomainName(parsing: publication.type.rawValue + ".").appending(domain)
             let hostLabel = options.hostName ?? String(ProcessInfo.processInfo.hostName.prefix { $0 != "." })
             let host = try DomainName(labels: [hostLabel]).appending(domain)
             let addresses = try InterfaceScanner.current()
@@ -142,14 +182,25 @@ package final class WideAreaPublication: Sendable {
                     }
                 }
             }
-            let name = configuration.name.isEmpty ? hostLabel : configuration.name
+            let name = publication.name.isEmpty ? hostLabel : publication.name
             return try ServiceRegistrationRecords(
-                instanceName: name, serviceType: typeName, subtypes: configuration.subtypes,
-                srv: SRVData(port: configuration.port, target: host),
-                txt: try TXTData(wireBytes: [UInt8](configuration.txtRecord.wireData)), ipv4Addresses: ipv4,
+                instanceName: name, serviceType: typeName, subtypes: publication.subtypes,
+                srv: SRVData(port: publication.port, target: host),
+                txt: try TXTData(wireBytes: [UInt8](publication.txtRecord.wireData)), ipv4Addresses: ipv4,
                 ipv6Addresses: ipv6)
         } catch {
-            throw .invalidConfiguration("cannot register \(configuration.name) in \(configuration.domain): \(error)")
+            throw .invalidConfiguration("cannot register \(publication.name) in \(domain): \(error)")
+        }
+    }
+}
+
+extension CiaoError {
+    /// A registration's failure as the API reports it: a name taken with renaming off is the
+    /// conflict DNS-SD reports (−65548), as for `local.`; the rest say what went wrong.
+    init(_ error: RegistrationError) {
+        switch error {
+        case .nameInUse: self = .dnsService(Code.nameConflict)
+        default: self = .network(error.description)
         }
     }
 }
