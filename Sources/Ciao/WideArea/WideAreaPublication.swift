@@ -80,7 +80,8 @@ package final class WideAreaPublication: Sendable {
     /// Replaces the TXT record in the zone (the whole RRset, RFC 2136 §2.5); before the
     /// registration is under way, the registration carries it.
     func updateTXT(_ txtRecord: TXTRecord) {
-        guard let txt = try? TXTData(wireBytes: [UInt8](txtRecord.wireData)) else { return }  // TXTRecord is well formed
+        // a TXTRecord is always well formed TXT data
+        guard let txt = try? TXTData(wireBytes: [UInt8](txtRecord.wireData)) else { return }
         let handle = state.withLock { state in
             if state.handle == nil { state.pendingTXT = txt }
             return state.handle
