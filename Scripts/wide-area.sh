@@ -21,6 +21,7 @@
 #
 # Environment:
 #   CIAO_WIDE_AREA_CLI   a ciao executable to use instead of building one
+#   CIAO_WIDE_AREA_AGENT a CiaoInteropAgent (the public API's driver) instead of building one
 #   CIAO_WIDE_AREA_TIMEOUT  seconds the scenarios may take in all (default 600)
 # Needs: bind9 (named), bind9-dnsutils (dig, nsupdate), avahi-daemon, avahi-utils, dbus, iproute2.
 set -euo pipefail
@@ -28,7 +29,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 DRIVER="$ROOT/Tests/Interop/widearea.py"
 case "${1:-}" in
   --list) exec python3 "$DRIVER" --ciao /bin/false --list ;;
-  -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
 esac
 [ "$(id -u)" = 0 ] || { echo "wide-area.sh: must run as root (it creates network namespaces)" >&2; exit 1; }
 for tool in named nsupdate dig avahi-daemon avahi-browse dbus-daemon; do
@@ -39,4 +40,9 @@ if [ -z "$CLI" ]; then
   (cd "$ROOT" && swift build --product ciao >&2)
   CLI="$(cd "$ROOT" && swift build --show-bin-path)/ciao"
 fi
-exec timeout --signal=TERM "${CIAO_WIDE_AREA_TIMEOUT:-600}" python3 "$DRIVER" --ciao "$CLI" "$@"
+AGENT=${CIAO_WIDE_AREA_AGENT:-}
+if [ -z "$AGENT" ]; then
+  (cd "$ROOT" && swift build --product CiaoInteropAgent >&2)
+  AGENT="$(cd "$ROOT" && swift build --show-bin-path)/CiaoInteropAgent"
+fi
+exec timeout --signal=TERM "${CIAO_WIDE_AREA_TIMEOUT:-600}" python3 "$DRIVER" --ciao "$CLI" --agent "$AGENT" "$@"

@@ -29,7 +29,7 @@ actor InteropAgent {
             case "browse": try await browse(command, id: id)
             case "stopBrowse": await sessions.removeValue(forKey: id)?.stop()
             case "resolve": try resolve(command, id: id)
-            case "types": types(id: id)
+            case "types": types(command, id: id)
             case "stopTypes": typeSessions.removeValue(forKey: id)?.stop()
             case "stats": emit(["event": "stats", "id": .string(id), "fds": .int(Self.openFileDescriptors())])
             case "quit": await quit()
@@ -57,10 +57,17 @@ actor InteropAgent {
         let type = try ServiceType(command["type"]?.string ?? "")
         let port = UInt16(command["port"]?.int ?? 0)
         let listener = command["mode"]?.string == "listener" || port == 0
+        // a unicast domain: "keyFile" (BIND's format), optional "server" and "host"
+        let wideArea = try command["keyFile"]?.string.map { path in
+            WideAreaOptions(
+                key: try RegistrationKey(contentsOfFile: path), server: command["server"]?.string,
+                hostName: command["host"]?.string)
+        }
         let configuration = PublicationConfiguration(
-            type: type, name: command["name"]?.string ?? "", port: port, mode: listener ? .listener : .externalPort,
-            allowsRenaming: command["rename"]?.bool ?? true, txtRecord: try Self.txtRecord(command["txt"]),
-            subtypes: command["subtypes"]?.strings ?? [])
+            type: type, name: command["name"]?.string ?? "", domain: command["domain"]?.string ?? "", port: port,
+            mode: listener ? .listener : .externalPort, allowsRenaming: command["rename"]?.bool ?? true,
+            txtRecord: try Self.txtRecord(command["txt"]), subtypes: command["subtypes"]?.strings ?? [],
+            wideArea: wideArea)
         // A new server gets one task for its whole life: the start, then its events (a task per
         // publication alive at once is most of the memory a burst of publications takes). A
         // server started again already has its events followed. The start is called from the
@@ -111,7 +118,7 @@ actor InteropAgent {
 
     private func browse(_ command: JSONValue, id: String) async throws {
         let type = try ServiceType(command["type"]?.string ?? "")
-        let session = try await CiaoBrowser().browse(type: type)
+        let session = try await CiaoBrowser().browse(type: type, domain: command["domain"]?.string ?? "")
         sessions[id] = session
         emit(["event": "browsing", "id": .string(id)])
         Task {
@@ -130,7 +137,9 @@ actor InteropAgent {
             if let saved = command["saved"]?.string {
                 try JSONDecoder().decode(Service.self, from: Data(saved.utf8))
             } else {
-                Service(name: command["name"]?.string ?? "", type: try ServiceType(command["type"]?.string ?? ""))
+                Service(
+                    name: command["name"]?.string ?? "", type: try ServiceType(command["type"]?.string ?? ""),
+                    domain: command["domain"]?.string ?? "")
             }
         let timeout = Duration.milliseconds(Int((command["timeout"]?.double ?? 10) * 1000))
         Task {
@@ -143,8 +152,8 @@ actor InteropAgent {
         }
     }
 
-    private func types(id: String) {
-        let session = ServiceTypeSession()
+    private func types(_ command: JSONValue, id: String) {
+        let session = ServiceTypeSession(domain: command["domain"]?.string ?? "")
         typeSessions[id] = session
         Task {
             do {

@@ -3,7 +3,7 @@
 wide-area browsing measured beside it, on a private lab of namespaces (see lab.py). Run through
 Scripts/wide-area.sh, as root.
 
-    widearea.py --ciao PATH [--prefix P] [--workdir D] [SCENARIO ...]
+    widearea.py --ciao PATH [--agent PATH] [--prefix P] [--workdir D] [SCENARIO ...]
 
 Hosts: `dns` (named, 198.18.0.1), `client` (ciao, avahi-daemon with wide-area on, and nsupdate),
 `peer` (a second registrant). Every scenario prints "PASS name: figures", "FAIL name: reason" or
@@ -31,6 +31,7 @@ from runner import Skip, run_scenarios  # noqa: E402
 class Suite:
     def __init__(self, args):
         self.ciao = args.ciao
+        self.agent = args.agent
         self.prefix = args.prefix
         self.workdir = args.workdir
         self.has_server_option = {
@@ -312,6 +313,92 @@ def scenario_register(s: Suite) -> list[str]:
                 "wrong secret → BADSIG, exit 1; outside the update-policy → REFUSED, exit 1"]
 
 
+def scenario_api(s: Suite) -> list[str]:
+    """Ciao's public API (the interop agent) in lab.example., asking the servers of its resolv.conf."""
+    if not s.agent:
+        raise Skip("no CiaoInteropAgent given (--agent)")
+    lab, named, _ = s.lab("api")
+    with lab:
+        client, dns = lab["client"], lab["dns"]
+        resolv = os.path.join(client.dir, "resolv.conf")
+        with open(resolv, "w") as f:
+            f.write(f"nameserver {dns.v4}\nsearch {bind.DOMAIN}\n")
+        # the agent reads /etc/resolv.conf as any program does: a private mount namespace gives it the lab's
+        agent = client.spawn("agent", "unshare", "-m", "--propagation", "private", "sh", "-c",
+                             'mount --bind "$1" /etc/resolv.conf && exec "$2"', "sh", resolv, s.agent)
+        hexed = lambda b: b.hex()
+        want_txt = {"path": hexed(b"/"), "bin": "00ff08", "flag": None, "empty": ""}
+        problems = lambda e: [f"{k} {e.get(k)!r}, not {v!r}" for k, v in (
+            ("host", f"printer.{bind.DOMAIN}"), ("port", 8080), ("txt", want_txt), ("domain", bind.DOMAIN))
+            if e.get(k) != v]
+        t0 = time.monotonic()
+        agent.send(cmd="browse", id="b", type="_http._tcp", domain=bind.DOMAIN)
+        found = agent.wait_for({"id": "b", "event": "resolved", "name": bind.PRINTER}, 15,
+                               what=f"CiaoBrowser resolving {bind.PRINTER!r} in {bind.DOMAIN}")
+        browse_ms = (time.monotonic() - t0) * 1000
+        if problems(found) or not found.get("addresses"):
+            raise Failure(f"CiaoBrowser resolved {bind.PRINTER!r} wrongly: {problems(found)} {found}")
+        t1 = time.monotonic()
+        agent.send(cmd="resolve", id="r", name=bind.PRINTER, type="_http._tcp", domain=bind.DOMAIN, timeout=10)
+        one = agent.wait_for(lambda e: e.get("id") == "r" and e["event"] in ("resolved", "resolveFailed"), 15)
+        resolve_ms = (time.monotonic() - t1) * 1000
+        if one["event"] != "resolved" or problems(one) or one.get("addresses") != found.get("addresses"):
+            raise Failure(f"CiaoResolver.resolve gave {one}, not what the browse resolved {found}")
+        agent.send(cmd="resolve", id="gone", name="Nobody Here", type="_http._tcp", domain=bind.DOMAIN, timeout=3)
+        t2 = time.monotonic()
+        gone = agent.wait_for(lambda e: e.get("id") == "gone" and e["event"] in ("resolved", "resolveFailed"), 10)
+        gone_s = time.monotonic() - t2
+        if gone["event"] != "resolveFailed" or gone_s > 4.5:
+            raise Failure(f"resolving a service not in the zone gave {gone} after {gone_s:.1f} s (timeout 3 s)")
+        agent.send(cmd="types", id="t", domain=bind.DOMAIN)
+        want_types = sorted(["_http._tcp", "_ipp._tcp", bind.BENCH_TYPE, bind.LIVE_TYPE])
+        agent.wait_all({"id": "t", "event": "type"}, len(want_types), 15, key="type")
+        types = sorted(e["type"] for e in agent.select({"id": "t", "event": "type"}))
+        if types != want_types:
+            raise Failure(f"ServiceTypeSession listed {types}, not {want_types}")
+        # CiaoServer: register, update TXT, deregister; the zone by AXFR after each step
+        key = key_path(lab, "ciao-lab.key")
+        inst = f"Ciao\\032API._http._tcp.{bind.DOMAIN}"
+        records = lambda txt: sorted([
+            f"_http._tcp.{bind.DOMAIN} 120 IN PTR {inst}",
+            f"{inst} 120 IN SRV 0 0 8081 ciao-host.{bind.DOMAIN}",
+            f'{inst} 120 IN TXT "{txt}"',
+            f"ciao-host.{bind.DOMAIN} 120 IN A {client.v4}",
+            f"ciao-host.{bind.DOMAIN} 120 IN AAAA {client.v6}",
+        ])
+        mine = lambda: ours(axfr(client, dns), "Ciao\\032API.", "ciao-host.")
+        t3 = time.monotonic()
+        agent.send(cmd="publish", id="p", name="Ciao API", type="_http._tcp", port=8081, domain=bind.DOMAIN,
+                   keyFile=key, host="ciao-host", txt={"k": hexed(b"v")})
+        published = agent.wait_for(lambda e: e.get("id") == "p" and e["event"] in ("published", "publishFailed"), 15)
+        publish_ms = (time.monotonic() - t3) * 1000
+        if published["event"] != "published" or published.get("host") != f"ciao-host.{bind.DOMAIN}":
+            raise Failure(f"CiaoServer.start in {bind.DOMAIN}: {published}")
+        if mine() != records("k=v"):
+            raise Failure("after CiaoServer.start the zone holds:\n" + "\n".join(mine()))
+        agent.send(cmd="updateTXT", id="p", txt={"k": hexed(b"w")})
+        agent.wait_for({"id": "p", "event": "txtUpdated"}, 10)
+        deadline = time.monotonic() + 5
+        while mine() != records("k=w"):
+            if time.monotonic() > deadline:
+                raise Failure("5 s after updateTXT the zone holds:\n" + "\n".join(mine()))
+            time.sleep(0.1)
+        agent.send(cmd="unpublish", id="p")
+        agent.wait_for({"id": "p", "event": "unpublished"}, 15)
+        if mine():
+            raise Failure("after CiaoServer.stop returned the zone still holds:\n" + "\n".join(mine()))
+        agent.send(cmd="publish", id="u", name="No Key Policy", type="_ipp._tcp", port=631, domain=bind.DOMAIN,
+                   keyFile=key, host="ciao-host")
+        refused = agent.wait_for(lambda e: e.get("id") == "u" and e["event"] in ("published", "publishFailed"), 15)
+        if refused["event"] != "publishFailed" or "REFUSED" not in refused.get("message", ""):
+            raise Failure(f"a start outside the update-policy gave {refused}")
+        return [f"CiaoBrowser in {bind.DOMAIN}: {bind.PRINTER!r} found and resolved exactly in {browse_ms:.0f} ms; "
+                f"CiaoResolver.resolve {resolve_ms:.0f} ms; a missing service fails after {gone_s:.1f} s (timeout 3 s)",
+                f"ServiceTypeSession: {', '.join(types)}",
+                f"CiaoServer.start registered in {publish_ms:.0f} ms; the zone held exactly its 5 records after start, "
+                "updateTXT and none after stop; outside the policy → publishFailed REFUSED"]
+
+
 SCENARIOS = {
     "zone": (scenario_zone, "BIND in the lab: zone by AXFR, TSIG key, update-policy"),
     "browse": (scenario_browse, "ciao browse -d -r -p of static services beside avahi-browse -d"),
@@ -319,12 +406,14 @@ SCENARIOS = {
     "live": (scenario_live, "a running browse sees nsupdate's add and delete; avahi-browse -d beside it"),
     "bench": (scenario_bench, "200 services browsed and resolved, three runs"),
     "register": (scenario_register, "ciao publish -d: signed registration, rename, exact deletion, bad keys"),
+    "api": (scenario_api, "the public API (interop agent) browses, resolves, lists types and publishes"),
 }
 
 
 def main() -> int:
     a = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     a.add_argument("--ciao", required=True, help="path of the ciao executable")
+    a.add_argument("--agent", help="path of CiaoInteropAgent, which drives Ciao's public API (scenario api)")
     a.add_argument("--prefix", default=f"ciaowa{os.getpid()}", help="namespace name prefix, unique per run")
     a.add_argument("--workdir", default=f"/tmp/ciao-wide-area.{os.getpid()}", help="logs and server state")
     a.add_argument("--list", action="store_true", help="list the scenarios and exit")
