@@ -22,7 +22,7 @@ _ciao() {
         if [[ $cur == -* ]]; then
             mapfile -t COMPREPLY < <(compgen -W '-h --help -V --version' -- "$cur")
         else
-            mapfile -t COMPREPLY < <(compgen -W 'browse publish resolve types resolve-host resolve-address query decode explore help' -- "$cur")
+            mapfile -t COMPREPLY < <(compgen -W 'browse publish resolve types domains resolve-host resolve-address query decode explore help' -- "$cur")
         fi
         return 0
     fi
@@ -48,6 +48,10 @@ _ciao() {
             options='-t --terminate -i --interface -4 -6 -v --verbose -d --domain --server -p --parsable --json -k --no-db-lookup -h --help'
             values='-i --interface -d --domain --server'
             interfaces='-i --interface'
+            ;;
+        domains)
+            options='-t --terminate -R --registration --server -p --parsable --json -k --no-db-lookup -h --help'
+            values='--server'
             ;;
         resolve-host)
             options='--timeout -i --interface -4 -6 -v --verbose --json -h --help'

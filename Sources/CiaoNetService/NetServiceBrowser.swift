@@ -4,8 +4,9 @@ import Foundation
 import Synchronization
 
 /// Foundation's `NetServiceBrowser` for Linux: finds services of a type (`didFind`, `didRemove`,
-/// with `moreComing` set while more of the same batch are queued) and the browsable domains
-/// (always `local.` for multicast DNS). Callbacks arrive on the run loop it is scheduled in.
+/// with `moreComing` set while more of the same batch are queued) and the domains to browse or
+/// register in (`local.`, then those the network recommends). Callbacks arrive on the run loop it
+/// is scheduled in.
 open class NetServiceBrowser: NSObject {
     /// The object told of the search and of the services and domains found; held weakly.
     public weak var delegate: (any NetServiceBrowserDelegate)?
@@ -23,6 +24,11 @@ open class NetServiceBrowser: NSObject {
     private struct PendingEvents {
         var events: [DiscoveryEvent] = []
         var isScheduled = false
+    }
+
+    /// How domains are found: domain enumeration over unicast DNS, or a fake in tests.
+    var domainSearch: @Sendable (DomainSearch.Purpose) throws(CiaoError) -> AsyncStream<WideAreaBrowse.Event> = {
+        purpose throws(CiaoError) in try DomainSearch.events(for: purpose)
     }
 
     /// A browser that is not searching yet; callbacks go to the main run loop.
@@ -46,19 +52,22 @@ open class NetServiceBrowser: NSObject {
         if delivery.runLoop === runLoop { delivery = .main }
     }
 
-    /// Reports the domains to browse in: multicast DNS has one, `local.` (RFC 6762 §3), reported
-    /// once through `netServiceBrowser(_:didFindDomain:moreComing:)`.
+    /// Reports the domains to browse in through `netServiceBrowser(_:didFindDomain:moreComing:)`
+    /// and `didRemoveDomain`, until ``stop()``: `local.` (RFC 6762 §3) first, then those the
+    /// network recommends (`b`, `db`, `lb` under the search domains and the reverse names of this
+    /// host's networks, RFC 6763 §11) as they are found.
     open func searchForBrowsableDomains() {
-        reportDomain()
+        searchForDomains(.browsing)
     }
 
-    /// Reports the domains to publish in: `local.` alone, as ``searchForBrowsableDomains()`` does.
+    /// Reports the domains to register in, as ``searchForBrowsableDomains()`` does, from the
+    /// `r` and `dr` records.
     open func searchForRegistrationDomains() {
-        reportDomain()
+        searchForDomains(.registration)
     }
 
     /// Browses for `type` (such as `_http._tcp.`) in `domain`: empty or `local.` by multicast
-    /// DNS, another domain by unicast DNS (``CiaoBrowser/browse(type:domain:automaticallyResolve:resolutionTimeout:)``).
+    /// DNS, another domain by unicast DNS through the servers of `/etc/resolv.conf`.
     open func searchForServices(ofType type: String, inDomain domain: String) {
         guard search == nil else { return report(didNotSearch: .activityInProgress) }
         guard let serviceType = try? ServiceType(observed: type), (try? Service.checkDomain(domain)) != nil else {
@@ -138,11 +147,35 @@ open class NetServiceBrowser: NSObject {
         }
     }
 
-    private func reportDomain() {
+    private func searchForDomains(_ purpose: DomainSearch.Purpose) {
+        guard search == nil else { return report(didNotSearch: .activityInProgress) }
         delegate?.netServiceBrowserWillSearch(self)
-        let this = RunLoopBound(object: self)
+        let this = RunLoopBound(object: self), delivery = self.delivery
         delivery.deliver {
             this.object.delegate?.netServiceBrowser(this.object, didFindDomain: "local.", moreComing: false)
+        }
+        let events: AsyncStream<WideAreaBrowse.Event>
+        do {
+            events = try domainSearch(purpose)
+        } catch {
+            return delivery.deliver { this.object.report(didNotSearch: NetService.code(for: error)) }
+        }
+        search = Task {
+            for await event in events {
+                switch event {
+                case .domainFound(let domain, _):
+                    delivery.deliver {
+                        this.object.delegate?.netServiceBrowser(this.object, didFindDomain: domain, moreComing: false)
+                    }
+                case .domainRemoved(let domain):
+                    delivery.deliver {
+                        this.object.delegate?.netServiceBrowser(this.object, didRemoveDomain: domain, moreComing: false)
+                    }
+                default:
+                    // a round no server answered is asked again; NetService has no callback for it
+                    continue
+                }
+            }
         }
     }
 

@@ -17,6 +17,7 @@ enum CommandLineTool {
           publish NAME TYPE PORT [TXT]   publish a service until interrupted
           resolve NAME TYPE              print a service's host, port, addresses and TXT
           types                          list the service types on the network
+          domains                        list the domains recommended for browsing (-R: registering)
           resolve-host NAME...           print the addresses of hosts in local.
           resolve-address ADDRESS...     print the host name each address maps back to
           query NAME TYPE                print records of any type, once or as they change (-c)
@@ -33,6 +34,7 @@ enum CommandLineTool {
         "publish": (PublishCommand.spec, PublishCommand.run),
         "resolve": (ResolveCommand.spec, ResolveCommand.run),
         "types": (TypesCommand.spec, TypesCommand.run),
+        "domains": (DomainsCommand.spec, DomainsCommand.run),
         "resolve-host": (ResolveHostCommand.spec, ResolveHostCommand.run),
         "resolve-address": (ResolveAddressCommand.spec, ResolveAddressCommand.run),
         "query": (QueryCommand.spec, QueryCommand.run),

@@ -34,6 +34,10 @@ struct HumanFormatter: EventFormatter {
                 type.isRFC6335
                     ? type.rawValue : type.rawValue + "  " + style.paint("(not an RFC 6335 service name)", .dim)
             ]
+        case .domainFound(let domain, let isDefault):
+            return [style.paint("+", .green) + " " + domain + (isDefault ? "  " + style.paint("(default)", .dim) : "")]
+        case .domainRemoved(let domain):
+            return [style.paint("-", .red) + " " + domain]
         case .published(let published):
             return [
                 "Established under name '\(published.service.name)' (\(published.service.type).local.) on "

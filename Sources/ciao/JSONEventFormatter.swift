@@ -35,6 +35,10 @@ struct JSONEventFormatter: EventFormatter {
                 "event": "type", "type": .string(type.rawValue), "domain": .string(domain),
                 "rfc6335": .bool(type.isRFC6335),
             ]
+        case .domainFound(let domain, let isDefault):
+            fields = ["event": "domainFound", "domain": .string(domain), "default": .bool(isDefault)]
+        case .domainRemoved(let domain):
+            fields = ["event": "domainRemoved", "domain": .string(domain)]
         case .published(let published):
             fields = [
                 "event": "published", "name": .string(published.service.name),

@@ -14,6 +14,10 @@ enum OutputEvent: Equatable {
     /// A service type found in `domain`.
     case type(ServiceType, domain: String = "local.")
     case published(PublishedService)
+    /// A domain recommended for browsing or registering (RFC 6763 §11); `isDefault` for the
+    /// one the network names its default.
+    case domainFound(String, isDefault: Bool)
+    case domainRemoved(String)
 }
 
 /// A local interface as the printers show it: its name and the families Ciao uses on it.

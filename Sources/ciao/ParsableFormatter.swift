@@ -45,6 +45,10 @@ struct ParsableFormatter: EventFormatter {
             return []
         case .type(let type, let domain):
             return ["\(type.rawValue);\(Self.withoutTrailingDot(domain))"]
+        case .domainFound(let domain, _):
+            return ["+;n/a;n/a;\(Self.withoutTrailingDot(domain))"]
+        case .domainRemoved(let domain):
+            return ["-;n/a;n/a;\(Self.withoutTrailingDot(domain))"]
         case .published(let published):
             return [
                 [

@@ -215,7 +215,8 @@ import Testing
         }
         #expect(
             Set(CommandLineTool.commands.keys) == [
-                "browse", "publish", "resolve", "types", "decode", "resolve-host", "resolve-address", "query",
+                "browse", "publish", "resolve", "types", "domains", "decode", "resolve-host", "resolve-address",
+                "query",
                 "explore",
             ])
     }

@@ -156,6 +156,14 @@ enum Fixture {
         #expect(ParsableFormatter.txtField(.empty) == "")
     }
 
+    @Test func domainLinesAreAvahisDomainLines() {
+        #expect(
+            formatter.lines(for: .domainFound("lab.example.", isDefault: true), at: Fixture.time) == [
+                "+;n/a;n/a;lab.example"
+            ])
+        #expect(formatter.lines(for: .domainRemoved("lab.example."), at: Fixture.time) == ["-;n/a;n/a;lab.example"])
+    }
+
     @Test func typeAndPublishedLines() throws {
         #expect(formatter.lines(for: .type(try ServiceType("_HTTP._tcp.")), at: Fixture.time) == ["_http._tcp;local"])
         #expect(
@@ -238,6 +246,17 @@ enum Fixture {
         #expect(object["event"] as? String == "resolutionFailed")
         #expect(object["name"] as? String == "Odd \"Name\" Ü.dot")
         #expect(object["error"] as? String == CiaoError.timedOut.description)
+    }
+
+    @Test func domains() throws {
+        #expect(
+            try object(.domainFound("lab.example.", isDefault: true)) as NSDictionary == [
+                "event": "domainFound", "domain": "lab.example.", "default": true, "time": "2023-11-14T22:13:20.250Z",
+            ] as NSDictionary)
+        #expect(
+            try object(.domainRemoved("lab.example.")) as NSDictionary == [
+                "event": "domainRemoved", "domain": "lab.example.", "time": "2023-11-14T22:13:20.250Z",
+            ] as NSDictionary)
     }
 
     @Test func typeAndPublished() throws {

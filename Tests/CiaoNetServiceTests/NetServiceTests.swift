@@ -197,6 +197,91 @@ import Testing
     }
 }
 
+/// Domain searches on a fake domain enumeration, the browser on a run loop thread of its own.
+@Suite struct NetServiceBrowserDomainTests {
+    /// A browser searching with `fake` as its domain enumeration, and its delegate.
+    final class Search: @unchecked Sendable {
+        let browser = NetServiceBrowser()
+        let delegate = RecordingDomainDelegate()
+        init() { browser.delegate = delegate }
+    }
+
+    static func start(
+        on thread: RunLoopThread, registration: Bool,
+        _ fake: @escaping @Sendable (DomainSearch.Purpose) throws(CiaoError) -> AsyncStream<WideAreaBrowse.Event>
+    ) -> Search {
+        thread.sync {
+            let search = Search()
+            search.browser.schedule(in: .current, forMode: .default)
+            search.browser.domainSearch = fake
+            if registration {
+                search.browser.searchForRegistrationDomains()
+            } else {
+                search.browser.searchForBrowsableDomains()
+            }
+            return search
+        }
+    }
+
+    static func calls(of search: Search, on thread: RunLoopThread, count: Int) async -> [String] {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while true {
+            let calls = thread.sync { search.delegate.calls }
+            if calls.count >= count || ContinuousClock.now >= deadline { return calls }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func localComesFirstThenTheNetworksDomainsAsTheyComeAndGo(registration: Bool) async {
+        let thread = RunLoopThread()
+        let (events, feed) = AsyncStream<WideAreaBrowse.Event>.makeStream()
+        let asked = Mutex<DomainSearch.Purpose?>(nil)
+        let search = Self.start(on: thread, registration: registration) { purpose in
+            asked.withLock { $0 = purpose }
+            return events
+        }
+        feed.yield(.domainFound("lab.example.", isDefault: true))
+        feed.yield(.failed(.network("no reply")))
+        feed.yield(.settled)
+        feed.yield(.domainFound("0.18.198.in-addr.arpa.", isDefault: false))
+        feed.yield(.domainRemoved("lab.example."))
+        #expect(
+            await Self.calls(of: search, on: thread, count: 5) == [
+                "willSearch", "found local.", "found lab.example.", "found 0.18.198.in-addr.arpa.",
+                "removed lab.example.",
+            ])
+        #expect(asked.withLock { $0 } == (registration ? .registration : .browsing))
+        thread.sync { search.browser.stop() }
+        #expect(await Self.calls(of: search, on: thread, count: 6).last == "didStop")
+    }
+
+    @Test func anEnumerationThatCannotStartStillReportsLocal() async {
+        let thread = RunLoopThread()
+        let search = Self.start(on: thread, registration: false) { _ throws(CiaoError) in
+            throw .invalidConfiguration("cannot read /etc/resolv.conf")
+        }
+        #expect(
+            await Self.calls(of: search, on: thread, count: 3) == ["willSearch", "found local.", "didNotSearch -72004"])
+    }
+}
+
+final class RecordingDomainDelegate: NetServiceBrowserDelegate {
+    var calls: [String] = []
+
+    func netServiceBrowserWillSearch(_ browser: NetServiceBrowser) { calls.append("willSearch") }
+    func netServiceBrowserDidStopSearch(_ browser: NetServiceBrowser) { calls.append("didStop") }
+    func netServiceBrowser(_ browser: NetServiceBrowser, didFindDomain domainString: String, moreComing: Bool) {
+        calls.append("found \(domainString)")
+    }
+    func netServiceBrowser(_ browser: NetServiceBrowser, didRemoveDomain domainString: String, moreComing: Bool) {
+        calls.append("removed \(domainString)")
+    }
+    func netServiceBrowser(_ browser: NetServiceBrowser, didNotSearch errorDict: [String: NSNumber]) {
+        calls.append("didNotSearch \(errorDict[NetService.errorCode] ?? 0)")
+    }
+}
+
 /// A thread running its own run loop, for the objects used from it.
 final class RunLoopThread: Sendable {
     private let delivery: RunLoopBound<RunLoop>

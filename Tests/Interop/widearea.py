@@ -399,6 +399,47 @@ def scenario_api(s: Suite) -> list[str]:
                 "updateTXT and none after stop; outside the policy → publishFailed REFUSED"]
 
 
+def with_resolv_conf(host: Host, name: str, text: str, *argv: str) -> list[str]:
+    """argv run in `host` with /etc/resolv.conf replaced by `text` in a private mount namespace."""
+    path = os.path.join(host.dir, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return ["unshare", "-m", "--propagation", "private", "sh", "-c", 'mount --bind "$1" /etc/resolv.conf && shift && exec "$@"',
+            "sh", path, *argv]
+
+
+def scenario_domains(s: Suite) -> list[str]:
+    """ciao domains: browsing and registration domains from the search list, and from the reverse zone alone."""
+    s.need_ciao("browse")
+    if "domains" not in subprocess.run([s.ciao, "--help"], capture_output=True, text=True).stdout:
+        raise Skip("this ciao has no domains command")
+    lab, named, _ = s.lab("domains")
+    with lab:
+        client, dns = lab["client"], lab["dns"]
+        lab_domain = "+;n/a;n/a;" + bind.DOMAIN.rstrip(".")
+        figures = []
+        for label, resolv, registration, want in (
+                ("search list", f"nameserver {dns.v4}\nsearch {bind.DOMAIN}\n", False, ["+;n/a;n/a;local", lab_domain]),
+                ("search list", f"nameserver {dns.v4}\nsearch {bind.DOMAIN}\n", True, ["+;n/a;n/a;local", lab_domain]),
+                ("reverse zone alone", f"nameserver {dns.v4}\n", False, ["+;n/a;n/a;local", lab_domain]),
+                ("reverse zone alone", f"nameserver {dns.v4}\n", True, ["+;n/a;n/a;local"])):
+            mark = named.mark()
+            argv = with_resolv_conf(client, f"resolv-{len(figures)}.conf", resolv, s.ciao, "domains", "-t", "-p",
+                                    *(["-R"] if registration else []))
+            elapsed, lines = run_to_end(client, argv)
+            if lines != want:
+                raise Failure(f"ciao domains{' -R' if registration else ''} with the {label}: {lines}, not {want}")
+            asked = sorted({m.group(1) for e in named.select(lambda e: True, after=mark)
+                            for m in [re.search(r"query: (\S+) IN PTR", e.get("line", ""))] if m})
+            if label == "reverse zone alone" and any(bind.DOMAIN.rstrip(".") in a for a in asked):
+                raise Failure(f"without a search list ciao still asked under {bind.DOMAIN}: {asked}")
+            if any("fe80" in a or "254.169" in a or "127.in-addr" in a for a in asked):
+                raise Failure(f"ciao asked under a link-local or loopback reverse name: {asked}")
+            figures.append(f"{'registration' if registration else 'browsing'} from the {label}: "
+                           f"{', '.join(l.split(';')[3] for l in lines)} in {elapsed * 1000:.0f} ms, {len(asked)} PTR questions")
+        return figures
+
+
 SCENARIOS = {
     "zone": (scenario_zone, "BIND in the lab: zone by AXFR, TSIG key, update-policy"),
     "browse": (scenario_browse, "ciao browse -d -r -p of static services beside avahi-browse -d"),
@@ -406,6 +447,7 @@ SCENARIOS = {
     "live": (scenario_live, "a running browse sees nsupdate's add and delete; avahi-browse -d beside it"),
     "bench": (scenario_bench, "200 services browsed and resolved, three runs"),
     "register": (scenario_register, "ciao publish -d: signed registration, rename, exact deletion, bad keys"),
+    "domains": (scenario_domains, "ciao domains (-R) from the search list and from the reverse zone alone"),
     "api": (scenario_api, "the public API (interop agent) browses, resolves, lists types and publishes"),
 }
 

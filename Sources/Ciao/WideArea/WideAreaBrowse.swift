@@ -22,6 +22,11 @@ package struct WideAreaBrowse: Sendable {
         case resolutionFailed(Service, CiaoError)
         /// A service type the domain lists (RFC 6763 §9), each once.
         case typeFound(ServiceType)
+        /// A domain the network recommends (RFC 6763 §11), with a trailing dot; default when a
+        /// `db` or `dr` answer names it.
+        case domainFound(String, isDefault: Bool)
+        /// No answer names the domain any more.
+        case domainRemoved(String)
         /// The first round is complete: every instance found then is reported and resolved.
         case settled
         /// The type's PTR could not be asked for; the browse asks again in the next round.
@@ -95,6 +100,57 @@ package struct WideAreaBrowse: Sendable {
                 report(.failed(.network(error.description)))
                 return 0
             }
+        }
+    }
+
+    /// The domains the network recommends for `kinds` (RFC 6763 §11): the PTR answers under each
+    /// search domain and under the reverse name of each global network, asked for again as a
+    /// browse asks. A name nobody serves is no error; `failed` when no question of a round was
+    /// answered at all.
+    package func domainEvents(
+        _ kinds: [DomainEnumeration.Kind], searchDomains: [DomainName], networks: [DomainEnumeration.Network]
+    ) -> AsyncStream<Event> {
+        let questions = kinds.flatMap { kind in
+            DomainEnumeration.queryNames(kind, searchDomains: searchDomains, networks: networks).map { (kind, $0) }
+        }
+        let loop = loop
+        return Self.polling([String: Bool]()) { known, fresh, report in
+            var current: [(domain: String, isDefault: Bool)] = []
+            var ttl = UInt32.max
+            var lastError: UnicastDNSError?
+            var answered = false
+            for (kind, name) in questions {
+                switch await loop.query(name, .ptr, fresh: fresh) {
+                case .success(let answer):
+                    answered = true
+                    ttl = min(ttl, answer.ttl)
+                    let isDefault = kind == .defaultBrowse || kind == .defaultRegistration
+                    // local. is multicast DNS's own, whoever lists it
+                    for domain in DomainEnumeration.domains(in: answer.records, for: name)
+                    where !Service.isLocalDomain(domain.description) {
+                        if let index = current.firstIndex(where: { $0.domain == domain.description }) {
+                            current[index].isDefault = current[index].isDefault || isDefault
+                        } else {
+                            current.append((domain.description, isDefault))
+                        }
+                    }
+                case .failure(let error):
+                    lastError = error
+                }
+            }
+            if !answered, let lastError {
+                report(.failed(.network(lastError.description)))
+                return 0
+            }
+            for domain in known.keys.sorted() where !current.contains(where: { $0.domain == domain }) {
+                known[domain] = nil
+                report(.domainRemoved(domain))
+            }
+            for (domain, isDefault) in current where known[domain] == nil {
+                known[domain] = isDefault
+                report(.domainFound(domain, isDefault: isDefault))
+            }
+            return ttl == .max ? 0 : ttl
         }
     }
 

@@ -165,22 +165,13 @@ package final class WideAreaPublication: Sendable {
             let typeName = try DomainName(parsing: publication.type.rawValue + ".").appending(domain)
             let hostLabel = options.hostName ?? String(ProcessInfo.processInfo.hostName.prefix { $0 != "." })
             let host = try DomainName(labels: [hostLabel]).appending(domain)
-            let addresses = try InterfaceScanner.current()
             var ipv4: [IPv4Address] = []
             var ipv6: [IPv6Address] = []
             // global as domain enumeration counts them: no loopback, link-local or unspecified
-            for address in addresses.flatMap(\.addresses) {
-                switch address.address {
-                case .v4(let v4):
-                    if DomainEnumeration.Network.v4(v4, prefixLength: address.prefixLength).isGlobal, !ipv4.contains(v4)
-                    {
-                        ipv4.append(v4)
-                    }
-                case .v6(let v6):
-                    if DomainEnumeration.Network.v6(v6, prefixLength: address.prefixLength).isGlobal, !ipv6.contains(v6)
-                    {
-                        ipv6.append(v6)
-                    }
+            for network in try DomainEnumeration.Network.ofThisHost() where network.isGlobal {
+                switch network {
+                case .v4(let v4, _): if !ipv4.contains(v4) { ipv4.append(v4) }
+                case .v6(let v6, _): if !ipv6.contains(v6) { ipv6.append(v6) }
                 }
             }
             let name = publication.name.isEmpty ? hostLabel : publication.name
