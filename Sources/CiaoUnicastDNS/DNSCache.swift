@@ -21,15 +21,18 @@ struct DNSCache: Sendable {
 
     var count: Int { entries.count }
 
-    /// The answer for the question with its TTLs counted down to `now`; nil when none is held or
-    /// it has expired.
-    mutating func answer(name: DomainName, type: RecordType, at now: Duration) -> DNSAnswer? {
+    /// The answer for the question with its TTLs counted down to `now`; nil when none is held, it
+    /// has expired, or it was stored more than `maximumAge` before `now`.
+    mutating func answer(name: DomainName, type: RecordType, maximumAge: Duration? = nil, at now: Duration)
+        -> DNSAnswer?
+    {
         let key = Key(name: name, type: type)
         guard let entry = entries[key] else { return nil }
         guard entry.expires > now else {
             entries[key] = nil
             return nil
         }
+        if let maximumAge, now - entry.stored > maximumAge { return nil }
         let elapsed = UInt32(clamping: (now - entry.stored).components.seconds)
         var answer = entry.answer
         answer.ttl -= min(answer.ttl, elapsed)

@@ -55,15 +55,16 @@ public struct UnicastDNSClient<Random: RandomNumberGenerator & Sendable>: Sendab
     /// When ``advance(to:)`` must be called next: the earliest try's deadline.
     public var nextDeadline: Duration? { pending.values.map(\.deadline).min() }
 
-    /// Asks for `type` at `name`. A cached answer completes at once (unless `usingCache` is
-    /// false, as a refresh of what is about to expire asks).
+    /// Asks for `type` at `name`. A cached answer completes at once: any unexpired one, or with
+    /// `maximumAge` one received at most that long ago (a refresh of what is about to expire
+    /// asks the servers unless another question has just done so; `.zero` always asks).
     @discardableResult
     public mutating func query(
-        _ name: DomainName, type: RecordType, usingCache: Bool = true, at now: Duration
+        _ name: DomainName, type: RecordType, maximumAge: Duration? = nil, at now: Duration
     ) -> QueryID {
         lastQueryID += 1
         let id = QueryID(rawValue: lastQueryID)
-        if usingCache, let answer = cache.answer(name: name, type: type, at: now) {
+        if maximumAge != .zero, let answer = cache.answer(name: name, type: type, maximumAge: maximumAge, at: now) {
             completions.append(Completion(query: id, result: .success(answer)))
         } else if configuration.servers.isEmpty {
             completions.append(Completion(query: id, result: .failure(.noServers)))

@@ -43,7 +43,22 @@ private typealias S = FakeDNSServer
         client.query(S.name("_HTTP._tcp.LAB.example."), type: .ptr, at: .seconds(101))
         #expect(client.takeTransmissions().isEmpty)
         #expect(try client.takeCompletions().first?.result.get().ttl == 20)
-        client.query(name, type: .ptr, usingCache: false, at: .seconds(101))
+        client.query(name, type: .ptr, maximumAge: .zero, at: .seconds(101))
+        #expect(client.takeTransmissions().count == 1)
+    }
+
+    @Test func aRefreshTakesOnlyAnAnswerYoungerThanItsMaximumAge() throws {
+        var client = S.client()
+        client.query(name, type: .ptr, at: .zero)
+        let sent = try #require(client.takeTransmissions().first)
+        client.receive(S.reply(to: sent.message, answers: [ptr()]), on: sent.attempt, from: S.primary, at: .seconds(1))
+        _ = client.takeCompletions()
+        // another instance of the same round asks 3 s later: the answer just received serves it
+        client.query(name, type: .ptr, maximumAge: .seconds(5), at: .seconds(4))
+        #expect(client.takeTransmissions().isEmpty)
+        #expect(try client.takeCompletions().first?.result.get().ttl == 117)
+        // the next round, 96 s on, asks the server
+        client.query(name, type: .ptr, maximumAge: .seconds(5), at: .seconds(97))
         #expect(client.takeTransmissions().count == 1)
     }
 
