@@ -22,6 +22,8 @@
 # Environment:
 #   CIAO_WIDE_AREA_CLI   a ciao executable to use instead of building one
 #   CIAO_WIDE_AREA_AGENT a CiaoInteropAgent (the public API's driver) instead of building one
+#   CIAO_MDNSRESPONDER   Apple's mDNSResponder built for Linux (bin/mdnsd, bin/dns-sd, lib/), for the
+#                        polling comparison; without it that scenario says SKIP
 #   CIAO_WIDE_AREA_TIMEOUT  seconds the scenarios may take in all (default 600)
 # Needs: bind9 (named), bind9-dnsutils (dig, nsupdate), avahi-daemon, avahi-utils, dbus, iproute2.
 set -euo pipefail
@@ -29,7 +31,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 DRIVER="$ROOT/Tests/Interop/widearea.py"
 case "${1:-}" in
   --list) exec python3 "$DRIVER" --ciao /bin/false --list ;;
-  -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
 esac
 [ "$(id -u)" = 0 ] || { echo "wide-area.sh: must run as root (it creates network namespaces)" >&2; exit 1; }
 for tool in named nsupdate dig avahi-daemon avahi-browse dbus-daemon; do

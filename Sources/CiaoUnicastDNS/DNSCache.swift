@@ -14,6 +14,10 @@ struct DNSCache: Sendable {
         var expires: Duration
     }
 
+    /// The share of its TTL after which a refresh asks for an answer again: early enough that a
+    /// round started at 80 % of a shorter TTL, with jitter, never finds it expired.
+    static let refreshPoint = 0.75
+
     let capacity: Int
     private var entries: [Key: Entry] = [:]
 
@@ -22,8 +26,8 @@ struct DNSCache: Sendable {
     var count: Int { entries.count }
 
     /// The answer for the question with its TTLs counted down to `now`; nil when none is held, it
-    /// has expired, or it was stored more than `maximumAge` before `now`.
-    mutating func answer(name: DomainName, type: RecordType, maximumAge: Duration? = nil, at now: Duration)
+    /// has expired, or `unlessDue` and it has lived ``refreshPoint`` of its TTL.
+    mutating func answer(name: DomainName, type: RecordType, unlessDue: Bool = false, at now: Duration)
         -> DNSAnswer?
     {
         let key = Key(name: name, type: type)
@@ -32,7 +36,7 @@ struct DNSCache: Sendable {
             entries[key] = nil
             return nil
         }
-        if let maximumAge, now - entry.stored > maximumAge { return nil }
+        if unlessDue, now - entry.stored >= (entry.expires - entry.stored) * Self.refreshPoint { return nil }
         let elapsed = UInt32(clamping: (now - entry.stored).components.seconds)
         var answer = entry.answer
         answer.ttl -= min(answer.ttl, elapsed)

@@ -55,16 +55,27 @@ public struct UnicastDNSClient<Random: RandomNumberGenerator & Sendable>: Sendab
     /// When ``advance(to:)`` must be called next: the earliest try's deadline.
     public var nextDeadline: Duration? { pending.values.map(\.deadline).min() }
 
-    /// Asks for `type` at `name`. A cached answer completes at once: any unexpired one, or with
-    /// `maximumAge` one received at most that long ago (a refresh of what is about to expire
-    /// asks the servers unless another question has just done so; `.zero` always asks).
+    /// Which cached answer a question takes.
+    public enum CacheUse: Hashable, Sendable {
+        /// Any unexpired answer.
+        case any
+        /// An answer that has lived less than 75 % of its TTL: a refresh asks again only what is
+        /// due, so an RRset of a long TTL is not asked for in every round of a shorter one.
+        case unlessDue
+        /// None: the servers are asked.
+        case none
+    }
+
+    /// Asks for `type` at `name`. A cached answer, as `cacheUse` allows, completes at once.
     @discardableResult
     public mutating func query(
-        _ name: DomainName, type: RecordType, maximumAge: Duration? = nil, at now: Duration
+        _ name: DomainName, type: RecordType, cacheUse: CacheUse = .any, at now: Duration
     ) -> QueryID {
         lastQueryID += 1
         let id = QueryID(rawValue: lastQueryID)
-        if maximumAge != .zero, let answer = cache.answer(name: name, type: type, maximumAge: maximumAge, at: now) {
+        if cacheUse != .none,
+            let answer = cache.answer(name: name, type: type, unlessDue: cacheUse == .unlessDue, at: now)
+        {
             completions.append(Completion(query: id, result: .success(answer)))
         } else if configuration.servers.isEmpty {
             completions.append(Completion(query: id, result: .failure(.noServers)))

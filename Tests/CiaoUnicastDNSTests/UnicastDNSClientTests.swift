@@ -43,22 +43,22 @@ private typealias S = FakeDNSServer
         client.query(S.name("_HTTP._tcp.LAB.example."), type: .ptr, at: .seconds(101))
         #expect(client.takeTransmissions().isEmpty)
         #expect(try client.takeCompletions().first?.result.get().ttl == 20)
-        client.query(name, type: .ptr, maximumAge: .zero, at: .seconds(101))
+        client.query(name, type: .ptr, cacheUse: .none, at: .seconds(101))
         #expect(client.takeTransmissions().count == 1)
     }
 
-    @Test func aRefreshTakesOnlyAnAnswerYoungerThanItsMaximumAge() throws {
+    @Test func aRefreshAsksAgainOnlyWhatIsDue() throws {
         var client = S.client()
         client.query(name, type: .ptr, at: .zero)
         let sent = try #require(client.takeTransmissions().first)
         client.receive(S.reply(to: sent.message, answers: [ptr()]), on: sent.attempt, from: S.primary, at: .seconds(1))
         _ = client.takeCompletions()
-        // another instance of the same round asks 3 s later: the answer just received serves it
-        client.query(name, type: .ptr, maximumAge: .seconds(5), at: .seconds(4))
+        // 88 s into its 120: not due, the cache answers (another instance's round, a shorter TTL's round)
+        client.query(name, type: .ptr, cacheUse: .unlessDue, at: .seconds(89))
         #expect(client.takeTransmissions().isEmpty)
-        #expect(try client.takeCompletions().first?.result.get().ttl == 117)
-        // the next round, 96 s on, asks the server
-        client.query(name, type: .ptr, maximumAge: .seconds(5), at: .seconds(97))
+        #expect(try client.takeCompletions().first?.result.get().ttl == 32)
+        // 90 s in, 75 % of it: due, the server is asked
+        client.query(name, type: .ptr, cacheUse: .unlessDue, at: .seconds(91))
         #expect(client.takeTransmissions().count == 1)
     }
 

@@ -430,7 +430,8 @@ class Lab:
         return avahi
 
     # -- Apple's mDNSResponder --
-    def start_mdnsd(self, host: Host, mdns_dir: str, host_name: str | None = None, log_file: bool = False) -> JsonProc:
+    def start_mdnsd(self, host: Host, mdns_dir: str, host_name: str | None = None, log_file: bool = False,
+                    resolv_conf: str | None = None) -> JsonProc:
         """Start Apple's `mdnsd` (built into `mdns_dir`/bin) in `host`, in private mount and UTS
         namespaces: its own host name (`<host>-mdns` by default) and its client socket under the
         host's work directory, bind-mounted over /run, so that several run side by side and the
@@ -440,7 +441,8 @@ class Lab:
         `<host dir>/mdnsd.log` (appended; the process then has no events): the daemon logs every
         record it cannot fit into a packet, 10^5 lines for 1000 services. Called again for the
         same host (once the previous daemon has stopped), it starts a new daemon with an empty
-        cache on the same socket path."""
+        cache on the same socket path. With `resolv_conf`, that file is bind-mounted over
+        /etc/resolv.conf in the daemon's private mount namespace: its unicast DNS servers."""
         run = os.path.join(host.dir, "mdns-run")
         os.makedirs(run, exist_ok=True)
         os.chmod(run, 0o755)
@@ -450,9 +452,12 @@ class Lab:
         script = 'mount --bind "$1" /run && hostname "$2" && exec "$3" -debug'
         if log_file:
             script += ' >>"$4" 2>&1'
+        if resolv_conf:
+            script = 'mount --bind "$5" /etc/resolv.conf && ' + script
         p = host.spawn("mdnsd", "unshare", "-m", "-u", "--propagation", "private", "sh", "-c", script, "sh", run,
                        host_name or f"{host.name}-mdns", os.path.join(mdns_dir, "bin", "mdnsd"),
-                       os.path.join(host.dir, "mdnsd.log"), stdin=False, parse=lambda l: {"event": "log", "line": l})
+                       os.path.join(host.dir, "mdnsd.log"), resolv_conf or "", stdin=False,
+                       parse=lambda l: {"event": "log", "line": l})
         deadline = time.monotonic() + 10
         while not os.path.exists(sock):
             if time.monotonic() > deadline or p.proc.poll() is not None:

@@ -28,18 +28,13 @@ final class UnicastDNSLoop: Sendable {
         try DetachedThread.start("unicast DNS") { [self] in run(state.state) }
     }
 
-    /// How old a cached answer a `fresh` question still takes: one that another question of the
-    /// same round (another instance on the same host, say) has just had.
-    static let freshness = Duration.seconds(5)
-
-    /// The answer to `type` at `name`: from the cache, or when `fresh` from the servers unless
-    /// the cache got it within ``freshness``.
+    /// The answer to `type` at `name`: from the cache, or when `fresh` (a refresh) from the
+    /// servers if the cached one has lived 75 % of its TTL.
     func query(_ name: DomainName, _ type: RecordType, fresh: Bool = false) async -> Result<DNSAnswer, UnicastDNSError>
     {
         await withCheckedContinuation { continuation in
             submit { state in
-                let id = state.client.query(
-                    name, type: type, maximumAge: fresh ? Self.freshness : nil, at: state.now)
+                let id = state.client.query(name, type: type, cacheUse: fresh ? .unlessDue : .any, at: state.now)
                 state.waiting[id] = continuation
             }
         }
