@@ -31,7 +31,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 DRIVER="$ROOT/Tests/Interop/widearea.py"
 case "${1:-}" in
   --list) exec python3 "$DRIVER" --ciao /bin/false --list ;;
-  -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
 esac
 [ "$(id -u)" = 0 ] || { echo "wide-area.sh: must run as root (it creates network namespaces)" >&2; exit 1; }
 for tool in named nsupdate dig avahi-daemon avahi-browse dbus-daemon; do
