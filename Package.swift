@@ -12,14 +12,16 @@ let package = Package(
     targets: [
         // DNS wire format: names, records, messages, encoder and decoder. No I/O.
         .target(name: "CiaoWire"),
+        // What the engine, the transport and the runtime share: interfaces, addresses, datagrams, time.
+        .target(name: "CiaoNetwork", dependencies: ["CiaoWire"]),
         // The mDNS protocol as a sans-I/O state machine: bytes and time in, datagrams and events out.
-        .target(name: "CiaoEngine", dependencies: ["CiaoWire"]),
+        .target(name: "CiaoEngine", dependencies: ["CiaoWire", "CiaoNetwork"]),
         // A unicast DNS stub resolver as a sans-I/O state machine, and resolv.conf's settings.
         .target(name: "CiaoUnicastDNS", dependencies: ["CiaoWire"]),
         // What Glibc does not import: CMSG and netlink macros as functions.
         .target(name: "CCiaoShim"),
         // POSIX I/O: mDNS multicast sockets, the interface list and the netlink change monitor.
-        .target(name: "CiaoTransport", dependencies: ["CiaoEngine", "CCiaoShim"]),
+        .target(name: "CiaoTransport", dependencies: ["CiaoNetwork", "CCiaoShim"]),
         // The public API and the runtime binding engine to transport.
         .target(name: "Ciao", dependencies: ["CiaoWire", "CiaoEngine", "CiaoTransport", "CiaoUnicastDNS"]),
         // Foundation's NetService and NetServiceBrowser for Linux, on the public API.
@@ -44,7 +46,7 @@ let package = Package(
         .testTarget(name: "CiaoUnicastDNSTests", dependencies: ["CiaoUnicastDNS", "CiaoEngine", "CiaoWire"]),
         .testTarget(name: "CiaoTests", dependencies: ["Ciao", "CiaoEngine", "CiaoSimulation", "CiaoWire"]),
         // Socket tests; they run only inside the namespace Scripts/transport-tests.sh creates.
-        .testTarget(name: "CiaoTransportTests", dependencies: ["CiaoTransport", "CiaoEngine", "CiaoWire"]),
+        .testTarget(name: "CiaoTransportTests", dependencies: ["CiaoTransport", "CiaoNetwork", "CiaoWire"]),
         // Drives the public API from JSON lines for the interop suite (Scripts/interop.sh).
         .executableTarget(
             name: "CiaoInteropAgent", dependencies: ["Ciao", "CiaoTransport"], path: "Tests/CiaoInteropAgent"),

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CiaoEngine
+import CiaoNetwork
 
 /// A UDP socket for one unicast DNS query try (RFC 1035 §4.2.1): bound by the kernel to a fresh
 /// random ephemeral port and connected to the server, so only the server's datagrams arrive and

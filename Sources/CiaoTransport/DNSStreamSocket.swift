@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CiaoEngine
+import CiaoNetwork
 
 /// A TCP connection to a DNS server for one query (RFC 7766), each message framed by its 2-byte
 /// length (RFC 1035 §4.2.2). Non-blocking: the connect completes, and the query goes out, when

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import CCiaoShim
-import CiaoEngine
+import CiaoNetwork
 import CiaoWire
 
 // Conversions between the engine's address values and the kernel's sockaddr structures.

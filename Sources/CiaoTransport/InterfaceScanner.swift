@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CiaoEngine
+import CiaoNetwork
 
 /// The interfaces mDNS can run on right now, read with getifaddrs(3).
 ///

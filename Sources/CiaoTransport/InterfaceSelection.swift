@@ -1,4 +1,4 @@
-import CiaoEngine
+import CiaoNetwork
 
 /// Which interfaces and address families mDNS runs on.
 public struct InterfaceSelection: Hashable, Sendable {

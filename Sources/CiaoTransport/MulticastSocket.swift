@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import CCiaoShim
-import CiaoEngine
+import CiaoNetwork
 import CiaoWire
 
 /// A non-blocking UDP socket for one address family, bound to the wildcard address and the mDNS

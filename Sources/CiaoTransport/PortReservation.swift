@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import CCiaoShim
-import CiaoEngine
+import CiaoNetwork
 
 /// An ephemeral TCP or UDP port held for a published service that has no server of its own
 /// (listener mode): the socket is bound, on IPv6 and IPv4 where possible, but never accepts, so

@@ -1,4 +1,4 @@
-import CiaoEngine
+import CiaoNetwork
 
 /// One datagram read from a `MulticastSocket`, with the header fields the kernel reported.
 public struct ReceivedPacket: Sendable {

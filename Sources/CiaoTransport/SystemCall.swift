@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CiaoEngine
+import CiaoNetwork
 
 /// Thin helpers over the system calls, in the manner of swift-system: one call, its errno turned
 /// into a typed error, EINTR retried where a retry is the right answer.

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CiaoEngine
+import CiaoNetwork
 
 /// Why a transport operation failed, worded so that a user can act on it.
 ///

@@ -1,4 +1,4 @@
-import CiaoEngine
+import CiaoNetwork
 import CiaoWire
 import Glibc
 import Testing

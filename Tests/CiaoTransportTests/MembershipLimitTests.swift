@@ -1,4 +1,4 @@
-import CiaoEngine
+import CiaoNetwork
 import Foundation
 import Glibc
 import Testing

@@ -1,5 +1,5 @@
 import CCiaoShim
-import CiaoEngine
+import CiaoNetwork
 import Glibc
 import Testing
 

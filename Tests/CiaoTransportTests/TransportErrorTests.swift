@@ -1,4 +1,4 @@
-import CiaoEngine
+import CiaoNetwork
 import Glibc
 import Testing
 
