@@ -41,32 +41,12 @@ enum DomainsCommand {
             return 1
         }
         printer.print(.domainFound("local.", isDefault: true))
-        let (inputs, feed) = AsyncStream<WideAreaBrowse.Event?>.makeStream()
-        let tasks = [
-            Task { for await event in events { feed.yield(event) } },
-            Task {
-                for await _ in SignalMonitor.interruptions() {
-                    feed.yield(nil)
-                    return
-                }
-            },
-        ]
-        defer { for task in tasks { task.cancel() } }
-        var status: Int32 = 0
-        var settled = false
-        for await input in inputs {
-            guard let event = input else { break }
-            switch event {
+        return await WideAreaEventLoop.run(events, terminate: parsed.has("--terminate"), what: "domain enumeration") {
+            switch $0 {
             case .domainFound(let domain, let isDefault): printer.print(.domainFound(domain, isDefault: isDefault))
             case .domainRemoved(let domain): printer.print(.domainRemoved(domain))
-            case .failed(let error):
-                CommandLineTool.printError("domain enumeration: \(error)")
-                if !settled { status = 1 }
-            case .settled: settled = true
-            default: continue
+            default: break
             }
-            if parsed.has("--terminate") && settled { break }
         }
-        return status
     }
 }

@@ -89,31 +89,8 @@ enum TypesCommand {
             CommandLineTool.printError("\(error)")
             return 1
         }
-        let (inputs, feed) = AsyncStream<WideAreaBrowse.Event?>.makeStream()
-        let tasks = [
-            Task { for await event in events { feed.yield(event) } },
-            Task {
-                for await _ in SignalMonitor.interruptions() {
-                    feed.yield(nil)
-                    return
-                }
-            },
-        ]
-        defer { for task in tasks { task.cancel() } }
-        var status: Int32 = 0
-        var settled = false
-        for await input in inputs {
-            guard let event = input else { break }
-            switch event {
-            case .typeFound(let type): printer.print(.type(type, domain: domain))
-            case .failed(let error):
-                CommandLineTool.printError("the service types of \(domain): \(error)")
-                if !settled { status = 1 }
-            case .settled: settled = true
-            default: continue
-            }
-            if terminate && settled { break }
+        return await WideAreaEventLoop.run(events, terminate: terminate, what: "the service types of \(domain)") {
+            if case .typeFound(let type) = $0 { printer.print(.type(type, domain: domain)) }
         }
-        return status
     }
 }

@@ -135,12 +135,7 @@ import Testing
 
     /// The delegate calls of `service` once there are `count` of them (or after 5 s), read on its thread.
     static func calls(of resolution: Resolution, on thread: RunLoopThread, count: Int) async -> [String] {
-        let deadline = ContinuousClock.now + .seconds(5)
-        while true {
-            let calls = thread.sync { resolution.delegate.calls }
-            if calls.count >= count || ContinuousClock.now >= deadline { return calls }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        await thread.read(count: count) { resolution.delegate.calls }
     }
 
     /// Apple's documentation: a timeout of 0 means no timeout.
@@ -224,12 +219,7 @@ import Testing
     }
 
     static func calls(of search: Search, on thread: RunLoopThread, count: Int) async -> [String] {
-        let deadline = ContinuousClock.now + .seconds(5)
-        while true {
-            let calls = thread.sync { search.delegate.calls }
-            if calls.count >= count || ContinuousClock.now >= deadline { return calls }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        await thread.read(count: count) { search.delegate.calls }
     }
 
     @Test(arguments: [false, true])
@@ -300,6 +290,16 @@ final class RunLoopThread: Sendable {
         thread.start()
         ready.wait()
         delivery = box.withLock { $0! }
+    }
+
+    /// What `calls` gives, read on the thread, once it has `count` elements or after 5 s.
+    func read(count: Int, _ calls: @escaping () -> [String]) async -> [String] {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while true {
+            let seen = sync(calls)
+            if seen.count >= count || ContinuousClock.now >= deadline { return seen }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
     }
 
     /// Runs `body` on the thread, through its run loop, and returns what it returns.

@@ -83,18 +83,19 @@ import Testing
         try await wideArea.cancellation(of: token)
     }
 
+    /// Starts publishing "Web" in lab.example. on `server`; returns the start and its token.
+    func startInLabExample(_ server: CiaoServer) async throws -> (Task<PublishedService, any Error>, BackendToken) {
+        let configuration = PublicationConfiguration(
+            type: http, name: "Web", domain: "lab.example.", port: 80, mode: .externalPort,
+            wideArea: WideAreaOptions(key: try RegistrationKey(name: "ciao-lab.", base64Secret: "c2VjcmV0")))
+        let starting = Task { try await server.start(configuration, timeout: .seconds(3600)) }
+        return (starting, try await wideArea.publication().token)
+    }
+
     @Test func aUnicastPublicationTheServerGivesUpOnEndsWithItsError() async throws {
-        let key = try RegistrationKey(name: "ciao-lab.", base64Secret: "c2VjcmV0")
         let server = CiaoServer(backends: backends)
         let events = StreamRecorder(server.events)
-        let starting = Task {
-            try await server.start(
-                PublicationConfiguration(
-                    type: http, name: "Web", domain: "lab.example.", port: 80, mode: .externalPort,
-                    wideArea: WideAreaOptions(key: key)),
-                timeout: .seconds(3600))
-        }
-        let (token, _) = try await wideArea.publication()
+        let (starting, token) = try await startInLabExample(server)
         wideArea.emitRegistered(token, name: "Web")
         let published = try await starting.value
         #expect(try await events.next() == .started(published))
@@ -106,16 +107,7 @@ import Testing
     }
 
     @Test func aStartThatTheServerRefusesThrowsItsError() async throws {
-        let key = try RegistrationKey(name: "ciao-lab.", base64Secret: "c2VjcmV0")
-        let server = CiaoServer(backends: backends)
-        let starting = Task {
-            try await server.start(
-                PublicationConfiguration(
-                    type: http, name: "Web", domain: "lab.example.", port: 80, mode: .externalPort,
-                    wideArea: WideAreaOptions(key: key)),
-                timeout: .seconds(3600))
-        }
-        let (token, _) = try await wideArea.publication()
+        let (starting, token) = try await startInLabExample(CiaoServer(backends: backends))
         let badSignature = CiaoError.network("the server rejected the signature (BADSIG)")
         wideArea.emitPublication(token, .failed(badSignature))
         await #expect(throws: badSignature) { try await starting.value }
