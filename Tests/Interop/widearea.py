@@ -317,6 +317,41 @@ def scenario_register(s: Suite) -> list[str]:
                 "wrong secret → BADSIG, exit 1; outside the update-policy → REFUSED, exit 1"]
 
 
+def scenario_lease(s: Suite) -> list[str]:
+    """ciao publish -d against a server that grants Update Leases: refreshed at 80-85 % of each."""
+    s.need_ciao("publish")
+    lab, named, _ = s.lab("lease")
+    with lab:
+        client, peer = lab["client"], lab["peer"]
+        lease = 20
+        server = peer.spawn("leaseserver", sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                                        "leaseserver.py"),
+                            "--address", peer.v4, "--zone", bind.DOMAIN, "--key-name", bind.KEY_NAME,
+                            "--secret", bind.KEY_SECRET, "--lease", str(lease), stdin=False)
+        server.wait_for({"event": "listening"}, 10)
+        parse = lambda l: json.loads(l) if l.startswith("{") else {"line": l}
+        publish = client.spawn("publish", s.ciao, "publish", "-d", bind.DOMAIN, "--server", peer.v4, "--key",
+                               key_path(lab, "ciao-lab.key"), "--host", "ciao-host", "--json", "Lease Test",
+                               "_http._tcp", "8080", parse=parse, stdin=False)
+        publish.wait_for({"event": "published"}, 15, what="the registration the lease server signed")
+        server.wait_all({"event": "update"}, 3, 2 * lease + 10, key="t")
+        updates = server.select({"event": "update"})
+        if any(u["leaseAsked"] is None or not u["signed"] or u["deletes"] for u in updates[:3]):
+            raise Failure(f"the registration and its refreshes were not signed UPDATEs asking for a lease: {updates}")
+        gaps = [b["t"] - a["t"] for a, b in zip(updates, updates[1:3])]
+        if any(not 0.8 * lease - 0.5 <= g <= 0.85 * lease + 1.0 for g in gaps):
+            raise Failure(f"refreshes {', '.join(f'{g:.1f}' for g in gaps)} s apart, not at 80-85 % of {lease} s")
+        publish.proc.send_signal(signal.SIGINT)
+        if publish.wait_exit(10) != 0:
+            raise Failure(f"ciao publish exited {publish.proc.returncode} after SIGINT\n{publish.tail()}")
+        last = server.select({"event": "update"})[-1]
+        if not last["deletes"]:
+            raise Failure(f"the clean stop sent no deleting UPDATE: {last}")
+        return [f"lease {lease} s granted; refreshed after {', '.join(f'{g:.1f}' for g in gaps)} s "
+                f"(80-85 %: {0.8 * lease:.0f}-{0.85 * lease:.0f} s); lease asked {updates[0]['leaseAsked']} s; "
+                "every reply signed and verified; SIGINT deleted"]
+
+
 def scenario_api(s: Suite) -> list[str]:
     """Ciao's public API (the interop agent) in lab.example., asking the servers of its resolv.conf."""
     if not s.agent:
@@ -490,6 +525,7 @@ SCENARIOS = {
     "register": (scenario_register, "ciao publish -d: signed registration, rename, exact deletion, bad keys"),
     "domains": (scenario_domains, "ciao domains (-R) from the search list and from the reverse zone alone"),
     "polling": (scenario_polling, "steady-state queries per hour, ciao beside mDNSResponder (CIAO_MDNSRESPONDER)"),
+    "lease": (scenario_lease, "ciao publish -d refreshes the Update Lease a server grants (leaseserver.py)"),
     "api": (scenario_api, "the public API (interop agent) browses, resolves, lists types and publishes"),
 }
 
