@@ -83,3 +83,34 @@ def same_name(a: list[bytes], b: list[bytes]) -> bool:
 
 def show_name(n: list[bytes]) -> str:
     return ".".join(l.decode("utf-8", "replace").replace(".", "\\.") for l in n) + "."
+
+
+# ---------------------------------------------------------------------------- responses (fakedns.py)
+
+TYPES.update({"CNAME": 5, "SOA": 6})
+TYPE_NAMES.update({5: "CNAME", 6: "SOA"})
+
+
+def labels(text: str) -> list[bytes]:
+    """'a.b.example.' → [b'a', b'b', b'example'] (no escapes: the fake's names have none)."""
+    return [l.encode() for l in text.rstrip(".").split(".") if l]
+
+
+def rr(name: bytes, rtype: int, ttl: int, rdata: bytes, rclass: int = CLASS_IN) -> bytes:
+    """One resource record; `name` is already encoded (a name or a compression pointer)."""
+    return name + struct.pack("!HHIH", rtype, rclass, ttl, len(rdata)) + rdata
+
+
+def build_response(qid: int, flags: int, question: bytes, answers: list[bytes], rcode: int = 0,
+                   authority: list[bytes] = (), additional: list[bytes] = ()) -> bytes:
+    """A response: QR set, `flags` or'd in (AA, TC, RD copied by the caller), one raw question."""
+    header = struct.pack("!6H", qid, 0x8000 | flags | rcode, 1 if question else 0, len(answers),
+                         len(authority), len(additional))
+    return header + question + b"".join(answers) + b"".join(authority) + b"".join(additional)
+
+
+def raw_question(buf: bytes) -> tuple[list[bytes], int, bytes]:
+    """The first question of a query: (name, qtype, its raw bytes as they came)."""
+    name, off = _name(buf, 12)
+    qtype = struct.unpack("!H", buf[off:off + 2])[0]
+    return name, qtype, buf[12:off + 4]

@@ -24,7 +24,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bind  # noqa: E402
-from lab import Failure, Host, JsonProc, Lab  # noqa: E402
+from lab import IFNAME, V4NET, Failure, Host, JsonProc, Lab  # noqa: E402
 from runner import Skip, run_scenarios  # noqa: E402
 
 
@@ -516,6 +516,89 @@ def scenario_polling(s: Suite) -> list[str]:
                 f"ciao browse -r: {show(ciao)}", f"mDNSResponder (dns-sd -B, -L, -G v4v6): {show(mdns)}"]
 
 
+# ---------------------------------------------------------------------------- hostile server
+
+FAKEDNS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fakedns.py")
+RSS_LIMIT_KB = 100 * 1024
+# modes whose honest answers ciao must still find, through or after the hostile part
+HONEST_MODES = {"ok", "wrong-id", "wrong-source", "off-domain", "huge-ttl"}
+
+
+def measured_run(host: Host, argv: list[str], limit: float, logdir: str, name: str) -> dict:
+    """Run `argv` in `host` to its end, killing it (and failing) past `limit` s. Returns its exit
+    status, wall time, max RSS (kB, from wait4's rusage: `ip netns exec` execs, so the child is
+    ciao itself), stdout and stderr."""
+    out_path, err_path = os.path.join(logdir, f"{name}.out"), os.path.join(logdir, f"{name}.err")
+    with open(out_path, "w") as out, open(err_path, "w") as err:
+        t0 = time.monotonic()
+        proc = subprocess.Popen(host.argv(*argv), stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                                start_new_session=True)
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() - t0 > limit:
+                proc.kill()
+                os.wait4(proc.pid, 0)
+                raise Failure(f"{' '.join(argv)} still running after {limit:.0f} s (a hang)")
+            time.sleep(0.02)
+        elapsed = time.monotonic() - t0
+    proc.returncode = 0                      # reaped by wait4; keep Popen from waiting again
+    code = os.waitstatus_to_exitcode(status)
+    with open(out_path) as f_out, open(err_path) as f_err:
+        return {"code": code, "elapsed": elapsed, "rss": usage.ru_maxrss, "out": f_out.read(), "err": f_err.read()}
+
+
+def scenario_hostile(s: Suite) -> list[str]:
+    """Every hostile reply of fakedns.py against ciao browse -t -r, resolve and types -t."""
+    s.need_ciao("browse", "resolve", "types")
+    import fakedns  # noqa: E402
+    lab = Lab(f"{s.prefix}host", os.path.join(s.workdir, "hostile"), ["dns", "client"])
+    with lab:
+        client, dns = lab["client"], lab["dns"]
+        other = f"{V4NET}.101"
+        dns.run("ip", "addr", "add", f"{other}/24", "dev", IFNAME)
+        figures = []
+        for mode in fakedns.MODES:
+            fake = dns.spawn(f"fake-{mode}", "python3", FAKEDNS, "--mode", mode, "--address", dns.v4,
+                             "--other", other, parse=lambda l: json.loads(l) if l.startswith("{") else {"line": l},
+                             stdin=False)
+            fake.wait_for({"event": "ready"}, 10, what=f"fakedns.py --mode {mode}")
+            runs = {
+                "browse": (s.ciao_argv("browse", "-d", bind.DOMAIN, "-t", "-r", "-p", "-k", "_http._tcp", server=dns),
+                           40),
+                "resolve": (s.ciao_argv("resolve", "Good", "_http._tcp", bind.DOMAIN, "--timeout", "3", "-p", "-k",
+                                        server=dns), 3 + 5),
+                "types": (s.ciao_argv("types", "-d", bind.DOMAIN, "-t", "-p", server=dns), 40),
+            }
+            parts = []
+            for command, (argv, limit) in runs.items():
+                start = fake.mark()
+                r = measured_run(client, argv, limit, lab.workdir, f"{mode}-{command}")
+                queries = len(fake.select(lambda e: "qname" in e, after=start))
+                qps = queries / max(r["elapsed"], 1.0)      # per second, over at least 1 s
+                what = f"{mode}: ciao {command} exited {r['code']} in {r['elapsed']:.1f} s"
+                if r["code"] not in (0, 1):
+                    raise Failure(f"{what} (a crash or a signal):\n{r['err'][-800:]}")
+                if r["code"] == 1 and not r["err"].strip():
+                    raise Failure(f"{what} with nothing on stderr")
+                if r["rss"] > RSS_LIMIT_KB:
+                    raise Failure(f"{what} with max RSS {r['rss']} kB")
+                if "Forged" in r["out"] or "Evil" in r["out"]:
+                    raise Failure(f"{what} and printed a forged answer:\n{r['out']}")
+                if qps > 20:
+                    raise Failure(f"{what} after {queries} queries ({qps:.1f}/s): it amplifies")
+                if mode in HONEST_MODES and command != "types":
+                    if r["code"] != 0 or "Good" not in r["out"]:
+                        raise Failure(f"{what} without the honest service Good:\n{r['out']}{r['err'][-400:]}")
+                error = r["err"].strip().splitlines()[-1] if r["err"].strip() else ""
+                parts.append(f"{command} {r['code']}/{r['elapsed']:.1f}s/{r['rss'] // 1024}MB/{qps:.1f}qps"
+                             + (f" ({error[:70]})" if error else ""))
+            fake.stop()
+            figures.append(f"{mode}: " + ", ".join(parts))
+        return figures
+
+
 SCENARIOS = {
     "zone": (scenario_zone, "BIND in the lab: zone by AXFR, TSIG key, update-policy"),
     "browse": (scenario_browse, "ciao browse -d -r -p of static services beside avahi-browse -d"),
@@ -527,6 +610,7 @@ SCENARIOS = {
     "polling": (scenario_polling, "steady-state queries per hour, ciao beside mDNSResponder (CIAO_MDNSRESPONDER)"),
     "lease": (scenario_lease, "ciao publish -d refreshes the Update Lease a server grants (leaseserver.py)"),
     "api": (scenario_api, "the public API (interop agent) browses, resolves, lists types and publishes"),
+    "hostile": (scenario_hostile, "fakedns.py's hostile replies: no crash, no hang, bounded memory, forgeries ignored"),
 }
 
 
