@@ -13,4 +13,24 @@ import Testing
             #expect(wait >= .seconds(base) && wait <= .seconds(base * 1.1))
         }
     }
+
+    /// `ciao resolve --timeout 3` against a server that never answers took the queries' 10 s: the
+    /// timeout must not wait for work that ignores cancellation.
+    @Test func theTimeoutDoesNotWaitForWorkThatIgnoresCancellation() async {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let result = await WideAreaBrowse.first(
+            of: {
+                // a detached sleep is not cancelled with its awaiting task, as a pending query is not
+                await Task.detached { try? await Task.sleep(for: .seconds(3)) }.value
+                return "work"
+            }, orAfter: .milliseconds(100), "late")
+        #expect(result == "late")
+        #expect(clock.now - start < .seconds(2))
+    }
+
+    @Test func workThatEndsInTimeWins() async {
+        let result = await WideAreaBrowse.first(of: { "work" }, orAfter: .seconds(10), "late")
+        #expect(result == "work")
+    }
 }

@@ -540,7 +540,7 @@ def measured_run(host: Host, argv: list[str], limit: float, logdir: str, name: s
             if time.monotonic() - t0 > limit:
                 proc.kill()
                 os.wait4(proc.pid, 0)
-                raise Failure(f"{' '.join(argv)} still running after {limit:.0f} s (a hang)")
+                raise Failure(f"{name}: {' '.join(argv)} still running after {limit:.0f} s (a hang)")
             time.sleep(0.02)
         elapsed = time.monotonic() - t0
     proc.returncode = 0                      # reaped by wait4; keep Popen from waiting again

@@ -1,5 +1,6 @@
 import CiaoUnicastDNS
 import CiaoWire
+import Synchronization
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -205,17 +206,33 @@ package struct WideAreaBrowse: Sendable {
         } catch {
             return .failure(error)
         }
-        return await withTaskGroup(of: Result<ResolvedService, CiaoError>?.self) { group in
-            group.addTask { await round.resolve(name, service, fresh: false).map(\.0) }
-            group.addTask {
+        // not a task group: that would wait for the queries, which wait out their tries whatever
+        // `timeout` says (a server that never answers kept `ciao resolve --timeout 3` for 10 s)
+        return await Self.first(
+            of: { await round.resolve(name, service, fresh: false).map(\.0) },
+            orAfter: timeout, .failure(.timedOut))
+    }
+
+    /// What `work` returns, or `late` once `timeout` has passed, whichever comes first. Unlike a
+    /// task group this does not wait for the loser: `work` is cancelled at the timeout and, if it
+    /// does not heed that, runs on unawaited and its result is dropped. The caller's own
+    /// cancellation is not passed on.
+    package static func first<T: Sendable>(
+        of work: @escaping @Sendable () async -> T, orAfter timeout: Duration, _ late: T
+    ) async -> T {
+        await withCheckedContinuation { continuation in
+            let once = ResumeOnce(continuation)
+            let worker = Task { once.resume(await work()) }
+            let timer = Task {
                 try? await Task.sleep(for: timeout)
-                return Task.isCancelled ? nil : .failure(.timedOut)
+                guard !Task.isCancelled else { return }
+                worker.cancel()
+                once.resume(late)
             }
-            defer { group.cancelAll() }
-            while let result = await group.next() {
-                if let result { return result }
+            Task {
+                _ = await worker.value
+                timer.cancel()
             }
-            return .failure(.timedOut)
         }
     }
 
@@ -342,5 +359,18 @@ private struct BrowseRound {
             service: service, hostName: srv.target.description, port: srv.port, addresses: addresses,
             txtRecord: txtRecord)
         return .success((resolved, ttl))
+    }
+}
+
+/// A continuation resumed by the first of several tasks; the later ones are dropped.
+private final class ResumeOnce<T: Sendable>: Sendable {
+    private let continuation: Mutex<CheckedContinuation<T, Never>?>
+
+    init(_ continuation: CheckedContinuation<T, Never>) {
+        self.continuation = Mutex(continuation)
+    }
+
+    func resume(_ value: T) {
+        continuation.withLock { $0.take() }?.resume(returning: value)
     }
 }
