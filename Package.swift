@@ -44,7 +44,8 @@ let package = Package(
         .testTarget(name: "CiaoEngineTests", dependencies: ["CiaoEngine", "CiaoSimulation", "CiaoWire"]),
         .testTarget(name: "CiaoWireTests", dependencies: ["CiaoWire"], resources: [.copy("Captures")]),
         .testTarget(name: "CiaoUnicastDNSTests", dependencies: ["CiaoUnicastDNS", "CiaoEngine", "CiaoWire"]),
-        .testTarget(name: "CiaoTests", dependencies: ["Ciao", "CiaoEngine", "CiaoSimulation", "CiaoWire"]),
+        .testTarget(
+            name: "CiaoTests", dependencies: ["Ciao", "CiaoEngine", "CiaoSimulation", "CiaoTransport", "CiaoWire"]),
         // Socket tests; they run only inside the namespace Scripts/transport-tests.sh creates.
         .testTarget(name: "CiaoTransportTests", dependencies: ["CiaoTransport", "CiaoNetwork", "CiaoWire"]),
         // Drives the public API from JSON lines for the interop suite (Scripts/interop.sh).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# transport-tests.sh — runs CiaoTransportTests inside a network namespace of their own.
+# transport-tests.sh — runs the socket tests inside a network namespace of their own.
 #
 # Usage (as root, from anywhere; runs in the package root):
 #   bash Scripts/transport-tests.sh [extra `swift test` arguments]
@@ -12,8 +12,9 @@
 #   tra0  198.18.60.1/24  fd00:198:18:60::1/64  (+ its fe80:: link-local)
 #   trb0  198.18.61.1/24  fd00:198:18:61::1/64  (+ its fe80:: link-local)
 #
-# and runs `swift test --filter CiaoTransportTests` in it with CIAO_TRANSPORT_NETNS=1, which
-# enables the socket tests. Without that variable (plain `swift test`) they are skipped. The
+# and runs the socket tests (CiaoTransportTests, and DriverEquivalenceTests: two runtimes, one on
+# each end) in it with CIAO_TRANSPORT_NETNS=1, which enables them. Without that variable (plain
+# `swift test`) they are skipped. The
 # namespace, and with it the veth pair, is deleted on exit.
 #
 # Environment: CIAO_TRANSPORT_SCRATCH  build directory (default /tmp/transport-build).
@@ -71,6 +72,10 @@ for _ in $(seq 50); do
 done
 in_namespace ip -brief addr
 
-echo "== running CiaoTransportTests in $namespace"
-in_namespace env CIAO_TRANSPORT_NETNS=1 \
-    swift test --scratch-path "$scratch" --skip-build --filter CiaoTransportTests "$@"
+# One suite after the other: both use port 5353 on the veth pair, and one's traffic would reach
+# the other's sockets.
+for suite in CiaoTransportTests DriverEquivalenceTests; do
+    echo "== running $suite in $namespace"
+    in_namespace env CIAO_TRANSPORT_NETNS=1 \
+        swift test --scratch-path "$scratch" --skip-build --filter "$suite" "$@"
+done

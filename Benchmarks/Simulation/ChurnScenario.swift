@@ -39,7 +39,7 @@ struct ChurnScenario {
         var registrations: [SimulatedNetwork.HostID: RegistrationID] = [:]
         let browsingHosts = Array(ids.prefix(browsers))
         for host in browsingHosts {
-            _ = network.withEngine(host) { engine, now in engine.startQuery(name: Self.serviceType, type: .ptr, at: now)
+            _ = network.withStack(host) { engine, now in engine.startQuery(name: Self.serviceType, type: .ptr, at: now)
             }
         }
         var result = Result()
@@ -56,14 +56,14 @@ struct ChurnScenario {
                 let service = ServiceRegistration(
                     instanceName: "Service \(first.host.index)", serviceType: Self.serviceType, port: 7000,
                     txt: try! TXTData(strings: [Array("host=\(first.host.index)".utf8)]))
-                registrations[first.host] = network.withEngine(first.host) { engine, now in
+                registrations[first.host] = network.withStack(first.host) { engine, now in
                     engine.register(service, at: now)
                 }
             }
             if network.now >= nextChurn && nextChurn < end - .seconds(60) {
                 let victim = ids[Int.random(in: 0..<hosts, using: &random)]
                 if let id = registrations.removeValue(forKey: victim) {
-                    network.withEngine(victim) { engine, now in engine.deregister(id, at: now) }
+                    network.withStack(victim) { engine, now in engine.deregister(id, at: now) }
                     pending.append((network.now + .seconds(5), victim))
                     pending.sort { $0.time < $1.time }
                     result.churnEvents += 1

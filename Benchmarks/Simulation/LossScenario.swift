@@ -45,7 +45,7 @@ struct LossScenario {
             let service = ServiceRegistration(
                 instanceName: "Service \(index)", serviceType: Self.serviceType, port: UInt16(8000 + index % 1000),
                 txt: try! TXTData(strings: [Array("v=1".utf8)]), allowsRenaming: false)
-            _ = network.withEngine(publisher) { engine, now in engine.register(service, at: now) }
+            _ = network.withStack(publisher) { engine, now in engine.register(service, at: now) }
         }
         // Probing and announcing, without loss.
         network.run(for: .seconds(15))

@@ -33,7 +33,7 @@ public struct ResolvingBrowser {
     public mutating func start(_ network: inout SimulatedNetwork) {
         precondition(network.recordsEvents, "a ResolvingBrowser reads the network's recorded events")
         let type = serviceType
-        browse = network.withEngine(host) { engine, now in engine.startQuery(name: type, type: .ptr, at: now) }
+        browse = network.withStack(host) { engine, now in engine.startQuery(name: type, type: .ptr, at: now) }
         queryKinds[browse!] = .ptr
         pump(&network)
     }
@@ -95,7 +95,7 @@ public struct ResolvingBrowser {
     }
 
     private mutating func start(_ name: DomainName, _ type: RecordType, _ network: inout SimulatedNetwork) {
-        let id = network.withEngine(host) { engine, now in engine.startQuery(name: name, type: type, at: now) }
+        let id = network.withStack(host) { engine, now in engine.startQuery(name: name, type: type, at: now) }
         queryKinds[id] = type
         // Records already cached are reported at once: handle them now, not after the next step.
         pump(&network)

@@ -1,12 +1,15 @@
 import CiaoEngine
 import CiaoWire
 
-/// Many hosts running ``MDNSEngine`` on simulated links, in virtual time.
+/// Hosts running ``MDNSEngine`` on simulated links, in virtual time.
+public typealias SimulatedNetwork = SimulatedNetworkOf<MDNSEngine>
+
+/// Many hosts running a ``SimulatedStack`` on simulated links, in virtual time.
 ///
 /// Links deliver multicast to every other host on them and unicast to the owner of the address,
 /// each copy independently lost, delayed or duplicated per the link's conditions; delays make
 /// reordering. All randomness comes from one seed, so a seed fixes a run byte for byte.
-public struct SimulatedNetwork {
+public struct SimulatedNetworkOf<Stack: SimulatedStack> {
     public struct HostID: Hashable, Comparable, Sendable, CustomStringConvertible {
         public var index: Int
         public static func < (lhs: HostID, rhs: HostID) -> Bool { lhs.index < rhs.index }
@@ -41,21 +44,21 @@ public struct SimulatedNetwork {
         public var datagram: OutgoingDatagram
     }
 
-    /// An event from a host's engine, with when it happened.
-    public struct TimedEvent: Sendable {
+    /// An event from a host's stack, with when it happened.
+    public struct TimedEvent {
         public var time: Instant
         public var host: HostID
-        public var event: EngineEvent
+        public var event: Stack.Event
     }
 
     struct Host {
-        var engine: MDNSEngine?
-        /// The engine's ``MDNSEngine/nextDeadline`` after it last ran.
+        var stack: Stack?
+        /// The stack's ``SimulatedStack/nextDeadline`` after it last ran.
         var deadline: Instant?
         /// Interface per link, and its addresses.
         var interfaces: [LinkID: NetworkInterface]
         var up: Set<LinkID>
-        /// Datagrams received, for hosts without an engine (observers).
+        /// Datagrams received, for hosts without a stack (observers).
         var received: [ReceivedDatagram] = []
     }
 
@@ -73,7 +76,7 @@ public struct SimulatedNetwork {
     public private(set) var events: [TimedEvent] = []
     /// Keep every transmission in ``transmissions`` (off for long runs, to bound memory).
     public var recordsTransmissions = true
-    /// Keep every engine event in ``events`` (off for long runs, to bound memory).
+    /// Keep every event in ``events`` (off for long runs, to bound memory).
     public var recordsEvents = true
     /// Called with every event as it happens, for long runs that keep their own tallies.
     public var eventObserver: ((TimedEvent) -> Void)?
@@ -108,17 +111,19 @@ public struct SimulatedNetwork {
         links[link.index] = conditions
     }
 
-    /// Adds a host with an engine named `hostName` (or an observer without one when nil), with one
-    /// interface on each link, from 198.18.0.0/15 and fd00:198:18:L::H/64.
-    @discardableResult
-    /// With `sharingAddressesOf`, the new engine runs on that host beside its engine, as a second
+    /// Adds a host whose stack `makeStack` builds from an engine named `hostName` (or an observer
+    /// without one when nil), with one interface on each link, from 198.18.0.0/15 and
+    /// fd00:198:18:L::H/64.
+    ///
+    /// With `sharingAddressesOf`, the new stack runs on that host beside its stack, as a second
     /// responder on one machine (RFC 6762 §15): same interfaces and addresses, each hearing the
     /// other's multicast, a unicast datagram to them going to one of the two.
+    @discardableResult
     public mutating func addHost(
         named hostName: String?, links hostLinks: [LinkID], seed: UInt64? = nil,
         cacheCapacity: Int = 4096,
         unicastReplyFamilies: Set<IPFamily> = Set(IPFamily.allCases), knownAnswersPerFamily: Bool = false,
-        sharingAddressesOf sibling: HostID? = nil
+        sharingAddressesOf sibling: HostID? = nil, makeStack: (MDNSEngine) -> Stack
     ) -> HostID {
         let id = HostID(index: hosts.count)
         var interfaces: [LinkID: NetworkInterface] = [:]
@@ -127,17 +132,18 @@ public struct SimulatedNetwork {
                 sibling.flatMap { hosts[$0.index].interfaces[link] }
                 ?? Self.interface(for: id, on: link, families: families)
         }
-        let engine = hostName.map {
-            MDNSEngine(
-                configuration: .init(
-                    hostName: $0, cacheCapacity: cacheCapacity, unicastReplyFamilies: unicastReplyFamilies,
-                    knownAnswersPerFamily: knownAnswersPerFamily),
-                seed: seed ?? random.next())
+        let stack = hostName.map {
+            makeStack(
+                MDNSEngine(
+                    configuration: .init(
+                        hostName: $0, cacheCapacity: cacheCapacity, unicastReplyFamilies: unicastReplyFamilies,
+                        knownAnswersPerFamily: knownAnswersPerFamily),
+                    seed: seed ?? random.next()))
         }
-        hosts.append(Host(engine: engine, interfaces: interfaces, up: Set(hostLinks)))
-        if hosts[id.index].engine != nil {
+        hosts.append(Host(stack: stack, interfaces: interfaces, up: Set(hostLinks)))
+        if hosts[id.index].stack != nil {
             for link in hostLinks.sorted(by: { $0.index < $1.index }) {
-                hosts[id.index].engine!.setInterface(interfaces[link]!, at: now)
+                hosts[id.index].stack!.setInterface(interfaces[link]!, at: now)
             }
             collect(from: id)
         }
@@ -164,16 +170,19 @@ public struct SimulatedNetwork {
         hosts[host.index].interfaces[link]!.addresses.first { $0.address.family == family }!.address
     }
 
-    // MARK: Driving engines
+    // MARK: Driving stacks
 
-    /// Runs `body` on a host's engine at the current time, then collects what it produced.
-    public mutating func withEngine<Result>(_ host: HostID, _ body: (inout MDNSEngine, Instant) -> Result) -> Result {
-        let result = body(&hosts[host.index].engine!, now)
+    /// Runs `body` on a host's stack at the current time, then collects what it produced.
+    public mutating func withStack<Result>(_ host: HostID, _ body: (inout Stack, Instant) -> Result) -> Result {
+        let result = body(&hosts[host.index].stack!, now)
         collect(from: host)
         return result
     }
 
-    public func engine(_ host: HostID) -> MDNSEngine { hosts[host.index].engine! }
+    public func stack(_ host: HostID) -> Stack { hosts[host.index].stack! }
+
+    /// The engine a host's stack runs.
+    public func engine(_ host: HostID) -> MDNSEngine { hosts[host.index].stack!.engine }
 
     /// Datagrams an observer host received.
     public func received(by host: HostID) -> [ReceivedDatagram] { hosts[host.index].received }
@@ -198,9 +207,9 @@ public struct SimulatedNetwork {
         guard let interface = hosts[host.index].interfaces[link] else { return }
         if up {
             hosts[host.index].up.insert(link)
-            withEngine(host) { engine, now in engine.setInterface(interface, at: now) }
+            withStack(host) { stack, now in stack.setInterface(interface, at: now) }
         } else {
-            withEngine(host) { engine, now in engine.removeInterface(interface.id, at: now) }
+            withStack(host) { stack, now in stack.removeInterface(interface.id, at: now) }
             hosts[host.index].up.remove(link)
         }
     }
@@ -215,7 +224,7 @@ public struct SimulatedNetwork {
     public mutating func setAddresses(_ addresses: [InterfaceAddress], of host: HostID, on link: LinkID) {
         hosts[host.index].interfaces[link]!.addresses = addresses
         let interface = hosts[host.index].interfaces[link]!
-        withEngine(host) { engine, now in engine.setInterface(interface, at: now) }
+        withStack(host) { stack, now in stack.setInterface(interface, at: now) }
     }
 
     /// Runs the network until virtual time `end`.
@@ -233,11 +242,11 @@ public struct SimulatedNetwork {
                 deliver(delivery)
             } else if let deadline = deadlines.pop() {
                 let host = HostID(index: deadline.host)
-                withEngine(host) { engine, now in engine.advance(to: now) }
+                withStack(host) { stack, now in stack.advance(to: now) }
                 // advance(to:) runs everything due, so the deadline it leaves is later; one it
                 // skipped would come back at this instant forever.
                 precondition(
-                    hosts[host.index].engine?.nextDeadline.map { $0 > now } ?? true,
+                    hosts[host.index].stack?.nextDeadline.map { $0 > now } ?? true,
                     "host \(host.index): advance(to: \(now)) left a deadline at or before it")
             }
         }
@@ -255,24 +264,24 @@ public struct SimulatedNetwork {
         guard let link = hosts[host.index].interfaces.first(where: { $0.value.id == delivery.datagram.interface })?.key,
             hosts[host.index].up.contains(link)
         else { return }
-        if hosts[host.index].engine == nil {
+        if hosts[host.index].stack == nil {
             hosts[host.index].received.append(delivery.datagram)
         } else {
-            // A drop is the engine's own business here; the runtime counts them.
-            _ = withEngine(host) { engine, now in engine.receive(delivery.datagram, at: now) }
+            // A drop is the stack's own business here; the runtime counts them.
+            _ = withStack(host) { stack, now in stack.receive(delivery.datagram, at: now) }
         }
     }
 
     private mutating func collect(from host: HostID) {
-        guard var engine = hosts[host.index].engine else { return }
-        let datagrams = engine.takeDatagrams()
-        for event in engine.takeEvents() {
+        guard var stack = hosts[host.index].stack else { return }
+        for event in stack.takeEvents() {
             let timed = TimedEvent(time: now, host: host, event: event)
             if recordsEvents { events.append(timed) }
             eventObserver?(timed)
         }
-        hosts[host.index].engine = engine
-        let deadline = engine.nextDeadline.map { max($0, now) }
+        let datagrams = stack.takeDatagrams()
+        hosts[host.index].stack = stack
+        let deadline = stack.nextDeadline.map { max($0, now) }
         hosts[host.index].deadline = deadline
         if let deadline { deadlines.push(Deadline(time: deadline, host: host.index)) }
         for datagram in datagrams { transmit(datagram, from: host) }
@@ -323,5 +332,22 @@ public struct SimulatedNetwork {
             sequence += 1
             deliveries.push(Delivery(time: now + delay, sequence: sequence, host: host, datagram: datagram))
         }
+    }
+}
+
+extension SimulatedNetworkOf where Stack == MDNSEngine {
+    /// Adds a host running an engine named `hostName`, or an observer without one when nil (see
+    /// ``addHost(named:links:seed:cacheCapacity:unicastReplyFamilies:knownAnswersPerFamily:sharingAddressesOf:makeStack:)``).
+    @discardableResult
+    public mutating func addHost(
+        named hostName: String?, links hostLinks: [LinkID], seed: UInt64? = nil,
+        cacheCapacity: Int = 4096,
+        unicastReplyFamilies: Set<IPFamily> = Set(IPFamily.allCases), knownAnswersPerFamily: Bool = false,
+        sharingAddressesOf sibling: HostID? = nil
+    ) -> HostID {
+        addHost(
+            named: hostName, links: hostLinks, seed: seed, cacheCapacity: cacheCapacity,
+            unicastReplyFamilies: unicastReplyFamilies, knownAnswersPerFamily: knownAnswersPerFamily,
+            sharingAddressesOf: sibling, makeStack: { $0 })
     }
 }

@@ -11,7 +11,7 @@ import Testing
 
     @Test func aRecordFirstComingOverIPv6IsReportedOnceWithBothFamilies() throws {
         var (network, link, observer, browser) = SimulatedNetwork.observerAndBrowser(seed: 81, settle: .seconds(3))
-        let query = network.withEngine(browser) { engine, now in
+        let query = network.withStack(browser) { engine, now in
             engine.startQuery(name: Self.instance.parent, type: .ptr, at: now)
         }
         let records = Querier.serviceRecords(
@@ -35,7 +35,7 @@ import Testing
 
     @Test func anIPv4OnlyRespondersRecordIsHeardOverIPv4Alone() {
         var (network, link, observer, browser) = SimulatedNetwork.observerAndBrowser(seed: 82, settle: .seconds(3))
-        _ = network.withEngine(browser) { engine, now in
+        _ = network.withStack(browser) { engine, now in
             engine.startQuery(name: Self.instance.parent, type: .ptr, at: now)
         }
         let records = Querier.serviceRecords(
@@ -61,7 +61,7 @@ import Testing
         let browser = network.addHost(named: "beta", links: [link], knownAnswersPerFamily: perFamily)
         network.run(for: .seconds(3))
         let start = network.now
-        _ = network.withEngine(browser) { engine, now in
+        _ = network.withStack(browser) { engine, now in
             engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(2))
@@ -84,7 +84,7 @@ import Testing
         let observer = network.addHost(named: nil, links: [link])
         let browser = network.addHost(named: "beta", links: [link], knownAnswersPerFamily: perFamily)
         network.run(for: .seconds(3))
-        _ = network.withEngine(browser) { engine, now in
+        _ = network.withStack(browser) { engine, now in
             engine.startQuery(name: Self.instance.parent, type: .ptr, at: now)
         }
         network.run(for: .milliseconds(500))

@@ -9,13 +9,13 @@ import Testing
         let link = network.addLink()
         let publisher = network.addHost(named: "alpha", links: [link])
         let browser = network.addHost(named: "beta", links: [link])
-        let registration = network.withEngine(publisher) { engine, now in
+        let registration = network.withStack(publisher) { engine, now in
             engine.register(Support.service("Web"), at: now)
         }
         network.run(for: .seconds(3))
         #expect(network.events(of: publisher).contains(.registered(registration, name: Support.instance("Web"))))
 
-        let browse = network.withEngine(browser) { engine, now in
+        let browse = network.withStack(browser) { engine, now in
             engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(1))
@@ -34,12 +34,12 @@ import Testing
         var network = SimulatedNetwork(seed: seed)
         let link = network.addLink()
         let publisher = network.addHost(named: "alpha", links: [link])
-        _ = network.withEngine(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
+        _ = network.withStack(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
         network.run(for: .seconds(10))
 
         let browser = network.addHost(named: "beta", links: [link])
         let start = network.now
-        let browse = network.withEngine(browser) { engine, now in
+        let browse = network.withStack(browser) { engine, now in
             engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(3))

@@ -15,12 +15,12 @@ import Testing
         let id = Responder.register(Support.service("X"), on: publisher, in: &network)
         // A browser that comes later has nothing cached: its query is answered.
         let browser = network.addHost(named: "beta", links: [link])
-        let query = network.withEngine(browser) { engine, now in
+        let query = network.withStack(browser) { engine, now in
             engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(2))
-        network.withEngine(browser) { engine, _ in engine.stopQuery(query) }
-        network.withEngine(publisher) { engine, now in engine.deregister(id, at: now) }
+        network.withStack(browser) { engine, _ in engine.stopQuery(query) }
+        network.withStack(publisher) { engine, now in engine.deregister(id, at: now) }
         network.run(for: .seconds(2))
 
         var seen: Set<OutgoingDatagram.Purpose> = []
@@ -76,7 +76,7 @@ import Testing
             (ReceivedDatagram(bytes: response, source: peer, interface: interface, isMulticast: true), nil),
         ]
         for (datagram, expected) in cases {
-            let reason = network.withEngine(host) { engine, now in engine.receive(datagram, at: now) }
+            let reason = network.withStack(host) { engine, now in engine.receive(datagram, at: now) }
             #expect(reason == expected)
         }
     }
@@ -94,12 +94,12 @@ import Testing
             ReceivedDatagram(bytes: try query.encoded(), source: peer, interface: interface, isMulticast: true),
             ReceivedDatagram(bytes: [1, 2, 3], source: peer, interface: interface, isMulticast: true),
         ]
-        let off = network.withEngine(host) { engine, now in
+        let off = network.withStack(host) { engine, now in
             for datagram in datagrams { engine.receive(datagram, at: now) }
             return engine.takeDiagnostics()
         }
         #expect(off.isEmpty)
-        let on = network.withEngine(host) { engine, now in
+        let on = network.withStack(host) { engine, now in
             engine.reportsDiagnostics = true
             for datagram in datagrams { engine.receive(datagram, at: now) }
             return engine.takeDiagnostics()
@@ -119,9 +119,9 @@ import Testing
         let owner = network.addHost(named: "alpha", links: [link])
         let newcomer = network.addHost(named: "beta", links: [link])
         Responder.register(Support.service("X"), on: owner, in: &network)
-        network.withEngine(newcomer) { engine, _ in engine.reportsDiagnostics = true }
+        network.withStack(newcomer) { engine, _ in engine.reportsDiagnostics = true }
         Responder.register(Support.service("X"), on: newcomer, in: &network)
-        let diagnostics = network.withEngine(newcomer) { engine, _ in engine.takeDiagnostics() }
+        let diagnostics = network.withStack(newcomer) { engine, _ in engine.takeDiagnostics() }
         let conflicts = diagnostics.compactMap { diagnostic -> (DomainName, SocketAddress, Bool)? in
             if case .conflict(let name, let source, _, let whileProbing) = diagnostic {
                 (name, source, whileProbing)

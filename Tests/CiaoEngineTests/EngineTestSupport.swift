@@ -64,7 +64,7 @@ struct PublishedWeb {
         self.links = links
         publisher = network.addHost(named: "alpha", links: links)
         browser = network.addHost(named: "beta", links: links)
-        registration = network.withEngine(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
+        registration = network.withStack(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
         network.run(for: .seconds(5))
     }
 }

@@ -33,7 +33,7 @@ import Testing
         let link = network.addLink()
         let other = network.addLink()
         let browser = network.addHost(named: "vm", links: [link, other])
-        network.withEngine(browser) { engine, now in
+        network.withStack(browser) { engine, now in
             _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
             _ = engine.startQuery(name: Support.instance("Web"), type: .srv, at: now)
             _ = engine.startQuery(name: Self.vm, type: .a, at: now)
@@ -88,7 +88,7 @@ import Testing
             })
         // Withdrawn, it says goodbye to its service only.
         let byeAt = network.now
-        network.withEngine(program) { engine, now in engine.deregister(id, at: now) }
+        network.withStack(program) { engine, now in engine.deregister(id, at: now) }
         network.run(for: .seconds(1))
         let goodbyes = network.sent(by: program, family: nil, since: byeAt).filter(\.isResponse)
         #expect(!goodbyes.isEmpty && goodbyes.allSatisfy { !$0.allRecords.contains { $0.name == Self.vm } })
@@ -102,8 +102,8 @@ import Testing
         let link = network.addLink(.init(delay: .microseconds(50)...(.milliseconds(2))))
         let first = network.addHost(named: "vm", links: [link])
         let second = network.addHost(named: "vm", links: [link], sharingAddressesOf: first)
-        let a = network.withEngine(first) { engine, now in engine.register(Support.service("A"), at: now) }
-        let b = network.withEngine(second) { engine, now in engine.register(Support.service("B"), at: now) }
+        let a = network.withStack(first) { engine, now in engine.register(Support.service("A"), at: now) }
+        let b = network.withStack(second) { engine, now in engine.register(Support.service("B"), at: now) }
         network.run(for: .seconds(5))
         #expect(Self.renames(in: network).isEmpty, "\(Self.renames(in: network))")
         #expect(network.engine(first).name(of: a) == Support.instance("A"))
@@ -135,7 +135,7 @@ import Testing
         let program = network.addHost(named: "vm", links: [link], sharingAddressesOf: daemon)
         Responder.register(Support.service("Program"), on: program, in: &network)
         let byeAt = network.now
-        network.withEngine(daemon) { engine, now in engine.deregister(daemonService, at: now) }
+        network.withStack(daemon) { engine, now in engine.deregister(daemonService, at: now) }
         network.run(for: .seconds(3))
         #expect(network.engine(program).hostClaim == .owned)
         let announced = network.sent(by: program, since: byeAt).filter { $0.isResponse && $0.answers(Self.vm, .a) }
@@ -192,7 +192,7 @@ import Testing
             #expect(reply.message.additionals.contains { $0.name == Self.vm && $0.data == address.recordData })
         }
         let byeAt = network.now
-        network.withEngine(publisher) { engine, now in engine.deregister(id, at: now) }
+        network.withStack(publisher) { engine, now in engine.deregister(id, at: now) }
         network.run(for: .seconds(1))
         let goodbyes = network.sent(by: publisher, since: byeAt).filter(\.isResponse).flatMap(\.message.answers)
         #expect(goodbyes.contains { $0.name == v4.reverseMappingName && $0.ttl == 0 })
@@ -253,7 +253,7 @@ import Testing
         let link = network.addLink()
         let publisher = network.addHost(named: "vm", links: [link])
         network.setLink(link, of: publisher, up: false)
-        let id = network.withEngine(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
+        let id = network.withStack(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
         network.run(for: .seconds(30))
         #expect(!network.events(of: publisher).contains { if case .registered = $0 { true } else { false } })
         #expect(network.sent(by: publisher, family: nil).isEmpty)

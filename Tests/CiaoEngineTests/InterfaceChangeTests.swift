@@ -11,7 +11,7 @@ import Testing
     ) {
         let web = PublishedWeb(seed: seed)
         var network = web.network
-        let query = network.withEngine(web.browser) { engine, now in
+        let query = network.withStack(web.browser) { engine, now in
             engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(2))
@@ -50,7 +50,7 @@ import Testing
     @Test func goodbyeOnARemovedInterfaceNamesEachRecordOnce() throws {
         var web = PublishedWeb(seed: 6)
         for name in ["Mail", "Print"] {
-            _ = web.network.withEngine(web.publisher) { engine, now in engine.register(Support.service(name), at: now) }
+            _ = web.network.withStack(web.publisher) { engine, now in engine.register(Support.service(name), at: now) }
         }
         web.network.run(for: .seconds(5))
         let sentBefore = web.network.transmissions.count

@@ -29,14 +29,14 @@ import Testing
         let link = network.addLink(.init(delay: .microseconds(200)...(.milliseconds(2))))
         let publisher = network.addHost(named: "alpha", links: [link])
         let observers = [network.addHost(named: nil, links: [link]), network.addHost(named: nil, links: [link])]
-        let id = network.withEngine(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
+        let id = network.withStack(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
         let names: [(DomainName, RecordType)] = [
             (Support.serviceType, .ptr), (Support.instance("Web"), .srv), (Support.instance("Web"), .txt),
             (Responder.name("alpha.local."), .a), (Responder.name("alpha.local."), .aaaa),
         ]
         for step in 0..<200 {
             if step == 60 {
-                network.withEngine(publisher) { engine, now in engine.updateTXT(id, to: Responder.txt(["v=2"]), at: now)
+                network.withStack(publisher) { engine, now in engine.updateTXT(id, to: Responder.txt(["v=2"]), at: now)
                 }
             }
             let observer = observers[step % 2]
@@ -74,7 +74,7 @@ import Testing
         network.inject(query, from: observer, on: link, source: source)
         while ptrMulticasts(after: start).isEmpty { network.run(for: .milliseconds(1)) }
         let made = ptrMulticasts(after: start)[0]
-        network.withEngine(publisher) { engine, _ in engine.noteSent(at: made + .milliseconds(300)) }
+        network.withStack(publisher) { engine, _ in engine.noteSent(at: made + .milliseconds(300)) }
         network.run(until: made + .milliseconds(1100))
         network.inject(query, from: observer, on: link, source: source)
         network.run(for: .seconds(1))

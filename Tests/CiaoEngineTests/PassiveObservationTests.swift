@@ -19,7 +19,7 @@ import Testing
         network.families = [.v4, .v6]
         let browserHost = network.addHost(named: "beta", links: [link])
         let observer = network.addHost(named: nil, links: [link])
-        network.withEngine(publisher) { engine, now in _ = engine.register(Support.service("Web"), at: now) }
+        network.withStack(publisher) { engine, now in _ = engine.register(Support.service("Web"), at: now) }
         network.run(for: .seconds(3))
         var browsers = [ResolvingBrowser(host: browserHost, serviceType: Support.serviceType)]
         browsers[0].start(&network)

@@ -10,7 +10,7 @@ import Testing
         let web = PublishedWeb(seed: 60, linkCount: 2)
         var network = web.network
         let (linkB, browserHost) = (web.links[1], web.browser)
-        let (browse, onlyA) = network.withEngine(browserHost) { engine, now in
+        let (browse, onlyA) = network.withStack(browserHost) { engine, now in
             (
                 engine.startQuery(name: Support.serviceType, type: .ptr, at: now),
                 engine.startQuery(name: Support.serviceType, type: .ptr, interfaces: [InterfaceID(1)], at: now)
@@ -55,7 +55,7 @@ import Testing
         let web = PublishedWeb(seed: 61, linkCount: 2)
         var network = web.network
         let (linkA, publisher, browserHost) = (web.links[0], web.publisher, web.browser)
-        let browse = network.withEngine(browserHost) { engine, now in
+        let browse = network.withStack(browserHost) { engine, now in
             engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(2))

@@ -20,7 +20,7 @@ import Testing
         network.run(until: network.now + .seconds(5), browsers: &browsers)
         #expect(Set(browsers[0].resolved.keys) == [Support.instance("Web")])
         let byeAt = network.now
-        network.withEngine(publisher) { engine, now in engine.deregister(registration, at: now) }
+        network.withStack(publisher) { engine, now in engine.deregister(registration, at: now) }
         network.run(until: network.now + .seconds(5), step: .milliseconds(1), browsers: &browsers)
         let removals = browsers[0].removals
         // PTR (browse), SRV and TXT (resolver queries) each reported removed once, and the host's
@@ -87,7 +87,7 @@ import Testing
         // A third host, with an empty cache, browses: its queries carry no known answers, nobody answers.
         let asker = network.addHost(named: "gamma", links: [link])
         let askStart = network.now
-        network.withEngine(asker) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+        network.withStack(asker) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
         }
         network.run(until: network.now + .seconds(60), step: .milliseconds(1), browsers: &browsers)
         let queries = network.messages(from: asker, after: askStart).filter { entry in

@@ -75,7 +75,7 @@ extension SimulatedNetwork {
         on host: HostID
     ) -> [RegistrationID] {
         let ids = (0..<count).map { index in
-            withEngine(host) { engine, now in
+            withStack(host) { engine, now in
                 var service = Support.service("\(prefix) \(index)", port: UInt16(8000 + index % 1000))
                 service.serviceType = type
                 return engine.register(service, at: now)

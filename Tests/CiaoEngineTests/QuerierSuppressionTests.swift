@@ -40,7 +40,7 @@ import Testing
         var (network, link, publisher) = Self.publisherNetwork(seed: 30)
         let browserHost = network.addHost(named: "beta", links: [link])
         let start = network.now
-        let browse = network.withEngine(browserHost) { engine, now in
+        let browse = network.withStack(browserHost) { engine, now in
             engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(300))
@@ -89,7 +89,7 @@ import Testing
     @Test func firstIPv6QueryListsWhatCameOverIPv4Alone() throws {
         var (network, link, observer, browserHost) = SimulatedNetwork.observerAndBrowser(seed: 32, settle: .seconds(2))
         let start = network.now
-        network.withEngine(browserHost) { engine, now in
+        network.withStack(browserHost) { engine, now in
             _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
         }
         network.run(for: .milliseconds(125))
@@ -113,7 +113,7 @@ import Testing
     @Test func queriesStandingBackTogetherStayTogether() {
         var (network, link, observer, browserHost) = SimulatedNetwork.observerAndBrowser(seed: 33, settle: .seconds(2))
         let instance = Support.instance("Nobody")
-        network.withEngine(browserHost) { engine, now in
+        network.withStack(browserHost) { engine, now in
             _ = engine.startQuery(name: instance, type: .srv, at: now)
             _ = engine.startQuery(name: instance, type: .txt, at: now)
         }
@@ -144,7 +144,7 @@ import Testing
             let hosts = (0..<browsers).map { network.addHost(named: "browser\($0)", links: [link]) }
             let start = network.now
             for host in hosts {
-                network.withEngine(host) { engine, now in
+                network.withStack(host) { engine, now in
                     _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
                 }
             }
@@ -187,7 +187,7 @@ import Testing
             name: instance, cacheFlush: true, ttl: 120,
             data: .srv(SRVData(priority: 0, weight: 0, port: 80, target: Querier.name("ghost.local."))))
         let start = network.now
-        let query = network.withEngine(browserHost) { engine, now in
+        let query = network.withStack(browserHost) { engine, now in
             engine.startQuery(name: instance, type: .srv, at: now)
         }
         // Within the first query's 20 ms minimum delay (§5.2).

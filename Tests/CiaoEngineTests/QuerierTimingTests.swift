@@ -13,7 +13,7 @@ import Testing
         let browserHost = network.addHost(named: "beta", links: [link])
         network.run(for: .seconds(10))
         let start = network.now
-        network.withEngine(browserHost) { engine, now in
+        network.withStack(browserHost) { engine, now in
             _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(Int64(hours) * 3600))
@@ -57,10 +57,10 @@ import Testing
         var network = SimulatedNetwork(seed: seed)
         let link = network.addLink()
         let host = network.addHost(named: "beta", links: [link])
-        network.withEngine(host) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+        network.withStack(host) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(10))
-        network.withEngine(host) { engine, now in
+        network.withStack(host) { engine, now in
             _ = engine.startQuery(name: Support.instance("Web"), type: .srv, at: now)
         }
         network.run(for: .seconds(10))
@@ -83,7 +83,7 @@ import Testing
         var network = SimulatedNetwork(seed: 4)
         let link = network.addLink()
         let host = network.addHost(named: "beta", links: [link], unicastReplyFamilies: [.v6])
-        network.withEngine(host) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+        network.withStack(host) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(5))
         func firstQuestion(over family: IPFamily) -> Question? {
@@ -125,7 +125,7 @@ import Testing
         let browserHost = network.addHost(named: "beta", links: [link])
         network.run(for: .seconds(1))
         let start = network.now
-        let browse = network.withEngine(browserHost) { engine, now in
+        let browse = network.withStack(browserHost) { engine, now in
             engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(2))
@@ -153,12 +153,12 @@ import Testing
         network.run(for: .seconds(10))
         let start = network.now
         let instance = Support.instance("Web")
-        network.withEngine(host) { engine, now in
+        network.withStack(host) { engine, now in
             _ = engine.startQuery(name: instance, type: .srv, at: now)
             _ = engine.startQuery(name: instance, type: .txt, at: now + .milliseconds(5))
         }
         network.run(for: .seconds(200))
-        network.withEngine(host) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+        network.withStack(host) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(10))
         let queries = network.messages(from: host, after: start).filter { !$0.message.header.isResponse }
@@ -173,13 +173,13 @@ import Testing
     /// until the record nears 80 % of its TTL (§7.1); the cached answer is reported at once.
     @Test func uniqueAnswerInTheCacheNeedsNoQuery() {
         var published = PublishedWeb(seed: 9)
-        let browse = published.network.withEngine(published.browser) { engine, now in
+        let browse = published.network.withStack(published.browser) { engine, now in
             engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
         }
         published.network.run(for: .seconds(2))
         #expect(published.network.browsed(browse, by: published.browser) == [Support.instance("Web")])
         let start = published.network.now
-        let srvQuery = published.network.withEngine(published.browser) { engine, now in
+        let srvQuery = published.network.withStack(published.browser) { engine, now in
             engine.startQuery(name: Support.instance("Web"), type: .srv, at: now)
         }
         let reported = published.network.events(of: published.browser).contains {
@@ -203,7 +203,7 @@ import Testing
     @Test func refreshQueriesAtEightyToNinetyFivePercent() {
         var (network, link, ghost, browserHost) = SimulatedNetwork.observerAndBrowser(seed: 21, settle: .seconds(3))
         let host = Querier.name("ghost.local.")
-        network.withEngine(browserHost) { engine, now in _ = engine.startQuery(name: host, type: .a, at: now) }
+        network.withStack(browserHost) { engine, now in _ = engine.startQuery(name: host, type: .a, at: now) }
         network.run(for: .seconds(10))
         let record = ResourceRecord(name: host, cacheFlush: true, ttl: 100, data: .a(IPv4Address(198, 18, 0, 9)))
         Querier.inject(Querier.response([record]), from: ghost, on: link, into: &network)

@@ -65,7 +65,7 @@ import Testing
         let publisher = network.addHost(named: "alpha", links: [link])
         let capacity = 4096
         let browserHost = network.addHost(named: "beta", links: [link], cacheCapacity: capacity)
-        network.withEngine(publisher) { engine, now in
+        network.withStack(publisher) { engine, now in
             _ = engine.register(Support.service("Web"), at: now)
             var other = Support.service("Other")
             other.serviceType = Querier.otherServiceType
@@ -80,13 +80,13 @@ import Testing
         // resolves the legitimate service.
         var browsers = [ResolvingBrowser(host: browserHost, serviceType: Support.serviceType, resolves: false)]
         browsers[0].start(&network)
-        network.withEngine(browserHost) { engine, now in
+        network.withStack(browserHost) { engine, now in
             _ = engine.startQuery(name: Support.instance("Web"), type: .srv, at: now)
             _ = engine.startQuery(name: Support.instance("Web"), type: .txt, at: now)
         }
         network.run(until: network.now + .seconds(3), browsers: &browsers)
         let hostName = network.engine(publisher).hostName
-        _ = network.withEngine(browserHost) { engine, now in engine.startQuery(name: hostName, type: .a, at: now) }
+        _ = network.withStack(browserHost) { engine, now in engine.startQuery(name: hostName, type: .a, at: now) }
         network.run(until: network.now + .seconds(2), browsers: &browsers)
         #expect(browsers[0].found.keys.contains(Support.instance("Web")))
         // What the browse and the resolution ask for: the PTR, SRV, TXT and A (not the NSECs).
@@ -186,7 +186,7 @@ import Testing
         let observer = network.addHost(named: nil, links: [link])
         let browserHost = network.addHost(named: "beta", links: [link], cacheCapacity: capacity)
         network.run(for: .seconds(2))
-        let query = network.withEngine(browserHost) { engine, now in
+        let query = network.withStack(browserHost) { engine, now in
             engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
         }
         return (network, link, observer, browserHost, query)

@@ -36,7 +36,7 @@ import Testing
     /// as an update to the new one (§10.2).
     @Test func cacheFlushReplacesAnOldAddressAfterOneSecond() {
         var setup = Self.setUp(seed: 40)
-        let query = setup.network.withEngine(setup.browserHost) { engine, now in
+        let query = setup.network.withStack(setup.browserHost) { engine, now in
             engine.startQuery(name: Self.hostName, type: .a, at: now)
         }
         Querier.inject(Querier.response([Self.a(10)]), from: setup.observer, on: setup.link, into: &setup.network)
@@ -59,7 +59,7 @@ import Testing
     /// both kept (§10.2: only records older than one second are flushed); a third, later, flushes both.
     @Test func cacheFlushKeepsRecordsFromTheLastSecond() {
         var setup = Self.setUp(seed: 41)
-        let query = setup.network.withEngine(setup.browserHost) { engine, now in
+        let query = setup.network.withStack(setup.browserHost) { engine, now in
             engine.startQuery(name: Self.hostName, type: .a, at: now)
         }
         Querier.inject(Querier.response([Self.a(1)]), from: setup.observer, on: setup.link, into: &setup.network)
@@ -100,7 +100,7 @@ import Testing
         network.run(until: network.now + .seconds(3), browsers: &browsers)
         #expect(browsers[0].resolved.keys.contains(Support.instance("Web")))
         let newTXT = try! TXTData(strings: [Array("v=2".utf8)])
-        network.withEngine(publisher) { engine, now in engine.updateTXT(registration, to: newTXT, at: now) }
+        network.withStack(publisher) { engine, now in engine.updateTXT(registration, to: newTXT, at: now) }
         network.run(until: network.now + .seconds(10), browsers: &browsers)
         let updates = browsers[0].updates.compactMap { entry -> ResourceRecord? in
             if case .updated(_, let record, _) = entry.event { return record }
@@ -116,7 +116,7 @@ import Testing
     /// Known answers inside another host's query are never cached (§7.1): they are claims, not answers.
     @Test func knownAnswersInQueriesAreNotCached() {
         var setup = Self.setUp(seed: 43)
-        let query = setup.network.withEngine(setup.browserHost) { engine, now in
+        let query = setup.network.withStack(setup.browserHost) { engine, now in
             engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
         }
         let records = Querier.serviceRecords(
@@ -142,7 +142,7 @@ import Testing
     /// responses with a non-zero rcode (§18.11).
     @Test func responsesFromOtherPortsAreIgnored() {
         var setup = Self.setUp(seed: 44)
-        let query = setup.network.withEngine(setup.browserHost) { engine, now in
+        let query = setup.network.withStack(setup.browserHost) { engine, now in
             engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
         }
         let records = Querier.serviceRecords(
@@ -166,7 +166,7 @@ import Testing
     /// Goodbyes for records not cached are ignored, and a goodbye does not resurrect a record.
     @Test func goodbyeForUnknownRecordIsIgnored() {
         var setup = Self.setUp(seed: 45)
-        _ = setup.network.withEngine(setup.browserHost) { engine, now in
+        _ = setup.network.withStack(setup.browserHost) { engine, now in
             engine.startQuery(name: Self.hostName, type: .a, at: now)
         }
         Querier.inject(

@@ -18,7 +18,7 @@ import Testing
     static func established(seed: UInt64 = 1, services: [String] = ["Web"]) -> Fixture {
         var fixture = Responder.publisherAndObserver(seed: seed)
         for service in services {
-            fixture.network.withEngine(fixture.publisher) { engine, now in
+            fixture.network.withStack(fixture.publisher) { engine, now in
                 _ = engine.register(Support.service(service), at: now)
             }
         }
@@ -148,7 +148,7 @@ import Testing
     /// the new one, which would leave both in caches (§10.2).
     @Test func aHeldBackAnswerReplacedMeanwhileIsNotSent() throws {
         var (network, link, publisher, observer) = Self.established(services: [])
-        let id = network.withEngine(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
+        let id = network.withStack(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
         network.run(for: .seconds(8))
         let question = Responder.question(Self.web, .txt)
         network.inject(Responder.query([question]), from: observer, on: link)
@@ -157,7 +157,7 @@ import Testing
         network.run(for: .milliseconds(200))
         let updated = network.now
         let newTXT = try TXTData(strings: [Array("v=2".utf8)])
-        network.withEngine(publisher) { engine, now in engine.updateTXT(id, to: newTXT, at: now) }
+        network.withStack(publisher) { engine, now in engine.updateTXT(id, to: newTXT, at: now) }
         network.run(for: .seconds(3))
         let txts = network.sent(by: publisher, since: updated).filter(\.isResponse).flatMap {
             $0.message.answers.filter { $0.type == .txt }
@@ -526,8 +526,8 @@ import Testing
         let alpha = network.addHost(named: "alpha", links: [link])
         let beta = network.addHost(named: "beta", links: [link])
         let observer = network.addHost(named: nil, links: [link])
-        network.withEngine(alpha) { engine, now in _ = engine.register(Support.service("A"), at: now) }
-        network.withEngine(beta) { engine, now in _ = engine.register(Support.service("B"), at: now) }
+        network.withStack(alpha) { engine, now in _ = engine.register(Support.service("A"), at: now) }
+        network.withStack(beta) { engine, now in _ = engine.register(Support.service("B"), at: now) }
         network.run(for: .seconds(8))
         let start = network.now
         network.inject(Responder.query([Responder.question(Responder.servicesName, .ptr)]), from: observer, on: link)
@@ -582,7 +582,7 @@ import Testing
         var (network, link, publisher, observer) = Responder.publisherAndObserver(seed: 1)
         var printer = Support.service("Printer")
         printer.subtypes = ["_color"]
-        network.withEngine(publisher) { engine, now in
+        network.withStack(publisher) { engine, now in
             _ = engine.register(printer, at: now)
             _ = engine.register(Support.service("Web"), at: now)
         }
@@ -620,7 +620,7 @@ import Testing
     @Test func anInstanceNamedTwiceInALaterPacketHasItsRecordsThereOnce() throws {
         var (network, link, publisher, observer) = Responder.publisherAndObserver(seed: 1)
         let large = (0..<3).map { "\($0)=" + String(repeating: "x", count: 230) }
-        network.withEngine(publisher) { engine, now in
+        network.withStack(publisher) { engine, now in
             var tiny = Support.service("Tiny")
             tiny.subtypes = ["_a", "_b"]
             _ = engine.register(tiny, at: now)
@@ -664,7 +664,7 @@ import Testing
         let browser = network.addHost(named: "beta", links: [link])
         network.run(for: .seconds(2))
         let start = network.now
-        network.withEngine(browser) { engine, now in
+        network.withStack(browser) { engine, now in
             _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(1))
@@ -722,7 +722,7 @@ import Testing
                 String(repeating: "x", count: min(200, txtSize - $0) - 1)
             }
             let (network, publisher, start) = Self.browsedByANewcomer(seed: 12) { network, publisher in
-                network.withEngine(publisher) { engine, now in
+                network.withStack(publisher) { engine, now in
                     _ = engine.register(Support.service("Big", txt: strings), at: now)
                 }
                 _ = network.registerServices(20, on: publisher)

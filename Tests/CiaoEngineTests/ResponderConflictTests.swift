@@ -121,7 +121,7 @@ import Testing
     func healedPartitionEndsWithOneOwner(seed: UInt64) throws {
         var (network, link, owners) = Self.partitionedOwnersOfWeb(seed: seed)
         let browser = network.addHost(named: "gamma", links: [link])
-        let query = network.withEngine(browser) { engine, now in
+        let query = network.withStack(browser) { engine, now in
             engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(5))
@@ -151,7 +151,7 @@ import Testing
         network.setConditions(.init(delay: .milliseconds(1)...(.milliseconds(3))), on: link)
         let healedAt = network.now
         let browser = network.addHost(named: "gamma", links: [link])
-        network.withEngine(browser) { engine, now in
+        network.withStack(browser) { engine, now in
             _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
             _ = engine.startQuery(name: Support.instance("Web"), type: .srv, at: now)
         }
@@ -178,7 +178,7 @@ import Testing
         let link = network.addLink(.init(loss: 1))
         let hosts = ["alpha", "beta"].enumerated().map { index, name in
             let host = network.addHost(named: name, links: [link])
-            let id = network.withEngine(host) { engine, now in
+            let id = network.withStack(host) { engine, now in
                 engine.register(Support.service("Web", port: UInt16(index + 1)), at: now)
             }
             return (host, id)
@@ -242,7 +242,7 @@ import Testing
     /// 10 s the responder waits at least 5 s between attempts, for as long as the storm lasts (§8.1).
     @Test func conflictStormSlowsProbingDown() throws {
         var (network, link, publisher, observer) = Responder.publisherAndObserver(seed: 12)
-        let id = network.withEngine(publisher) { engine, now in engine.register(Support.service("Storm"), at: now) }
+        let id = network.withStack(publisher) { engine, now in engine.register(Support.service("Storm"), at: now) }
         let start = network.now
         Self.defend(until: start + .seconds(60), in: &network, observer: observer, link: link) {
             $0.isSubdomain(of: Support.serviceType)
@@ -299,7 +299,7 @@ import Testing
     /// every host-name probe, no rename is reported and no service claims to be registered.
     @Test func aHostNameNeverWonIsNeverReported() {
         var (network, link, publisher, observer) = Responder.publisherAndObserver(seed: 23)
-        network.withEngine(publisher) { engine, now in _ = engine.register(Support.service("Web"), at: now) }
+        network.withStack(publisher) { engine, now in _ = engine.register(Support.service("Web"), at: now) }
         let impostor = ResourceRecord(
             name: Responder.name("alpha.local."), cacheFlush: true, ttl: 120,
             data: .a(IPv4Address(198, 18, 0, 200)))
@@ -353,7 +353,7 @@ import Testing
         let link = network.addLink()
         let publisher = network.addHost(named: "twin", links: [link])
         _ = network.addHost(named: "twin", links: [link])
-        network.withEngine(publisher) { engine, now in _ = engine.register(Support.service("Web"), at: now) }
+        network.withStack(publisher) { engine, now in _ = engine.register(Support.service("Web"), at: now) }
         network.run(for: .seconds(10))
         let finalHost = network.engine(publisher).hostName
         let announcedTargets = network.sentMessages(by: publisher).flatMap { $0.message.answers }.compactMap {

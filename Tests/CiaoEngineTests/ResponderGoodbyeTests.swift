@@ -13,18 +13,18 @@ import Testing
         let link = network.addLink()
         let publisher = network.addHost(named: "alpha", links: [link])
         let browser = network.addHost(named: "beta", links: [link])
-        let web = network.withEngine(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
-        let printer = network.withEngine(publisher) { engine, now in
+        let web = network.withStack(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
+        let printer = network.withStack(publisher) { engine, now in
             engine.register(Support.service("Printer"), at: now)
         }
-        let query = network.withEngine(browser) { engine, now in
+        let query = network.withStack(browser) { engine, now in
             engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(8))
         #expect(network.browsed(query, by: browser) == [Support.instance("Web"), Support.instance("Printer")])
 
         var start = network.now
-        network.withEngine(publisher) { engine, now in engine.deregister(web, at: now) }
+        network.withStack(publisher) { engine, now in engine.deregister(web, at: now) }
         network.run(for: .seconds(2))
         var goodbyes = network.sent(by: publisher, since: start).filter(\.isResponse)
         try #require(goodbyes.count == 1)
@@ -42,7 +42,7 @@ import Testing
         #expect(network.engine(publisher).name(of: web) == nil)
 
         start = network.now
-        network.withEngine(publisher) { engine, now in engine.deregister(printer, at: now) }
+        network.withStack(publisher) { engine, now in engine.deregister(printer, at: now) }
         network.run(for: .seconds(2))
         goodbyes = network.sent(by: publisher, since: start).filter(\.isResponse)
         try #require(goodbyes.count == 1)
@@ -65,16 +65,16 @@ import Testing
         let publisher = network.addHost(named: "alpha", links: [link])
         let browser = network.addHost(named: "beta", links: [link])
         let ids = (0..<301).map { index in
-            network.withEngine(publisher) { engine, now in engine.register(Support.service("Svc \(index)"), at: now) }
+            network.withStack(publisher) { engine, now in engine.register(Support.service("Svc \(index)"), at: now) }
         }
-        let query = network.withEngine(browser) { engine, now in
+        let query = network.withStack(browser) { engine, now in
             engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(10))
         try #require(network.browsed(query, by: browser).count == 301)
 
         let start = network.now
-        network.withEngine(publisher) { engine, now in engine.deregister(ids.dropLast(), at: now) }
+        network.withStack(publisher) { engine, now in engine.deregister(ids.dropLast(), at: now) }
         network.run(for: .seconds(2))
         let goodbyes = network.sent(by: publisher, since: start).filter(\.isResponse)
         #expect(goodbyes.allSatisfy { $0.time == start && $0.message.answers.allSatisfy { $0.ttl == 0 } })
@@ -89,9 +89,9 @@ import Testing
     @Test func deregisterWhileProbingSendsNothing() throws {
         var (network, _, publisher, _) = Responder.publisherAndObserver(seed: 22)
         let start = network.now
-        let id = network.withEngine(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
+        let id = network.withStack(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
         network.run(for: .milliseconds(300))
-        network.withEngine(publisher) { engine, now in engine.deregister(id, at: now) }
+        network.withStack(publisher) { engine, now in engine.deregister(id, at: now) }
         network.run(for: .seconds(5))
         let web = Support.instance("Web")
         let sent = network.sent(by: publisher, since: start).filter {
@@ -110,12 +110,12 @@ import Testing
         let link = network.addLink()
         let publisher = network.addHost(named: "alpha", links: [link])
         let browser = network.addHost(named: "beta", links: [link])
-        let id = network.withEngine(publisher) { engine, now in
+        let id = network.withStack(publisher) { engine, now in
             engine.register(Support.service("Web", txt: ["v=1"]), at: now)
         }
         network.run(for: .seconds(8))
         let web = Support.instance("Web")
-        let query = network.withEngine(browser) { engine, now in engine.startQuery(name: web, type: .txt, at: now) }
+        let query = network.withStack(browser) { engine, now in engine.startQuery(name: web, type: .txt, at: now) }
         network.run(for: .seconds(2))
         #expect(
             network.events(of: browser).contains {
@@ -124,7 +124,7 @@ import Testing
 
         let start = network.now
         let newTXT = Responder.txt(["v=2", "path=/"])
-        network.withEngine(publisher) { engine, now in engine.updateTXT(id, to: newTXT, at: now) }
+        network.withStack(publisher) { engine, now in engine.updateTXT(id, to: newTXT, at: now) }
         network.run(for: .seconds(5))
         let announcements = network.sent(by: publisher, since: start).filter {
             $0.isResponse && $0.isMulticast && $0.message.answers.contains { $0.name == web && $0.data == .txt(newTXT) }
@@ -159,7 +159,7 @@ import Testing
         Querier.inject(query, from: observer, on: published.links[0], into: &published.network)
         published.network.run(for: .milliseconds(5))
         let withdrawn = published.network.now
-        published.network.withEngine(published.publisher) { engine, now in
+        published.network.withStack(published.publisher) { engine, now in
             engine.deregister(published.registration, at: now)
         }
         published.network.run(for: .seconds(2))
@@ -175,7 +175,7 @@ import Testing
         let browser = network.addHost(named: "beta", links: [link])
         Responder.register(Support.service("Web"), on: publisher, in: &network)
         let instance = Support.instance("Web")
-        let query = network.withEngine(browser) { engine, now in engine.startQuery(name: instance, type: .srv, at: now)
+        let query = network.withStack(browser) { engine, now in engine.startQuery(name: instance, type: .srv, at: now)
         }
         network.run(for: .seconds(2))
         let srv = try #require(

@@ -14,14 +14,14 @@ import Testing
         network.recordsEvents = false
         let link = network.addLink()
         let publisher = network.addHost(named: "alpha", links: [link])
-        let id = network.withEngine(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
+        let id = network.withStack(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
         network.run(for: .seconds(5))
         func remembered() -> Int {
             network.engine(publisher).interfaces.states.map(\.lastMulticast.count).reduce(0, +)
         }
         let afterStart = remembered()
         for minute in 1...180 {
-            network.withEngine(publisher) { engine, now in
+            network.withStack(publisher) { engine, now in
                 engine.updateTXT(id, to: try! TXTData(strings: [Array("n=\(minute)".utf8)]), at: now)
             }
             network.run(for: .seconds(60))

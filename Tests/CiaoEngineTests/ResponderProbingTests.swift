@@ -21,10 +21,10 @@ import Testing
             let beta = network.addHost(named: "beta", links: [link])
             // Half the seeds register while the host names are still probing, half once established.
             if seed % 2 == 1 { network.run(for: .seconds(2)) }
-            let a = network.withEngine(alpha) { engine, now in
+            let a = network.withStack(alpha) { engine, now in
                 engine.register(Support.service("Shared", port: 1), at: now)
             }
-            let b = network.withEngine(beta) { engine, now in
+            let b = network.withStack(beta) { engine, now in
                 engine.register(Support.service("Shared", port: 2), at: now)
             }
             // Decided within ~2.5 s: the loser defers 1 s, hears the winner, renames and probes again.
@@ -62,7 +62,7 @@ import Testing
     func probesThenAnnouncementsFollowTheSchedule(seed: UInt64) throws {
         var (network, _, publisher, _) = Responder.publisherAndObserver(seed: seed)
         let registeredAt = network.now
-        let id = network.withEngine(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
+        let id = network.withStack(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
         network.run(for: .seconds(6))
         let instance = Support.instance("Web")
         let sent = network.sent(by: publisher, since: registeredAt)
@@ -117,7 +117,7 @@ import Testing
         var network = SimulatedNetwork(seed: 11)
         let link = network.addLink()
         let publisher = network.addHost(named: "alpha", links: [link])
-        network.withEngine(publisher) { engine, now in
+        network.withStack(publisher) { engine, now in
             _ = engine.register(Support.service("One"), at: now)
             _ = engine.register(Support.service("Two"), at: now)
         }

@@ -57,7 +57,7 @@ enum Responder {
     static func register(
         _ service: ServiceRegistration, on host: SimulatedNetwork.HostID, in network: inout SimulatedNetwork
     ) -> RegistrationID {
-        let id = network.withEngine(host) { engine, now in engine.register(service, at: now) }
+        let id = network.withStack(host) { engine, now in engine.register(service, at: now) }
         network.run(for: .seconds(5))
         return id
     }

@@ -8,7 +8,7 @@ import Testing
     /// The publisher of "Web" browses its own type, on a network where nothing else answers.
     private func browseOwnType(seed: UInt64 = 1) -> (PublishedWeb, QueryID) {
         var published = PublishedWeb(seed: seed)
-        let query = published.network.withEngine(published.publisher) { engine, now in
+        let query = published.network.withStack(published.publisher) { engine, now in
             engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
         }
         published.network.run(for: .seconds(1))
@@ -20,10 +20,10 @@ import Testing
         var network = published.network
         #expect(network.browsed(query, by: published.publisher) == [Support.instance("Web")])
         let host = network.engine(published.publisher).hostName
-        let srvQuery = network.withEngine(published.publisher) { engine, now in
+        let srvQuery = network.withStack(published.publisher) { engine, now in
             engine.startQuery(name: Support.instance("Web"), type: .srv, at: now)
         }
-        let addressQuery = network.withEngine(published.publisher) { engine, now in
+        let addressQuery = network.withStack(published.publisher) { engine, now in
             engine.startQuery(name: host, type: .a, at: now)
         }
         network.run(for: .milliseconds(10))
@@ -49,11 +49,11 @@ import Testing
 
     @Test func ownTXTUpdateIsReportedAsUpdated() throws {
         var (published, _) = browseOwnType()
-        let txtQuery = published.network.withEngine(published.publisher) { engine, now in
+        let txtQuery = published.network.withStack(published.publisher) { engine, now in
             engine.startQuery(name: Support.instance("Web"), type: .txt, at: now)
         }
         let newTXT = try TXTData(strings: [Array("v=2".utf8)])
-        published.network.withEngine(published.publisher) { engine, now in
+        published.network.withStack(published.publisher) { engine, now in
             engine.updateTXT(published.registration, to: newTXT, at: now)
         }
         published.network.run(for: .milliseconds(10))
@@ -66,7 +66,7 @@ import Testing
 
     @Test func deregisteredOwnServiceIsRemovedAtOnce() {
         var (published, query) = browseOwnType()
-        published.network.withEngine(published.publisher) { engine, now in
+        published.network.withStack(published.publisher) { engine, now in
             engine.deregister(published.registration, at: now)
         }
         published.network.run(for: .milliseconds(1))
@@ -77,7 +77,7 @@ import Testing
         var network = SimulatedNetwork(seed: 3)
         let link = network.addLink()
         let host = network.addHost(named: "solo", links: [link])
-        let query = network.withEngine(host) { engine, now in
+        let query = network.withStack(host) { engine, now in
             _ = engine.register(Support.service("Early"), at: now)
             return engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
         }
@@ -92,9 +92,9 @@ import Testing
         let link = network.addLink()
         let first = network.addHost(named: "first", links: [link])
         let second = network.addHost(named: "second", links: [link])
-        network.withEngine(first) { engine, now in _ = engine.register(Support.service("Same", port: 1), at: now) }
+        network.withStack(first) { engine, now in _ = engine.register(Support.service("Same", port: 1), at: now) }
         network.run(for: .seconds(5))
-        let query = network.withEngine(second) { engine, now in
+        let query = network.withStack(second) { engine, now in
             _ = engine.register(Support.service("Same", port: 2), at: now)
             return engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
         }
@@ -125,7 +125,7 @@ import Testing
         let remote = Responder.ptr(to: Support.instance("Elsewhere"))
         for (record, source) in [(local, ours), (remote, theirs)] {
             let bytes = try Message(header: .response(), answers: [record]).encoded()
-            network.withEngine(host) { engine, now in
+            network.withStack(host) { engine, now in
                 _ = engine.receive(
                     ReceivedDatagram(bytes: bytes, source: source, interface: interface, isMulticast: true), at: now)
             }

@@ -13,10 +13,10 @@ import Testing
                 loss: 0.2, delay: .milliseconds(1)...(.milliseconds(80)), duplication: 0.1))
         let hosts = (0..<5).map { network.addHost(named: "host\($0)", links: [link]) }
         for (index, host) in hosts.enumerated() {
-            _ = network.withEngine(host) { engine, now in
+            _ = network.withStack(host) { engine, now in
                 engine.register(Support.service("Shared \(index % 2)"), at: now)
             }
-            _ = network.withEngine(host) { engine, now in
+            _ = network.withStack(host) { engine, now in
                 engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
             }
         }

@@ -12,14 +12,14 @@ import Testing
         name: "Web", type: type, port: 8080, txtRecord: .empty, subtypes: [], allowsRenaming: true)
 
     @Test func aHostsAddressesAndTheNameEachMapsBackTo() throws {
-        var harness = DirectoryHarness()
+        var harness = DriverPair()
         harness.publish(Self.web, on: harness.publisher)
         harness.run(for: .seconds(3))
         harness.lookUp(try RecordLookup(hostName: "alpha", families: [.ipv4, .ipv6], interfaceIndex: 0))
         harness.run(for: .seconds(1))
         let v4 = harness.network.address(of: harness.publisher, on: harness.link, family: .v4)
         let v6 = harness.network.address(of: harness.publisher, on: harness.link, family: .v6)
-        let found = harness.recordBatches.values.joined().map(\.record)
+        let found = harness.recordBatches.joined().map(\.record)
         #expect(Set(found.map(\.value)) == [v4.description, v6.description])
         for record in found {
             #expect(record.name == "alpha.local.")
@@ -31,12 +31,12 @@ import Testing
         #expect(Set(families) == [.ipv4, .ipv6])
 
         for address in [v4, v6] {
-            var reverse = DirectoryHarness()
+            var reverse = DriverPair()
             reverse.publish(Self.web, on: reverse.publisher)
             reverse.run(for: .seconds(3))
             reverse.lookUp(try RecordLookup(reverseOf: address.description, interfaceIndex: 0))
             reverse.run(for: .seconds(1))
-            let answers = reverse.recordBatches.values.joined().map(\.record)
+            let answers = reverse.recordBatches.joined().map(\.record)
             #expect(answers.map(\.value) == ["alpha.local."], "reverse of \(address)")
             #expect(answers.first?.name == address.reverseMappingName.description)
         }
@@ -45,20 +45,16 @@ import Testing
     /// A record is reported when it comes, when its data changes and when its owner withdraws it:
     /// the SRV and TXT of a service published, updated and stopped while the lookup runs.
     @Test func recordsComeChangeAndGo() throws {
-        var harness = DirectoryHarness()
+        var harness = DriverPair()
         harness.lookUp(try RecordLookup(name: "Web._ciao._tcp.local", types: [.txt], interfaceIndex: 0))
         let token = harness.publish(Self.web, on: harness.publisher)
         harness.run(for: .seconds(3))
         let updated = try TXTRecord(strings: ["v": "2"])
-        harness.withDirectory(harness.publisher) { directory, engine, now in
-            directory.updateTXT(updated, of: token, engine: &engine, at: now)
-        }
+        harness.send(.updateTXT(updated, of: token), on: harness.publisher)
         harness.run(for: .seconds(3))
-        harness.withDirectory(harness.publisher) { directory, engine, now in
-            directory.cancel(token, engine: &engine, at: now)
-        }
+        harness.send(.cancel(token), on: harness.publisher)
         harness.run(for: .seconds(2))
-        let events = Array(harness.recordBatches.values.joined())
+        let events = Array(harness.recordBatches.joined())
         let empty = try TXTData(strings: [[]]).wireBytes
         #expect(events.map(\.kind) == ["added", "updated", "removed"])
         #expect(events.map(\.record.data) == [empty, [3] + Array("v=2".utf8), [3] + Array("v=2".utf8)])
@@ -68,13 +64,13 @@ import Testing
     /// Started when the answers are cached already, a lookup reports them at once, in its first
     /// batch, before any query of its own has gone out.
     @Test func cachedAnswersComeFirst() throws {
-        var harness = DirectoryHarness()
+        var harness = DriverPair()
         harness.publish(Self.web, on: harness.publisher)
         harness.run(for: .seconds(3))
         harness.browseAndResolve(Self.type)
         harness.run(for: .seconds(2))
         harness.lookUp(try RecordLookup(name: "Web._ciao._tcp.local.", types: [.srv], interfaceIndex: 0))
-        let first = try #require(harness.recordBatches.values.first)
+        let first = try #require(harness.recordBatches.first)
         #expect(first.map(\.record.value) == ["0 0 8080 alpha.local."])
     }
 

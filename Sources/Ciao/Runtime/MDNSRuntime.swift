@@ -12,8 +12,8 @@ import Foundation
 import Synchronization
 
 /// The process's one mDNS runtime: a single engine shared by every server, browser and resolver,
-/// driven on one thread (``RuntimeLoop``) that owns the sockets. The API hands it jobs; the loop
-/// runs them in order between network events.
+/// driven on one thread (``RuntimeLoop``) that owns the sockets. The API hands it commands as
+/// jobs; the loop runs them in order between network events.
 ///
 /// It starts on first use, with the ``NetworkScope`` in force then, and runs until the process
 /// ends; publications are withdrawn with goodbyes when their servers stop.
@@ -55,16 +55,16 @@ final class MDNSRuntime: DiscoveryBackend {
         throws(CiaoError)
         -> BackendToken
     {
-        try submitting { token, loop in
-            loop.directory.publish(publication, token: token, onUpdate: onUpdate, engine: &loop.engine, at: loop.now)
+        let token = newToken()
+        try submit(.publish(publication, token)) { update in
+            if case .publication(_, let publicationUpdate) = update { onUpdate(publicationUpdate) }
         }
+        return token
     }
 
     func updateTXT(_ txtRecord: TXTRecord, of publication: BackendToken) {
         do {
-            try submit { loop in
-                loop.directory.updateTXT(txtRecord, of: publication, engine: &loop.engine, at: loop.now)
-            }
+            try submit { loop in loop.handle(.updateTXT(txtRecord, of: publication)) }
         } catch {
             // The publication started the loop; only a loop that could not start fails here.
             DiagnosticHub.shared.emit(.error, .publication, "the TXT update could not be made: \(error)")
@@ -75,37 +75,44 @@ final class MDNSRuntime: DiscoveryBackend {
         throws(CiaoError)
         -> BackendToken
     {
-        try submitting { token, loop in
-            loop.directory.browse(
-                type: type, subtype: subtype, token: token, onUpdate: onUpdate, engine: &loop.engine, at: loop.now)
+        let token = newToken()
+        try submit(.browse(type, subtype: subtype, token)) { update in
+            if case .browse(_, let updates) = update { onUpdate(updates) }
         }
+        return token
     }
 
     func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError)
         -> BackendToken
     {
         try service.checkResolvable()
-        return try submitting { token, loop in
-            loop.directory.resolve(service, token: token, onUpdate: onUpdate, engine: &loop.engine, at: loop.now)
+        let token = newToken()
+        try submit(.resolve(service, token)) { update in
+            if case .resolved(_, let resolved) = update { onUpdate(resolved) }
         }
+        return token
     }
 
     func browseTypes(onUpdate: @escaping @Sendable (ServiceType) -> Void) throws(CiaoError) -> BackendToken {
-        try submitting { token, loop in
-            loop.directory.browseTypes(token: token, onUpdate: onUpdate, engine: &loop.engine, at: loop.now)
+        let token = newToken()
+        try submit(.browseTypes(token)) { update in
+            if case .serviceType(_, let type) = update { onUpdate(type) }
         }
+        return token
     }
 
     func lookUp(_ lookup: RecordLookup, onUpdate: @escaping @Sendable ([RecordEvent]) -> Void) throws(CiaoError)
         -> BackendToken
     {
-        try submitting { token, loop in
-            loop.directory.lookUp(lookup, token: token, onUpdate: onUpdate, engine: &loop.engine, at: loop.now)
+        let token = newToken()
+        try submit(.lookUp(lookup, token)) { update in
+            if case .records(_, let events) = update { onUpdate(events) }
         }
+        return token
     }
 
     func cancel(_ token: BackendToken) {
-        submitIfRunning { loop in loop.directory.cancel(token, engine: &loop.engine, at: loop.now) }
+        submitIfRunning { loop in loop.handle(.cancel(token)) }
     }
 
     var hasUsableInterface: Bool { interfacesPresent.load(ordering: .relaxed) }
@@ -130,16 +137,19 @@ final class MDNSRuntime: DiscoveryBackend {
 
     // MARK: Jobs
 
-    /// Allocates a token and submits `job` with it.
-    private func submitting(_ job: @escaping @Sendable (BackendToken, RuntimeLoop) -> Void) throws(CiaoError)
-        -> BackendToken
-    {
-        let token = state.withLock { state in
+    /// A token not given out before.
+    private func newToken() -> BackendToken {
+        state.withLock { state in
             defer { state.nextToken += 1 }
             return BackendToken(rawValue: state.nextToken)
         }
-        try submit { loop in job(token, loop) }
-        return token
+    }
+
+    /// Queues `command` for the loop thread; the updates of the token it names go to `subscriber`.
+    private func submit(
+        _ command: DiscoveryDriver.Command, subscriber: @escaping @Sendable (BackendUpdate) -> Void
+    ) throws(CiaoError) {
+        try submit { loop in loop.handle(command, subscriber: subscriber) }
     }
 
     /// Queues `job` for the loop thread, starting the loop on first use.
@@ -210,7 +220,7 @@ final class MDNSRuntime: DiscoveryBackend {
     }
 
     /// The machine's host name up to its first dot, as the host label (`<label>.local.`).
-    private static func defaultHostLabel() -> String {
+    static func defaultHostLabel() -> String {
         let name = ProcessInfo.processInfo.hostName.prefix { $0 != "." }
         return name.isEmpty || name == "localhost" ? "Ciao" : String(name)
     }

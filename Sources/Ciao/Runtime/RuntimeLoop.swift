@@ -6,14 +6,16 @@ import CiaoTransport
 import CiaoWire
 
 /// The runtime's thread: one poll(2) over the mDNS sockets, the netlink monitor and a wake-up
-/// descriptor, sleeping until the engine's next deadline. It is the engine's serial executor:
-/// jobs from the API, received datagrams, interface changes and timers all run here, in order.
+/// descriptor, sleeping until the driver's next deadline. It runs the ``DiscoveryDriver``, which
+/// decides everything, over the sockets: commands from the API, received datagrams, interface
+/// changes and timers go in, in order; datagrams go out and updates to their subscribers.
 ///
 /// Idle, it wakes only for the protocol's own timers (RFC 6762 §5.2 query intervals, §10 record
 /// refreshes and expiries).
 final class RuntimeLoop {
-    var engine: MDNSEngine
-    var directory = ServiceDirectory()
+    private var driver: DiscoveryDriver
+    /// Where the updates of each token go, until it is cancelled.
+    private var subscribers: [BackendToken: @Sendable (BackendUpdate) -> Void] = [:]
     let wakeup: Wakeup
     private let sockets: [IPFamily: MulticastSocket]
     private let monitor: NetlinkMonitor
@@ -56,13 +58,14 @@ final class RuntimeLoop {
         withUnsafeMutableBytes(of: &seed) { $0.copyBytes(from: (0..<8).map { _ in UInt8.random(in: .min ... .max) }) }
         // Unicast replies reach us only over a family on which no other stack shares port 5353.
         let unicastReplyFamilies = Set(sockets.filter { !$0.value.portWasInUse }.keys)
-        engine = MDNSEngine(
-            configuration: .init(
-                hostName: hostName, unicastReplyFamilies: unicastReplyFamilies,
-                knownAnswersPerFamily: scope.knownAnswersPerFamily), seed: seed)
+        driver = DiscoveryDriver(
+            engine: MDNSEngine(
+                configuration: .init(
+                    hostName: hostName, unicastReplyFamilies: unicastReplyFamilies,
+                    knownAnswersPerFamily: scope.knownAnswersPerFamily), seed: seed))
     }
 
-    /// The engine's time: monotonic, from the loop's creation.
+    /// The driver's time: monotonic, from the loop's creation.
     var now: Instant {
         Instant(nanoseconds: (ContinuousClock.now - origin).nanoseconds)
     }
@@ -73,10 +76,10 @@ final class RuntimeLoop {
         rescanInterfaces()
         let descriptors = [wakeup.fileDescriptor, monitor.fileDescriptor] + sockets.values.map(\.fileDescriptor)
         while true {
-            engine.reportsDiagnostics = diagnostics.isOn
-            engine.advance(to: now)
+            driver.reportsDiagnostics = diagnostics.isOn
+            driver.advance(to: now)
             flush()
-            let timeout = engine.nextDeadline.map { max($0 - now, .zero) }
+            let timeout = driver.nextDeadline.map { max($0 - now, .zero) }
             let readable: [Int32]
             do {
                 readable = try poller.wait(fileDescriptors: descriptors, timeout: timeout)
@@ -98,20 +101,32 @@ final class RuntimeLoop {
         }
     }
 
-    /// Sends what the engine has to send and delivers what it has to report, until neither is
-    /// left: a delivery can start queries (a resolution's address queries) with answers cached.
+    /// Carries out `command` for the API; `subscriber` receives the updates of the token it names
+    /// until a `cancel` of that token.
+    func handle(_ command: DiscoveryDriver.Command, subscriber: (@Sendable (BackendUpdate) -> Void)? = nil) {
+        switch command {
+        case .publish(_, let token), .browse(_, _, let token), .resolve(_, let token), .browseTypes(let token),
+            .lookUp(_, let token):
+            subscribers[token] = subscriber
+        case .cancel(let token):
+            subscribers[token] = nil
+        case .updateTXT, .withdrawEverything:
+            break
+        }
+        driver.handle(command, at: now)
+    }
+
+    /// Sends what the driver has to send and passes its updates to their subscribers.
     /// Returns how many multicast datagrams went out over `family` (those the kernel accepted).
     @discardableResult
     func flush(countingMulticastOver family: IPFamily? = nil) -> Int {
-        var multicastSent = 0
-        while true {
-            reportEngineDiagnostics()
-            multicastSent += sendDatagrams(countingMulticastOver: family)
-            let events = engine.takeEvents()
-            guard !events.isEmpty else { return multicastSent }
-            report(events)
-            for delivery in directory.handle(events, engine: &engine, at: now) { delivery() }
-        }
+        var multicastSent = sendDatagrams(countingMulticastOver: family)
+        let updates = driver.takeUpdates()
+        reportEngineDiagnostics()
+        // Working the updates out may have started queries that ask at once.
+        multicastSent += sendDatagrams(countingMulticastOver: family)
+        for update in updates { subscribers[update.token]?(update) }
+        return multicastSent
     }
 
     /// The counters since the loop started.
@@ -129,11 +144,11 @@ final class RuntimeLoop {
         nanosleep(&pause, nil)
     }
 
-    /// Sends the datagrams the engine has ready; returns how many multicast ones went out over
+    /// Sends the datagrams the driver has ready; returns how many multicast ones went out over
     /// `family` (those the kernel accepted).
     private func sendDatagrams(countingMulticastOver family: IPFamily?) -> Int {
         var multicastSent = 0
-        for datagram in engine.takeDatagrams() {
+        for datagram in driver.takeDatagrams() {
             guard let socket = sockets[datagram.family] else { continue }
             sentDatagrams.record(datagram.bytes, at: now)
             do {
@@ -156,14 +171,13 @@ final class RuntimeLoop {
             if case .multicast = datagram.destination, datagram.family == family { multicastSent += 1 }
         }
         // The once-a-second rule counts from when the records left, not from when they were made.
-        engine.noteSent(at: now)
+        driver.noteSent(at: now)
         return multicastSent
     }
 
     /// Deregisters every publication and leaves every interface: goodbyes for all our records.
     func withdrawEverything() {
-        directory.cancelAll(engine: &engine, at: now)
-        for id in interfaces.keys.sorted() { engine.removeInterface(id, at: now) }
+        driver.handle(.withdrawEverything, at: now)
         interfaces = [:]
         flush()
     }
@@ -204,7 +218,7 @@ final class RuntimeLoop {
         }
     }
 
-    /// Hands the datagrams to the engine one by one, sending what each calls for before the next:
+    /// Hands the datagrams to the driver one by one, sending what each calls for before the next:
     /// the engine stamps a multicast with the time it handled the datagram, for the once-a-second
     /// rule (RFC 6762 §6), so the send must not wait for the rest of the batch, however long. The
     /// batch's events are delivered after it. Returns the multicast datagrams sent over `family`.
@@ -225,7 +239,7 @@ final class RuntimeLoop {
                     .debug, .packet, interface: name, "ignored our own multicast, looped back by the kernel")
                 continue
             }
-            if let reason = engine.receive(datagram, at: time) {
+            if let reason = driver.receive(datagram, at: time) {
                 statistics.update(datagram.interface, family, name: name) { counters in
                     switch reason {
                     case .undecodable: counters.undecodable += 1
@@ -262,7 +276,7 @@ final class RuntimeLoop {
         let time = now
         let currentIDs = Set(current.map(\.id))
         for id in interfaces.keys.sorted() where !currentIDs.contains(id) {
-            engine.removeInterface(id, at: time)
+            driver.removeInterface(id, at: time)
             for socket in sockets.values {
                 do {
                     try socket.leave(id)
@@ -275,7 +289,6 @@ final class RuntimeLoop {
             diagnostics.emit(
                 .info, .interface, interface: interfaces[id]?.name, "gone or down: its records are withdrawn")
             interfaces[id] = nil
-            directory.interfaceNames[id] = nil
         }
         // In index order, so that under the kernel's limit of memberships per socket the
         // lowest-numbered interfaces hold them: an interface whose membership is given up for a
@@ -330,8 +343,7 @@ final class RuntimeLoop {
                         + interface.addresses.map { "\($0.address)/\($0.prefixLength)" }.joined(separator: ", "))
             }
             interfaces[interface.id] = interface
-            directory.interfaceNames[interface.id] = interface.name
-            engine.setInterface(interface, at: time)
+            driver.setInterface(interface, at: time)
         }
         reportInterfacesPresent(!interfaces.isEmpty)
         reportMembershipFailures(failures)
@@ -385,9 +397,11 @@ final class RuntimeLoop {
             "sent \(Self.noun(for: datagram.purpose)) to \(destination): \(summary)")
     }
 
-    /// Says what the engine met: each message received and from whom, drops and why, conflicts.
+    /// Says what the engine met: each message received and from whom, drops and why, conflicts;
+    /// and names won, lost and renamed.
     private func reportEngineDiagnostics() {
-        let taken = engine.takeDiagnostics()
+        report(driver.takePublicationEvents())
+        let taken = driver.takeDiagnostics()
         for diagnostic in taken {
             switch diagnostic {
             case .received(let message, let source, let interface):

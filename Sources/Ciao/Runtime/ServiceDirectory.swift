@@ -8,7 +8,7 @@ import Foundation
 
 /// DNS-SD on top of the engine (RFC 6763): publications become registrations; browses, resolutions
 /// and type enumerations become continuous queries; and the engine's record events become the
-/// service events the API reports. No I/O: the runtime calls it with the engine it drives.
+/// service updates the API reports, as values. No I/O: ``DiscoveryDriver`` calls it with its engine.
 struct ServiceDirectory {
     private var publications: [RegistrationID: PublicationSubscription] = [:]
     private var registrationsByToken: [BackendToken: RegistrationID] = [:]
@@ -23,8 +23,7 @@ struct ServiceDirectory {
     private var addressFollows: [AddressTarget: AddressFollow] = [:]
     /// Which target each address query asks about.
     private var addressQueryTargets: [QueryID: AddressTarget] = [:]
-    /// The callbacks of record lookups, and which lookup each of their queries feeds.
-    private var lookups: [BackendToken: @Sendable ([RecordEvent]) -> Void] = [:]
+    /// Which lookup each query of a record lookup feeds.
     private var lookupQueries: [QueryID: BackendToken] = [:]
     /// Interface names, for the `%zone` of IPv6 link-local addresses.
     var interfaceNames: [InterfaceID: String] = [:]
@@ -32,18 +31,18 @@ struct ServiceDirectory {
     private struct PublicationSubscription {
         /// The instance label of the last ``PublicationUpdate/registered(name:hostName:)``.
         var registeredName: String?
-        var onUpdate: @Sendable (PublicationUpdate) -> Void
+        var token: BackendToken
     }
 
     private struct BrowseSubscription {
         var type: ServiceType
-        var onUpdate: @Sendable ([BrowseUpdate]) -> Void
+        var token: BackendToken
     }
 
     private struct TypeSubscription {
         /// The types present, and the interfaces they are present on.
         var seen: [ServiceType: Set<InterfaceID>] = [:]
-        var onUpdate: @Sendable (ServiceType) -> Void
+        var token: BackendToken
     }
 
     private struct ResolutionSubscription {
@@ -56,7 +55,6 @@ struct ServiceDirectory {
         /// The SRV target whose addresses it follows.
         var addressTarget: AddressTarget?
         var lastReported: ResolvedService?
-        var onUpdate: @Sendable (ResolvedService) -> Void
 
         /// The SRV record answering first in interface order: the one whose target is followed.
         var firstSRV: (interface: InterfaceID, srv: SRVData)? {
@@ -93,9 +91,6 @@ struct ServiceDirectory {
         var heardOver: [CiaoEngine.IPAddress: Set<IPFamily>] = [:]
     }
 
-    /// A callback and its argument, to be called once the runtime has finished its own work.
-    typealias Delivery = @Sendable () -> Void
-
     /// How an engine event changed a record: new, replacing the one record of its RRset
     /// (``EngineEvent/updated(_:_:_:)``), or gone.
     private enum RecordChange {
@@ -104,17 +99,14 @@ struct ServiceDirectory {
 
     // MARK: Starting and stopping
 
-    mutating func publish(
-        _ publication: Publication, token: BackendToken, onUpdate: @escaping @Sendable (PublicationUpdate) -> Void,
-        engine: inout MDNSEngine, at now: Instant
-    ) {
+    mutating func publish(_ publication: Publication, token: BackendToken, engine: inout MDNSEngine, at now: Instant) {
         let hostLabel = engine.hostName.firstLabel.map { String(decoding: $0, as: UTF8.self) } ?? "Ciao"
         let registration = ServiceRegistration(
             instanceName: publication.name.isEmpty ? hostLabel : publication.name,
             serviceType: Self.typeName(publication.type), subtypes: publication.subtypes, port: publication.port,
             txt: Self.txtData(publication.txtRecord), allowsRenaming: publication.allowsRenaming)
         let id = engine.register(registration, at: now)
-        publications[id] = PublicationSubscription(onUpdate: onUpdate)
+        publications[id] = PublicationSubscription(token: token)
         registrationsByToken[token] = id
     }
 
@@ -125,29 +117,22 @@ struct ServiceDirectory {
 
     /// Browses `type`, or its instances under `subtype` (`<subtype>._sub.<type>`, RFC 6763 §7.1).
     mutating func browse(
-        type: ServiceType, subtype: String? = nil, token: BackendToken,
-        onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void, engine: inout MDNSEngine, at now: Instant
+        type: ServiceType, subtype: String? = nil, token: BackendToken, engine: inout MDNSEngine, at now: Instant
     ) {
         let typeName = Self.typeName(type)
         let name = subtype.flatMap(typeName.subtypeName) ?? typeName
         let query = engine.startQuery(name: name, type: .ptr, at: now)
-        browses[query] = BrowseSubscription(type: type, onUpdate: onUpdate)
+        browses[query] = BrowseSubscription(type: type, token: token)
         queriesByToken[token] = [query]
     }
 
-    mutating func browseTypes(
-        token: BackendToken, onUpdate: @escaping @Sendable (ServiceType) -> Void, engine: inout MDNSEngine,
-        at now: Instant
-    ) {
+    mutating func browseTypes(token: BackendToken, engine: inout MDNSEngine, at now: Instant) {
         let query = engine.startQuery(name: Self.typeEnumerationName, type: .ptr, at: now)
-        typeBrowses[query] = TypeSubscription(onUpdate: onUpdate)
+        typeBrowses[query] = TypeSubscription(token: token)
         queriesByToken[token] = [query]
     }
 
-    mutating func resolve(
-        _ service: Service, token: BackendToken, onUpdate: @escaping @Sendable (ResolvedService) -> Void,
-        engine: inout MDNSEngine, at now: Instant
-    ) {
+    mutating func resolve(_ service: Service, token: BackendToken, engine: inout MDNSEngine, at now: Instant) {
         guard let instance = try? Self.typeName(service.type).prepending(label: Array(service.name.utf8)) else {
             return
         }
@@ -155,8 +140,7 @@ struct ServiceDirectory {
         // then every interface is asked.
         let named = InterfaceID(service.interfaceIndex)
         let interfaces: Set<InterfaceID>? = service.interfaceIndex == 0 || !engine.hasInterface(named) ? nil : [named]
-        resolutions[token] = ResolutionSubscription(
-            service: service, instance: instance, interfaces: interfaces, onUpdate: onUpdate)
+        resolutions[token] = ResolutionSubscription(service: service, instance: instance, interfaces: interfaces)
         let queries = [RecordType.srv, .txt].map {
             engine.startQuery(name: instance, type: $0, interfaces: interfaces, at: now)
         }
@@ -166,15 +150,11 @@ struct ServiceDirectory {
 
     /// Asks for `lookup`'s name and types until cancelled, reporting each answering record as it
     /// comes, changes and goes; records already cached are reported at once.
-    mutating func lookUp(
-        _ lookup: RecordLookup, token: BackendToken, onUpdate: @escaping @Sendable ([RecordEvent]) -> Void,
-        engine: inout MDNSEngine, at now: Instant
-    ) {
+    mutating func lookUp(_ lookup: RecordLookup, token: BackendToken, engine: inout MDNSEngine, at now: Instant) {
         let interfaces: Set<InterfaceID>? = lookup.interfaceIndex == 0 ? nil : [InterfaceID(lookup.interfaceIndex)]
         let queries = lookup.types.map {
             engine.startQuery(name: lookup.name, type: $0, interfaces: interfaces, at: now)
         }
-        lookups[token] = onUpdate
         queriesByToken[token] = queries
         for query in queries { lookupQueries[query] = token }
     }
@@ -189,7 +169,6 @@ struct ServiceDirectory {
         if let target = resolutions.removeValue(forKey: token)?.addressTarget {
             unfollow(target, token: token, engine: &engine)
         }
-        lookups[token] = nil
         for query in queries {
             engine.stopQuery(query)
             browses[query] = nil
@@ -209,10 +188,10 @@ struct ServiceDirectory {
 
     // MARK: Engine events
 
-    /// Turns engine events into deliveries for the subscribers, in order; may start or stop
+    /// Turns engine events into updates for the subscribers, in order; may start or stop
     /// address queries as SRV targets change.
-    mutating func handle(_ events: [EngineEvent], engine: inout MDNSEngine, at now: Instant) -> [Delivery] {
-        var deliveries: [Delivery] = []
+    mutating func handle(_ events: [EngineEvent], engine: inout MDNSEngine, at now: Instant) -> [BackendUpdate] {
+        var updates: [BackendUpdate] = []
         var browseBatches: [QueryID: [BrowseUpdate]] = [:]
         var browseOrder: [QueryID] = []
         var touchedResolutions: [BackendToken] = []
@@ -222,27 +201,26 @@ struct ServiceDirectory {
         for event in events {
             switch event {
             case .registered(let id, let name):
-                guard let onUpdate = publications[id]?.onUpdate else { continue }
+                guard let token = publications[id]?.token else { continue }
                 let label = name.firstLabel.map { String(decoding: $0, as: UTF8.self) } ?? ""
                 publications[id]?.registeredName = label
-                let hostName = engine.hostName.description
-                deliveries.append { onUpdate(.registered(name: label, hostName: hostName)) }
+                updates.append(.publication(token, .registered(name: label, hostName: engine.hostName.description)))
             case .hostRenamed(_, let newHostName):
                 // The SRV records now name the new host.
                 for subscription in publications.values.sorted(by: { $0.registeredName ?? "" < $1.registeredName ?? "" }
                 ) {
                     guard let label = subscription.registeredName else { continue }
-                    let onUpdate = subscription.onUpdate, hostName = newHostName.description
-                    deliveries.append { onUpdate(.registered(name: label, hostName: hostName)) }
+                    updates.append(
+                        .publication(subscription.token, .registered(name: label, hostName: newHostName.description)))
                 }
             case .nameConflict(let id, _):
                 guard let subscription = publications.removeValue(forKey: id) else { continue }
                 registrationsByToken = registrationsByToken.filter { $0.value != id }
-                deliveries.append { subscription.onUpdate(.nameConflict) }
+                updates.append(.publication(subscription.token, .nameConflict))
             case .renamed(let id, _, _):
                 // Probing again under the new name; `registered` follows.
                 publications[id]?.registeredName = nil
-                if let onUpdate = publications[id]?.onUpdate { deliveries.append { onUpdate(.lostName) } }
+                if let token = publications[id]?.token { updates.append(.publication(token, .lostName)) }
             case .heardOver(let query, let record, let interface, _):
                 // Only browses (a line per protocol) and addresses (the first over each) care.
                 if case .found(let service)? = browseUpdate(query, record, interface, present: true) {
@@ -275,8 +253,7 @@ struct ServiceDirectory {
                     browseBatches[query, default: []].append(.heardOver(service, families))
                 } else if typeBrowses[query] != nil {
                     if let type = typeChange(query, record, interface, present: change != .removed) {
-                        let onUpdate = typeBrowses[query]!.onUpdate
-                        deliveries.append { onUpdate(type) }
+                        updates.append(.serviceType(typeBrowses[query]!.token, type))
                     }
                 } else if let token = resolutionQueries[query] {
                     resolutionRecord(record, change, on: interface, token: token, engine: &engine, at: now)
@@ -298,12 +275,12 @@ struct ServiceDirectory {
             }
         }
         for token in lookupOrder {
-            guard let onUpdate = lookups[token], let batch = lookupBatches[token] else { continue }
-            deliveries.append { onUpdate(batch) }
+            guard let batch = lookupBatches[token] else { continue }
+            updates.append(.records(token, batch))
         }
         for query in browseOrder {
-            guard let onUpdate = browses[query]?.onUpdate, let batch = browseBatches[query] else { continue }
-            deliveries.append { onUpdate(batch) }
+            guard let token = browses[query]?.token, let batch = browseBatches[query] else { continue }
+            updates.append(.browse(token, batch))
         }
         for target in touchedTargets {
             touchedResolutions += addressFollows[target]?.followers.sorted { $0.rawValue < $1.rawValue } ?? []
@@ -311,11 +288,11 @@ struct ServiceDirectory {
         var reported: Set<BackendToken> = []
         var liveAddresses: [AddressTarget: [InterfaceAddresses]] = [:]
         for token in touchedResolutions where reported.insert(token).inserted {
-            if let delivery = resolutionResult(token, engine: engine, liveAddresses: &liveAddresses) {
-                deliveries.append(delivery)
+            if let resolved = resolutionResult(token, engine: engine, liveAddresses: &liveAddresses) {
+                updates.append(.resolved(token, resolved))
             }
         }
-        return deliveries
+        return updates
     }
 
     private func browseUpdate(_ query: QueryID, _ record: ResourceRecord, _ interface: InterfaceID, present: Bool)
@@ -461,7 +438,7 @@ struct ServiceDirectory {
     /// `liveAddresses` memoizes ``liveAddresses(of:engine:)`` across the resolutions of one batch.
     private mutating func resolutionResult(
         _ token: BackendToken, engine: MDNSEngine, liveAddresses: inout [AddressTarget: [InterfaceAddresses]]
-    ) -> Delivery? {
+    ) -> ResolvedService? {
         guard var resolution = resolutions[token], let (interface, srv) = resolution.firstSRV,
             let txt = resolution.answers.first(where: { $0.interface == interface })?.txt
                 ?? resolution.answers.lazy.compactMap(\.txt).first,
@@ -500,8 +477,7 @@ struct ServiceDirectory {
         }
         resolution.lastReported = result
         resolutions[token] = resolution
-        let onUpdate = resolution.onUpdate, reported = result
-        return { onUpdate(reported) }
+        return result
     }
 
     /// Numeric form; an IPv6 link-local address carries its interface as `%zone`.

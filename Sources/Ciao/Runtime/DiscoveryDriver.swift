@@ -1,0 +1,140 @@
+import CiaoEngine
+
+/// The multicast DNS engine and the DNS-SD layer above it as one state machine without I/O, the
+/// part of the runtime that decides everything (RFC 6762, RFC 6763): commands, received
+/// datagrams, interface changes and time in; datagrams to send and ``BackendUpdate`` values out;
+/// ``nextDeadline`` says when to ``advance(to:)`` it. ``RuntimeLoop`` runs it over sockets, the
+/// tests on the simulated network.
+struct DiscoveryDriver {
+    /// What the API asks of the driver; each names the ``BackendToken`` its updates carry.
+    enum Command: Sendable {
+        case publish(Publication, BackendToken)
+        case updateTXT(TXTRecord, of: BackendToken)
+        case browse(ServiceType, subtype: String?, BackendToken)
+        case resolve(Service, BackendToken)
+        case browseTypes(BackendToken)
+        case lookUp(RecordLookup, BackendToken)
+        /// Stops what the token started; a publication is withdrawn with goodbyes.
+        case cancel(BackendToken)
+        /// Every publication withdrawn and every interface left, with their goodbyes together.
+        case withdrawEverything
+    }
+
+    private(set) var engine: MDNSEngine
+    private var directory = ServiceDirectory()
+    /// The time of the latest input, at which updates are worked out.
+    private var now = Instant.zero
+    private var updates: [BackendUpdate] = []
+    /// The engine's events about publications, kept while ``reportsDiagnostics`` is on.
+    private var publicationEvents: [EngineEvent] = []
+
+    init(engine: MDNSEngine) {
+        self.engine = engine
+    }
+
+    /// Whether the engine keeps what it received and met, and the driver the publications'
+    /// events, for ``takeDiagnostics()`` and ``takePublicationEvents()``.
+    var reportsDiagnostics: Bool {
+        get { engine.reportsDiagnostics }
+        set { engine.reportsDiagnostics = newValue }
+    }
+
+    /// When ``advance(to:)`` is due next.
+    var nextDeadline: Instant? { engine.nextDeadline }
+
+    // MARK: Inputs
+
+    mutating func handle(_ command: Command, at now: Instant) {
+        self.now = now
+        switch command {
+        case .publish(let publication, let token):
+            directory.publish(publication, token: token, engine: &engine, at: now)
+        case .updateTXT(let txtRecord, let token):
+            directory.updateTXT(txtRecord, of: token, engine: &engine, at: now)
+        case .browse(let type, let subtype, let token):
+            directory.browse(type: type, subtype: subtype, token: token, engine: &engine, at: now)
+        case .resolve(let service, let token):
+            directory.resolve(service, token: token, engine: &engine, at: now)
+        case .browseTypes(let token):
+            directory.browseTypes(token: token, engine: &engine, at: now)
+        case .lookUp(let lookup, let token):
+            directory.lookUp(lookup, token: token, engine: &engine, at: now)
+        case .cancel(let token):
+            directory.cancel(token, engine: &engine, at: now)
+        case .withdrawEverything:
+            directory.cancelAll(engine: &engine, at: now)
+            for id in directory.interfaceNames.keys.sorted() { removeInterface(id, at: now) }
+        }
+    }
+
+    /// A new interface, or new addresses on one (RFC 6762 §8.3, §10.2).
+    mutating func setInterface(_ interface: NetworkInterface, at now: Instant) {
+        self.now = now
+        directory.interfaceNames[interface.id] = interface.name
+        engine.setInterface(interface, at: now)
+    }
+
+    /// An interface gone or down: its records withdrawn, its caches flushed.
+    mutating func removeInterface(_ id: InterfaceID, at now: Instant) {
+        self.now = now
+        engine.removeInterface(id, at: now)
+        directory.interfaceNames[id] = nil
+    }
+
+    /// Handles one received datagram; returns why the engine ignored it, if it did.
+    @discardableResult
+    mutating func receive(_ datagram: ReceivedDatagram, at now: Instant) -> DropReason? {
+        self.now = now
+        return engine.receive(datagram, at: now)
+    }
+
+    /// Runs every timer due at `now`.
+    mutating func advance(to now: Instant) {
+        self.now = now
+        engine.advance(to: now)
+    }
+
+    /// Moves the times of the multicast just taken to `time`, when it left (RFC 6762 §6).
+    mutating func noteSent(at time: Instant) {
+        engine.noteSent(at: time)
+    }
+
+    // MARK: Outputs
+
+    /// The datagrams to send, in order.
+    mutating func takeDatagrams() -> [OutgoingDatagram] {
+        engine.takeDatagrams()
+    }
+
+    /// The updates since the last call, in order. Working them out can start queries (a
+    /// resolution follows its SRV target's addresses), so datagrams may follow them.
+    mutating func takeUpdates() -> [BackendUpdate] {
+        while case let events = engine.takeEvents(), !events.isEmpty {
+            if reportsDiagnostics { publicationEvents += events.filter(\.isAboutPublication) }
+            updates += directory.handle(events, engine: &engine, at: now)
+        }
+        defer { updates = [] }
+        return updates
+    }
+
+    /// What the engine received and met since the last call, while ``reportsDiagnostics`` is on.
+    mutating func takeDiagnostics() -> [EngineDiagnostic] {
+        engine.takeDiagnostics()
+    }
+
+    /// Names won, lost and renamed since the last call, while ``reportsDiagnostics`` is on.
+    mutating func takePublicationEvents() -> [EngineEvent] {
+        defer { publicationEvents = [] }
+        return publicationEvents
+    }
+}
+
+extension EngineEvent {
+    /// Whether the event is about a name this host publishes rather than a query's answers.
+    fileprivate var isAboutPublication: Bool {
+        switch self {
+        case .registered, .renamed, .nameConflict, .hostRenamed: true
+        case .added, .updated, .removed, .heardOver: false
+        }
+    }
+}

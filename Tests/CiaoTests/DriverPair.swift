@@ -1,0 +1,154 @@
+import CiaoEngine
+import CiaoSimulation
+
+@testable import Ciao
+
+/// Hosts running ``DiscoveryDriver`` on simulated links: what the runtime runs, without sockets.
+typealias DriverNetwork = SimulatedNetworkOf<DiscoveryDriver>
+
+extension DiscoveryDriver: SimulatedStack {
+    public mutating func takeEvents() -> [BackendUpdate] { takeUpdates() }
+}
+
+/// Two hosts on one simulated link running ``DiscoveryDriver``, "alpha" (publisher, unless named
+/// otherwise) and "beta" (browser); what a discovery session does with a browse (resolve what it
+/// finds) done here too.
+struct DriverPair {
+    var network = DriverNetwork(seed: 7)
+    let link: DriverNetwork.LinkID
+    let publisher: DriverNetwork.HostID
+    let browser: DriverNetwork.HostID
+    private var nextToken: UInt64 = 1
+    /// Browses whose finds are resolved, and how many of their updates have been looked at.
+    private var resolvingBrowses: Set<BackendToken> = []
+    private var updatesSeen = 0
+
+    init(publisherFamilies: Set<IPFamily> = [.v4, .v6], publisherName: String = "alpha") {
+        link = network.addLink()
+        network.families = publisherFamilies
+        publisher = network.addHost(named: publisherName, links: [link], makeStack: DiscoveryDriver.init)
+        network.families = [.v4, .v6]
+        browser = network.addHost(named: "beta", links: [link], makeStack: DiscoveryDriver.init)
+    }
+
+    /// The updates of `host`'s driver, in order.
+    func updates(of host: DriverNetwork.HostID) -> [BackendUpdate] {
+        network.events.filter { $0.host == host }.map(\.event)
+    }
+
+    /// What the browser's browses reported, but the families PTR records came over (``heardOver``).
+    var browseUpdates: [BrowseUpdate] {
+        allBrowseUpdates.filter { if case .heardOver = $0 { false } else { true } }
+    }
+
+    /// The families each found service's PTR record came over, in the order reported.
+    var heardOver: [(Service, Set<NetworkScope.AddressFamily>)] {
+        allBrowseUpdates.compactMap {
+            if case .heardOver(let service, let families) = $0 { (service, families) } else { nil }
+        }
+    }
+
+    var resolved: [ResolvedService] {
+        updates(of: browser).compactMap { if case .resolved(_, let resolved) = $0 { resolved } else { nil } }
+    }
+
+    var types: [ServiceType] {
+        updates(of: browser).compactMap { if case .serviceType(_, let type) = $0 { type } else { nil } }
+    }
+
+    /// The batches of record events the browser's lookups received.
+    var recordBatches: [[RecordEvent]] {
+        updates(of: browser).compactMap { if case .records(_, let events) = $0 { events } else { nil } }
+    }
+
+    var publicationUpdates: [DriverNetwork.HostID: [PublicationUpdate]] {
+        [publisher, browser].reduce(into: [:]) { result, host in
+            result[host] = updates(of: host).compactMap {
+                if case .publication(_, let update) = $0 { update } else { nil }
+            }
+        }
+    }
+
+    private var allBrowseUpdates: [BrowseUpdate] {
+        updates(of: browser).flatMap { update -> [BrowseUpdate] in
+            if case .browse(_, let updates) = update { updates } else { [] }
+        }
+    }
+
+    /// Hands `command` to `host`'s driver now.
+    mutating func send(_ command: DiscoveryDriver.Command, on host: DriverNetwork.HostID) {
+        network.withStack(host) { driver, now in driver.handle(command, at: now) }
+    }
+
+    @discardableResult
+    mutating func publish(_ publication: Publication, on host: DriverNetwork.HostID) -> BackendToken {
+        let token = takeToken()
+        send(.publish(publication, token), on: host)
+        return token
+    }
+
+    /// Browses on the browser host and resolves everything found, as a discovery session does.
+    mutating func browseAndResolve(_ type: ServiceType, subtype: String? = nil) {
+        let token = takeToken()
+        resolvingBrowses.insert(token)
+        send(.browse(type, subtype: subtype, token), on: browser)
+        resolveNewlyFound()
+    }
+
+    /// Resolves `service` on the browser host; results go to ``resolved``.
+    @discardableResult
+    mutating func resolve(_ service: Service) -> BackendToken {
+        let token = takeToken()
+        send(.resolve(service, token), on: browser)
+        return token
+    }
+
+    /// Enumerates service types on the browser host; they go to ``types``.
+    mutating func browseTypes() {
+        send(.browseTypes(takeToken()), on: browser)
+    }
+
+    /// Looks up records on the browser host; their events go to ``recordBatches``.
+    @discardableResult
+    mutating func lookUp(_ lookup: RecordLookup) -> BackendToken {
+        let token = takeToken()
+        send(.lookUp(lookup, token), on: browser)
+        return token
+    }
+
+    /// Publishes `name` (port 9, empty TXT) on `host`, lets it settle for three seconds, then
+    /// browses and resolves on the browser host for `duration`.
+    mutating func publishThenBrowseAndResolve(
+        _ name: String, type: ServiceType, on host: DriverNetwork.HostID, for duration: Duration
+    ) {
+        publish(
+            Publication(name: name, type: type, port: 9, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+            on: host)
+        run(for: .seconds(3))
+        browseAndResolve(type)
+        run(for: duration)
+    }
+
+    /// Runs the network in steps of 10 ms, after each resolving what the browses found.
+    mutating func run(for duration: Duration) {
+        let end = network.now + duration
+        while network.now < end {
+            network.run(for: .milliseconds(10))
+            resolveNewlyFound()
+        }
+    }
+
+    private mutating func resolveNewlyFound() {
+        let events = network.events
+        defer { updatesSeen = events.count }
+        for event in events[updatesSeen...] where event.host == browser {
+            guard case .browse(let token, let updates) = event.event, resolvingBrowses.contains(token) else { continue }
+            for case .found(let service) in updates { resolve(service) }
+        }
+    }
+
+    private mutating func takeToken() -> BackendToken {
+        defer { nextToken += 1 }
+        return BackendToken(rawValue: nextToken)
+    }
+}
