@@ -3,7 +3,8 @@ import Synchronization
 /// The state of a ``DiscoverySession``, shared with the backend's callbacks (which arrive on the
 /// backend's thread) and with resolution timeouts. Every change, and the events it yields, happens
 /// under one lock, so events come out in the order the changes were made; calls into the backend
-/// happen after the lock is released.
+/// happen after the lock is released. With automatic resolution the backend resolves what the
+/// browse finds; the core times each resolution out.
 final class DiscoveryCore: Sendable {
     private struct State {
         var browse: BackendToken?
@@ -14,28 +15,20 @@ final class DiscoveryCore: Sendable {
         var families: [Service: Set<NetworkScope.AddressFamily>] = [:]
         /// Told of what came over another family and changed nothing else (``DiscoverySession/observeArrivals(_:)``).
         var arrivalObserver: (@Sendable (Service) -> Void)?
-        /// Resolutions of found services, with their timeouts until the first result.
+        /// The resolutions of found services still wanted: timed until the first result.
         var resolutions: [Service: Resolution] = [:]
+        /// Tells a resolution from an earlier one of the same service, whose timeout must be
+        /// ignored.
         var resolutionsStarted = 0
         var isStopped = false
     }
 
     private struct Resolution {
-        /// Tells this resolution from an earlier one of the same service, whose late results
-        /// and timeout must be ignored.
         var number: Int
-        /// Nil until the backend has answered the request.
-        var token: BackendToken?
         var timeout: DeadlineScheduler.Token?
         /// The last result, to tell a change from one in the families its addresses came over
         /// alone, which the backend also reports.
         var lastResolved: ResolvedService?
-    }
-
-    /// Backend work decided under the lock and done after it.
-    private struct Followup {
-        var cancel: [BackendToken] = []
-        var resolve: [(service: Service, number: Int)] = []
     }
 
     private let backend: any DiscoveryBackend
@@ -77,7 +70,9 @@ final class DiscoveryCore: Sendable {
         sink.yield(.started)
         // Strong references: the backend drops its callbacks on cancel, and the stream's
         // termination runs once; the core lives as long as either side needs it.
-        let token = try backend.browse(type: type, subtype: subtype) { updates in self.apply(updates) }
+        let token = try backend.browse(type: type, subtype: subtype, resolving: automaticallyResolve) { updates in
+            self.apply(updates)
+        }
         let stoppedMeanwhile = state.withLock { state in
             state.browse = token
             return state.isStopped
@@ -87,32 +82,30 @@ final class DiscoveryCore: Sendable {
     }
 
     func stop() {
-        let followup = state.withLock { state -> Followup? in
-            guard !state.isStopped else { return nil }
+        let (wasRunning, browse) = state.withLock { state -> (Bool, BackendToken?) in
+            guard !state.isStopped else { return (false, nil) }
             state.isStopped = true
-            var followup = Followup()
-            followup.cancel = [state.browse].compactMap { $0 } + state.resolutions.values.compactMap(\.token)
             for resolution in state.resolutions.values { DeadlineScheduler.shared.cancel(resolution.timeout) }
             state.resolutions = [:]
             sink.yield(.stopped)
-            return followup
+            return (true, state.browse)
         }
-        guard let followup else { return }
+        guard wasRunning else { return }
         sink.finish()
-        perform(followup)
+        if let browse { backend.cancel(browse) }
     }
 
-    /// Applies one batch: the net change of membership, removals first.
+    /// Applies one batch: the net change of membership, removals first, then resolutions.
     private func apply(_ updates: [BrowseUpdate]) {
-        let followup = state.withLock { state -> Followup in
-            var followup = Followup()
-            guard !state.isStopped else { return followup }
+        state.withLock { state in
+            guard !state.isStopped else { return }
             // Each service's last update in the batch, in the order first mentioned; the set of
             // services itself is not copied, so a batch costs what it mentions.
             var mentioned: [Service] = []
             var last: [Service: BrowseUpdate] = [:]
             // Services found before this batch whose PTR came over another family.
             var heardOverAnother: [Service] = []
+            var resolved: [ResolvedService] = []
             for update in updates {
                 let service: Service
                 switch update {
@@ -127,6 +120,9 @@ final class DiscoveryCore: Sendable {
                     {
                         heardOverAnother.append(heard)
                     }
+                    continue
+                case .resolved(let result):
+                    resolved.append(result)
                     continue
                 }
                 if last.updateValue(update, forKey: service) == nil { mentioned.append(service) }
@@ -150,7 +146,6 @@ final class DiscoveryCore: Sendable {
             for service in removed {
                 if let resolution = state.resolutions.removeValue(forKey: service) {
                     DeadlineScheduler.shared.cancel(resolution.timeout)
-                    followup.cancel += [resolution.token].compactMap { $0 }
                 }
                 sink.yield(.removed(service))
             }
@@ -160,35 +155,11 @@ final class DiscoveryCore: Sendable {
                 state.resolutionsStarted += 1
                 let number = state.resolutionsStarted
                 state.resolutions[service] = Resolution(number: number, timeout: timeout(for: service, number: number))
-                followup.resolve.append((service, number))
             }
             for service in heardOverAnother where state.services.contains(service) {
                 state.arrivalObserver?(service)
             }
-            return followup
-        }
-        perform(followup)
-    }
-
-    private func perform(_ followup: Followup) {
-        for token in followup.cancel { backend.cancel(token) }
-        for (service, number) in followup.resolve {
-            do {
-                let token = try backend.resolve(service) { resolved in self.resolved(resolved, by: number) }
-                let wanted = state.withLock { state -> Bool in
-                    guard state.resolutions[service]?.number == number else { return false }
-                    state.resolutions[service]?.token = token
-                    return true
-                }
-                if !wanted { backend.cancel(token) }
-            } catch {
-                state.withLock { state in
-                    guard let resolution = state.resolutions[service], resolution.number == number else { return }
-                    DeadlineScheduler.shared.cancel(resolution.timeout)
-                    state.resolutions[service] = nil
-                    sink.yield(.resolutionFailed(service, error))
-                }
-            }
+            for result in resolved { apply(result, to: &state) }
         }
     }
 
@@ -198,33 +169,34 @@ final class DiscoveryCore: Sendable {
         }
     }
 
-    private func resolved(_ resolved: ResolvedService, by number: Int) {
-        state.withLock { state in
-            guard !state.isStopped, state.services.contains(resolved.service),
-                var resolution = state.resolutions[resolved.service], resolution.number == number
-            else { return }
-            DeadlineScheduler.shared.cancel(resolution.timeout)
-            resolution.timeout = nil
-            let previous = resolution.lastResolved
-            resolution.lastResolved = resolved
-            state.resolutions[resolved.service] = resolution
-            if resolved == previous {
-                state.arrivalObserver?(resolved.service)
-            } else {
-                sink.yield(.resolved(resolved))
-            }
+    /// A found service's resolution result: an event when it is new or changed; ignored once
+    /// the service is gone or its resolution has failed.
+    private func apply(_ resolved: ResolvedService, to state: inout State) {
+        guard state.services.contains(resolved.service), var resolution = state.resolutions[resolved.service] else {
+            return
+        }
+        DeadlineScheduler.shared.cancel(resolution.timeout)
+        resolution.timeout = nil
+        let previous = resolution.lastResolved
+        resolution.lastResolved = resolved
+        state.resolutions[resolved.service] = resolution
+        if resolved == previous {
+            state.arrivalObserver?(resolved.service)
+        } else {
+            sink.yield(.resolved(resolved))
         }
     }
 
+    /// Reports the failure and stops the backend resolving the service: it is not retried.
     private func resolutionTimedOut(_ service: Service, number: Int) {
-        let token = state.withLock { state -> BackendToken? in
+        let browse = state.withLock { state -> BackendToken? in
             guard !state.isStopped, state.services.contains(service), let resolution = state.resolutions[service],
                 resolution.number == number, resolution.lastResolved == nil
             else { return nil }
             state.resolutions[service] = nil
             sink.yield(.resolutionFailed(service, backend.timeoutError))
-            return resolution.token
+            return state.browse
         }
-        if let token { backend.cancel(token) }
+        if let browse { backend.stopResolving(service, of: browse) }
     }
 }

@@ -13,8 +13,7 @@ public enum DiscoveryEvent: Equatable, Hashable, Sendable {
     /// Host, port, addresses and TXT of a found service; reported again when any of them change.
     case resolved(ResolvedService)
     /// The automatic resolution of a found service failed: no answer within the resolution
-    /// timeout (`timedOut`, or ``CiaoError/noUsableInterface``), or it could not start. It is not
-    /// retried.
+    /// timeout (`timedOut`, or ``CiaoError/noUsableInterface``). It is not retried.
     case resolutionFailed(Service, CiaoError)
     /// ``DiscoverySession/stop()`` ended the session; the last event, after which
     /// ``DiscoverySession/events`` finishes.

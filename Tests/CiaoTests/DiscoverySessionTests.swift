@@ -93,8 +93,10 @@ struct DiscoverySessionTests {
         fake.emitBrowse(token, [.found(sentinel)])
         #expect(try await events.next() == .found(sentinel))
         #expect(await session.services == [b, sentinel])
-        #expect(!fake.resolutions.contains { $0.service == a }, "a service never reported found is not resolved")
-        #expect(fake.resolutions.filter { $0.service == b }.count == 1)
+        // A result for a service never reported found is not reported either.
+        fake.emitBrowse(token, [.resolved(try resolved(a)), .found(service("Second sentinel"))])
+        #expect(try await events.next() == .found(service("Second sentinel")))
+        #expect(fake.state.read { $0.browseResolving[token] } == true, "the backend resolves what it finds")
         await session.stop()
     }
 
@@ -131,43 +133,17 @@ struct DiscoverySessionTests {
         let a = service("A")
         fake.emitBrowse(token, [.found(a)])
         #expect(try await events.next() == .found(a))
-        let resolution = try await fake.resolution(of: a)
 
         fake.emitBrowse(token, [.removed(a)])
         #expect(try await events.next() == .removed(a))
-        #expect(fake.isCancelled(resolution), "the resolution is cancelled with the removal")
 
         // A result already under way arrives after the removal; the next event is the sentinel.
-        fake.emitResolved(resolution, try resolved(a))
+        fake.emitBrowse(token, [.resolved(try resolved(a))])
         let sentinel = service("Sentinel")
         fake.emitBrowse(token, [.found(sentinel)])
         #expect(try await events.next() == .found(sentinel))
         await session.stop()
         #expect(!(try await events.remainder()).contains { if case .resolved = $0 { true } else { false } })
-    }
-
-    @Test func lateResultOfACancelledResolutionIsNotTakenForANewOne() async throws {
-        // A removed service that is found again gets a new resolution; a result of the old one that
-        // was already under way must not be reported as the new one's (the protocol says callbacks
-        // may arrive after cancel, so receivers check their own state).
-        let (session, token, events) = try await startSession()
-        let a = service("A")
-        fake.emitBrowse(token, [.found(a)])
-        let old = try await fake.resolution(of: a, occurrence: 0)
-        fake.emitBrowse(token, [.removed(a)])
-        fake.emitBrowse(token, [.found(a)])
-        let new = try await fake.resolution(of: a, occurrence: 1)
-        #expect(old != new)
-        #expect(fake.isCancelled(old))
-        #expect(try await events.next() == .found(a))
-        #expect(try await events.next() == .removed(a))
-        #expect(try await events.next() == .found(a))
-
-        fake.emitResolved(old, try resolved(a, port: 1111))
-        let current = try resolved(a, port: 2222)
-        fake.emitResolved(new, current)
-        #expect(try await events.next() == .resolved(current))
-        await session.stop()
     }
 
     /// The backend reports only changes (ServiceDirectoryTests show it); each is an event.
@@ -176,19 +152,18 @@ struct DiscoverySessionTests {
         let a = service("A")
         fake.emitBrowse(token, [.found(a)])
         #expect(try await events.next() == .found(a))
-        let resolution = try await fake.resolution(of: a)
 
         let first = try resolved(a, txt: ["v": "1"])
-        fake.emitResolved(resolution, first)
+        fake.emitBrowse(token, [.resolved(first)])
         #expect(try await events.next() == .resolved(first))
         let changed = try resolved(a, txt: ["v": "2"])
-        fake.emitResolved(resolution, changed)
+        fake.emitBrowse(token, [.resolved(changed)])
         #expect(try await events.next() == .resolved(changed))
-        fake.emitResolved(resolution, first)
+        fake.emitBrowse(token, [.resolved(first)])
         #expect(try await events.next() == .resolved(first))
-        #expect(!fake.isCancelled(resolution), "resolution goes on while the service is present")
+        #expect(fake.stoppedResolutions.isEmpty, "resolution goes on while the service is present")
         await session.stop()
-        #expect(fake.isCancelled(resolution))
+        #expect(fake.isCancelled(token))
     }
 
     /// What came over another family is told to the arrival observer, not repeated in `events`:
@@ -207,18 +182,17 @@ struct DiscoverySessionTests {
         #expect(session.families(of: a) == [.ipv4, .ipv6])
         #expect(observed.values == [a])
 
-        let resolution = try await fake.resolution(of: a)
         var first = try resolved(a, txt: ["v": "1"])
         first.addressesHeardOver = [.ipv4: first.addresses]
-        fake.emitResolved(resolution, first)
+        fake.emitBrowse(token, [.resolved(first)])
         #expect(try await events.next() == .resolved(first))
         var heardOverIPv6 = first
         heardOverIPv6.addressesHeardOver[.ipv6] = first.addresses
-        fake.emitResolved(resolution, heardOverIPv6)
+        fake.emitBrowse(token, [.resolved(heardOverIPv6)])
         #expect(observed.values == [a, a])
         #expect(session.latestResolution(of: a)?.addressesHeardOver == heardOverIPv6.addressesHeardOver)
         let changed = try resolved(a, txt: ["v": "2"])
-        fake.emitResolved(resolution, changed)
+        fake.emitBrowse(token, [.resolved(changed)])
         #expect(try await events.next() == .resolved(changed), "no event came for the arrival alone")
         fake.emitBrowse(token, [.removed(a)])
         #expect(try await events.next() == .removed(a))
@@ -263,9 +237,8 @@ struct DiscoverySessionTests {
         let foundAB = ContinuousClock.now
         fake.emitBrowse(token, [.found(a), .found(b)])
         // A's result comes back at once, without awaiting anything the loaded pool may delay.
-        let resolutionOfA = try #require(fake.state.read { $0.resolutions.first { $0.service == a }?.token })
         let result = try resolved(a)
-        fake.emitResolved(resolutionOfA, result)
+        fake.emitBrowse(token, [.resolved(result)])
         try await Task.sleep(for: .milliseconds(300))
         let foundC = ContinuousClock.now
         fake.emitBrowse(token, [.found(c)])
@@ -296,27 +269,17 @@ struct DiscoverySessionTests {
         let started = ContinuousClock.now
         fake.emitBrowse(token, [.found(a)])
         #expect(try await events.next() == .found(a))
-        let resolution = try await fake.resolution(of: a)
         #expect(try await events.next() == .resolutionFailed(a, .timedOut))
         #expect(ContinuousClock.now - started >= .milliseconds(50))
-        #expect(fake.isCancelled(resolution))
+        #expect(fake.stoppedResolutions.map(\.service) == [a], "the backend stops resolving it")
+        #expect(fake.stoppedResolutions.map(\.browse) == [token])
         #expect(await session.services == [a], "a service that cannot be resolved is still present")
 
         // A late result after the failure is not reported.
-        fake.emitResolved(resolution, try resolved(a))
+        fake.emitBrowse(token, [.resolved(try resolved(a))])
         let sentinel = service("Sentinel")
         fake.emitBrowse(token, [.found(sentinel)])
         #expect(try await events.next() == .found(sentinel))
-        await session.stop()
-    }
-
-    @Test func aResolutionThatCannotStartIsReportedAsFailed() async throws {
-        let (session, token, events) = try await startSession()
-        let a = service("A")
-        fake.failNext(.resolve, with: .network("no interface"))
-        fake.emitBrowse(token, [.found(a)])
-        #expect(try await events.next() == .found(a))
-        #expect(try await events.next() == .resolutionFailed(a, .network("no interface")))
         await session.stop()
     }
 
@@ -326,10 +289,10 @@ struct DiscoverySessionTests {
         let a = service("A")
         fake.emitBrowse(token, [.found(a)])
         #expect(try await events.next() == .found(a))
-        #expect(fake.resolutions.isEmpty)
+        #expect(fake.state.read { $0.browseResolving[token] } == false)
         await session.stop()
         #expect(try await events.remainder() == [.stopped], "no resolutionFailed either")
-        #expect(fake.resolutions.isEmpty)
+        #expect(fake.stoppedResolutions.isEmpty)
     }
 
     // MARK: Stopping
@@ -351,12 +314,10 @@ struct DiscoverySessionTests {
         let (session, token, events) = try await startSession()
         let a = service("A")
         fake.emitBrowse(token, [.found(a)])
-        let resolution = try await fake.resolution(of: a)
         await session.stop()
         await session.stop()
         #expect(try await events.remainder() == [.found(a), .stopped])
         #expect(fake.cancelCount(token) == 1)
-        #expect(fake.cancelCount(resolution) == 1)
         await session.stop()
         #expect(fake.cancelCount(token) == 1)
     }
@@ -388,10 +349,8 @@ struct DiscoverySessionTests {
         }
         fake.emitBrowse(token, [.found(a)])
         try await consumed.wait("the consumer's first two events", until: { $0 >= 2 })
-        let resolution = try await fake.resolution(of: a)
         consumer.cancel()
         try await fake.cancellation(of: token)
-        #expect(fake.isCancelled(resolution))
         _ = try? await consumer.value
         #expect(fake.cancelCount(token) == 1)
         await session.stop()

@@ -47,9 +47,9 @@ struct DriverEquivalenceTests {
         let resolved = Inbox<ResolvedService>()
         let publication = try publisher.publish(Self.publication) { published.append($0) }
         try await waitUntil { !published.values.isEmpty }
-        let browse = try browser.browse(type: Self.type, subtype: nil) { updates in
+        let browse = try browser.browse(type: Self.type, subtype: nil, resolving: true) { updates in
             browsed.append(contentsOf: updates)
-            for case .found(let service) in updates { _ = try? browser.resolve(service) { resolved.append($0) } }
+            for case .resolved(let result) in updates { resolved.append(result) }
         }
         try await waitUntil { resolved.values.last?.addresses.count == 2 }
         browser.cancel(browse)
@@ -95,7 +95,7 @@ extension DriverEquivalenceTests.Reported {
             case .found(let service): .found(service.anyInterface)
             case .removed(let service): .removed(service.anyInterface)
             case .local(let service): .local(service.anyInterface)
-            case .heardOver: nil
+            case .heardOver, .resolved: nil
             }
         }
         for result in resolved {

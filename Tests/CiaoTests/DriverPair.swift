@@ -11,17 +11,13 @@ extension DiscoveryDriver: SimulatedStack {
 }
 
 /// Two hosts on one simulated link running ``DiscoveryDriver``, "alpha" (publisher, unless named
-/// otherwise) and "beta" (browser); what a discovery session does with a browse (resolve what it
-/// finds) done here too.
+/// otherwise) and "beta" (browser).
 struct DriverPair {
     var network = DriverNetwork(seed: 7)
     let link: DriverNetwork.LinkID
     let publisher: DriverNetwork.HostID
     let browser: DriverNetwork.HostID
     private var nextToken: UInt64 = 1
-    /// Browses whose finds are resolved, and how many of their updates have been looked at.
-    private var resolvingBrowses: Set<BackendToken> = []
-    private var updatesSeen = 0
 
     init(publisherFamilies: Set<IPFamily> = [.v4, .v6], publisherName: String = "alpha") {
         link = network.addLink()
@@ -36,9 +32,15 @@ struct DriverPair {
         network.events.filter { $0.host == host }.map(\.event)
     }
 
-    /// What the browser's browses reported, but the families PTR records came over (``heardOver``).
+    /// What the browser's browses reported, but the families PTR records came over (``heardOver``)
+    /// and resolutions (``resolved``).
     var browseUpdates: [BrowseUpdate] {
-        allBrowseUpdates.filter { if case .heardOver = $0 { false } else { true } }
+        allBrowseUpdates.filter {
+            switch $0 {
+            case .heardOver, .resolved: false
+            case .found, .removed, .local: true
+            }
+        }
     }
 
     /// The families each found service's PTR record came over, in the order reported.
@@ -48,8 +50,15 @@ struct DriverPair {
         }
     }
 
+    /// What the browser's resolutions reported: those of resolves and of resolving browses.
     var resolved: [ResolvedService] {
-        updates(of: browser).compactMap { if case .resolved(_, let resolved) = $0 { resolved } else { nil } }
+        updates(of: browser).flatMap { update -> [ResolvedService] in
+            switch update {
+            case .resolved(_, let resolved): [resolved]
+            case .browse(_, let updates): updates.compactMap { if case .resolved(let r) = $0 { r } else { nil } }
+            default: []
+            }
+        }
     }
 
     var types: [ServiceType] {
@@ -87,12 +96,12 @@ struct DriverPair {
         return token
     }
 
-    /// Browses on the browser host and resolves everything found, as a discovery session does.
-    mutating func browseAndResolve(_ type: ServiceType, subtype: String? = nil) {
+    /// Browses on the browser host, resolving everything found, as a discovery session does.
+    @discardableResult
+    mutating func browseAndResolve(_ type: ServiceType, subtype: String? = nil) -> BackendToken {
         let token = takeToken()
-        resolvingBrowses.insert(token)
-        send(.browse(type, subtype: subtype, token), on: browser)
-        resolveNewlyFound()
+        send(.browse(type, subtype: subtype, resolving: true, token), on: browser)
+        return token
     }
 
     /// Resolves `service` on the browser host; results go to ``resolved``.
@@ -129,22 +138,8 @@ struct DriverPair {
         run(for: duration)
     }
 
-    /// Runs the network in steps of 10 ms, after each resolving what the browses found.
     mutating func run(for duration: Duration) {
-        let end = network.now + duration
-        while network.now < end {
-            network.run(for: .milliseconds(10))
-            resolveNewlyFound()
-        }
-    }
-
-    private mutating func resolveNewlyFound() {
-        let events = network.events
-        defer { updatesSeen = events.count }
-        for event in events[updatesSeen...] where event.host == browser {
-            guard case .browse(let token, let updates) = event.event, resolvingBrowses.contains(token) else { continue }
-            for case .found(let service) in updates { resolve(service) }
-        }
+        network.run(for: duration)
     }
 
     private mutating func takeToken() -> BackendToken {

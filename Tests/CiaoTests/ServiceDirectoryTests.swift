@@ -208,6 +208,59 @@ import Testing
         #expect(addressQuestions.isEmpty, "\(addressQuestions)")
     }
 
+    /// A resolving browse resolves each instance it finds and stops with it: after the browse is
+    /// cancelled, nobody asks for the instances' SRV and TXT records or their host's addresses.
+    @Test func aResolvingBrowseStopsItsResolutionsWithIt() throws {
+        var harness = DriverPair()
+        for name in ["Web", "Mail"] {
+            harness.publish(
+                Publication(
+                    name: name, type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+                on: harness.publisher)
+        }
+        harness.run(for: .seconds(3))
+        let browse = harness.browseAndResolve(Self.type)
+        harness.run(for: .seconds(2))
+        #expect(Set(harness.resolved.map(\.service.name)) == ["Web", "Mail"])
+        let names = try ["Web._ciao._tcp.local.", "Mail._ciao._tcp.local.", "alpha.local."].map(
+            DomainName.init(parsing:))
+        let engine = { harness.network.engine(harness.browser) }
+        #expect(names.map { engine().queriesByName[$0]?.count ?? 0 } == [2, 2, 2], "SRV and TXT; A and AAAA")
+        harness.send(.cancel(browse), on: harness.browser)
+        #expect(names.allSatisfy { engine().queriesByName[$0] == nil })
+    }
+
+    /// A timed-out resolution is stopped alone: the browse goes on resolving the others, and an
+    /// instance that leaves and comes back is resolved afresh.
+    @Test func stoppingOneAutomaticResolutionLeavesTheOthers() throws {
+        var harness = DriverPair()
+        let web = harness.publish(
+            Publication(name: "Web", type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+            on: harness.publisher)
+        harness.publish(
+            Publication(name: "Mail", type: Self.type, port: 25, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+            on: harness.publisher)
+        harness.run(for: .seconds(3))
+        let browse = harness.browseAndResolve(Self.type)
+        harness.run(for: .seconds(2))
+        let webName = try DomainName(parsing: "Web._ciao._tcp.local.")
+        let mailName = try DomainName(parsing: "Mail._ciao._tcp.local.")
+        harness.send(
+            .stopResolving(Service(name: "Web", type: Self.type, interfaceIndex: 1), of: browse), on: harness.browser)
+        #expect(harness.network.engine(harness.browser).queriesByName[webName] == nil)
+        #expect(harness.network.engine(harness.browser).queriesByName[mailName]?.count == 2)
+
+        harness.send(.cancel(web), on: harness.publisher)
+        harness.run(for: .seconds(3))
+        let resolvedBefore = harness.resolved.count
+        harness.publish(
+            Publication(
+                name: "Web", type: Self.type, port: 8080, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+            on: harness.publisher)
+        harness.run(for: .seconds(3))
+        #expect(harness.resolved[resolvedBefore...].contains { $0.service.name == "Web" && $0.port == 8080 })
+    }
+
     /// A resolution that joins the address queries of a host others already follow is not shown
     /// an address that a goodbye has withdrawn, though the cache keeps it one more second (§10.1).
     @Test func joiningResolutionIsNotShownAnAddressOnItsWayOut() throws {

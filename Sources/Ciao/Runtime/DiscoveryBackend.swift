@@ -12,10 +12,13 @@ protocol DiscoveryBackend: Sendable {
     /// Replaces a publication's TXT record and announces it again (RFC 6762 §8.4).
     func updateTXT(_ txtRecord: TXTRecord, of publication: BackendToken)
     /// Browses for instances of a type, or of those under one of its subtypes (RFC 6763 §7.1);
-    /// each callback carries the changes of one batch, in order.
-    func browse(type: ServiceType, subtype: String?, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void)
-        throws(CiaoError)
-        -> BackendToken
+    /// each callback carries the changes of one batch, in order. With `resolving`, each instance
+    /// found is resolved until it is removed: ``BrowseUpdate/resolved(_:)`` after its `found`.
+    func browse(
+        type: ServiceType, subtype: String?, resolving: Bool, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void
+    ) throws(CiaoError) -> BackendToken
+    /// Stops resolving one instance that a resolving browse found (its resolution has timed out).
+    func stopResolving(_ service: Service, of browse: BackendToken)
     /// Resolves a service continuously: a callback each time host, port, addresses or TXT change.
     func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError)
         -> BackendToken
@@ -91,4 +94,7 @@ enum BrowseUpdate: Hashable, Sendable {
     /// The families the service's PTR record has come over so far: in the batch that finds it,
     /// and again when it first comes over another (`avahi-browse` prints a line per protocol).
     case heardOver(Service, Set<NetworkScope.AddressFamily>)
+    /// A resolving browse resolved a service it found, or its host, port, addresses, TXT or the
+    /// families its addresses came over changed.
+    case resolved(ResolvedService)
 }

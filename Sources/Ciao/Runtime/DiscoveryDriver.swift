@@ -10,7 +10,10 @@ struct DiscoveryDriver {
     enum Command: Sendable {
         case publish(Publication, BackendToken)
         case updateTXT(TXTRecord, of: BackendToken)
-        case browse(ServiceType, subtype: String?, BackendToken)
+        /// With `resolving`, each instance found is resolved until removed.
+        case browse(ServiceType, subtype: String?, resolving: Bool, BackendToken)
+        /// Stops resolving an instance a resolving browse found.
+        case stopResolving(Service, of: BackendToken)
         case resolve(Service, BackendToken)
         case browseTypes(BackendToken)
         case lookUp(RecordLookup, BackendToken)
@@ -51,8 +54,11 @@ struct DiscoveryDriver {
             directory.publish(publication, token: token, engine: &engine, at: now)
         case .updateTXT(let txtRecord, let token):
             directory.updateTXT(txtRecord, of: token, engine: &engine, at: now)
-        case .browse(let type, let subtype, let token):
-            directory.browse(type: type, subtype: subtype, token: token, engine: &engine, at: now)
+        case .browse(let type, let subtype, let resolving, let token):
+            directory.browse(
+                type: type, subtype: subtype, resolving: resolving, token: token, engine: &engine, at: now)
+        case .stopResolving(let service, let token):
+            directory.stopResolving(service, of: token, engine: &engine)
         case .resolve(let service, let token):
             directory.resolve(service, token: token, engine: &engine, at: now)
         case .browseTypes(let token):

@@ -71,15 +71,18 @@ final class MDNSRuntime: DiscoveryBackend {
         }
     }
 
-    func browse(type: ServiceType, subtype: String?, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void)
-        throws(CiaoError)
-        -> BackendToken
-    {
+    func browse(
+        type: ServiceType, subtype: String?, resolving: Bool, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void
+    ) throws(CiaoError) -> BackendToken {
         let token = newToken()
-        try submit(.browse(type, subtype: subtype, token)) { update in
+        try submit(.browse(type, subtype: subtype, resolving: resolving, token)) { update in
             if case .browse(_, let updates) = update { onUpdate(updates) }
         }
         return token
+    }
+
+    func stopResolving(_ service: Service, of browse: BackendToken) {
+        submitIfRunning { loop in loop.handle(.stopResolving(service, of: browse)) }
     }
 
     func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError)

@@ -105,12 +105,12 @@ final class RuntimeLoop {
     /// until a `cancel` of that token.
     func handle(_ command: DiscoveryDriver.Command, subscriber: (@Sendable (BackendUpdate) -> Void)? = nil) {
         switch command {
-        case .publish(_, let token), .browse(_, _, let token), .resolve(_, let token), .browseTypes(let token),
+        case .publish(_, let token), .browse(_, _, _, let token), .resolve(_, let token), .browseTypes(let token),
             .lookUp(_, let token):
             subscribers[token] = subscriber
         case .cancel(let token):
             subscribers[token] = nil
-        case .updateTXT, .withdrawEverything:
+        case .updateTXT, .stopResolving, .withdrawEverything:
             break
         }
         driver.handle(command, at: now)

@@ -13,12 +13,12 @@ struct ServiceDirectory {
     private var publications: [RegistrationID: PublicationSubscription] = [:]
     private var registrationsByToken: [BackendToken: RegistrationID] = [:]
     private var browses: [QueryID: BrowseSubscription] = [:]
-    private var resolutions: [BackendToken: ResolutionSubscription] = [:]
+    private var resolutions: [Resolver: ResolutionSubscription] = [:]
     private var typeBrowses: [QueryID: TypeSubscription] = [:]
     /// The engine queries each token started, to stop them with it.
     private var queriesByToken: [BackendToken: [QueryID]] = [:]
     /// Which resolution each SRV and TXT query feeds.
-    private var resolutionQueries: [QueryID: BackendToken] = [:]
+    private var resolutionQueries: [QueryID: Resolver] = [:]
     /// The address queries of each SRV target that resolutions follow, shared between them.
     private var addressFollows: [AddressTarget: AddressFollow] = [:]
     /// Which target each address query asks about.
@@ -37,6 +37,8 @@ struct ServiceDirectory {
     private struct BrowseSubscription {
         var type: ServiceType
         var token: BackendToken
+        /// The instances it resolves, when it resolves what it finds.
+        var resolving: Set<Service>?
     }
 
     private struct TypeSubscription {
@@ -45,10 +47,30 @@ struct ServiceDirectory {
         var token: BackendToken
     }
 
+    /// Who asked for a resolution: a resolve, or a resolving browse for an instance it found.
+    private enum Resolver: Hashable, Comparable {
+        case requested(BackendToken)
+        case automatic(browse: BackendToken, Service)
+
+        /// The order resolutions are reported in within a batch: by token, then by instance.
+        static func < (lhs: Resolver, rhs: Resolver) -> Bool {
+            switch (lhs, rhs) {
+            case (.requested(let left), .requested(let right)): left.rawValue < right.rawValue
+            case (.requested, .automatic): true
+            case (.automatic, .requested): false
+            case (.automatic(let left, let leftService), .automatic(let right, let rightService)):
+                (left.rawValue, leftService.name, leftService.interfaceIndex)
+                    < (right.rawValue, rightService.name, rightService.interfaceIndex)
+            }
+        }
+    }
+
     private struct ResolutionSubscription {
         var service: Service
         var instance: DomainName
         var interfaces: Set<InterfaceID>?
+        /// Its SRV and TXT queries.
+        var queries: [QueryID]
         /// What each interface has answered, in interface order: one small array rather than a
         /// dictionary per record type, since a thousand resolutions each keep one.
         var answers: [InterfaceAnswers] = []
@@ -79,7 +101,7 @@ struct ServiceDirectory {
     /// names it: resolving a thousand services of one host asks for its addresses once.
     private struct AddressFollow {
         var queries: [QueryID]
-        var followers: Set<BackendToken> = []
+        var followers: Set<Resolver> = []
         /// The addresses each interface has given, in interface order.
         var addresses: [InterfaceAddresses] = []
     }
@@ -115,15 +137,25 @@ struct ServiceDirectory {
         engine.updateTXT(id, to: Self.txtData(txtRecord), at: now)
     }
 
-    /// Browses `type`, or its instances under `subtype` (`<subtype>._sub.<type>`, RFC 6763 §7.1).
+    /// Browses `type`, or its instances under `subtype` (`<subtype>._sub.<type>`, RFC 6763 §7.1);
+    /// with `resolving`, resolves each instance found until it is removed.
     mutating func browse(
-        type: ServiceType, subtype: String? = nil, token: BackendToken, engine: inout MDNSEngine, at now: Instant
+        type: ServiceType, subtype: String? = nil, resolving: Bool = false, token: BackendToken,
+        engine: inout MDNSEngine, at now: Instant
     ) {
         let typeName = Self.typeName(type)
         let name = subtype.flatMap(typeName.subtypeName) ?? typeName
         let query = engine.startQuery(name: name, type: .ptr, at: now)
-        browses[query] = BrowseSubscription(type: type, token: token)
+        browses[query] = BrowseSubscription(type: type, token: token, resolving: resolving ? [] : nil)
         queriesByToken[token] = [query]
+    }
+
+    /// Stops resolving `service`, which the browse of `token` found and resolves.
+    mutating func stopResolving(_ service: Service, of token: BackendToken, engine: inout MDNSEngine) {
+        guard let query = queriesByToken[token]?.first, browses[query]?.resolving?.remove(service) != nil else {
+            return
+        }
+        stopResolution(.automatic(browse: token, service), engine: &engine)
     }
 
     mutating func browseTypes(token: BackendToken, engine: inout MDNSEngine, at now: Instant) {
@@ -133,6 +165,13 @@ struct ServiceDirectory {
     }
 
     mutating func resolve(_ service: Service, token: BackendToken, engine: inout MDNSEngine, at now: Instant) {
+        startResolution(of: service, for: .requested(token), engine: &engine, at: now)
+    }
+
+    /// Asks for `service`'s SRV and TXT records on its interface (RFC 6763 §6), until stopped.
+    private mutating func startResolution(
+        of service: Service, for resolver: Resolver, engine: inout MDNSEngine, at now: Instant
+    ) {
         guard let instance = try? Self.typeName(service.type).prepending(label: Array(service.name.utf8)) else {
             return
         }
@@ -140,12 +179,22 @@ struct ServiceDirectory {
         // then every interface is asked.
         let named = InterfaceID(service.interfaceIndex)
         let interfaces: Set<InterfaceID>? = service.interfaceIndex == 0 || !engine.hasInterface(named) ? nil : [named]
-        resolutions[token] = ResolutionSubscription(service: service, instance: instance, interfaces: interfaces)
         let queries = [RecordType.srv, .txt].map {
             engine.startQuery(name: instance, type: $0, interfaces: interfaces, at: now)
         }
-        queriesByToken[token] = queries
-        for query in queries { resolutionQueries[query] = token }
+        resolutions[resolver] = ResolutionSubscription(
+            service: service, instance: instance, interfaces: interfaces, queries: queries)
+        for query in queries { resolutionQueries[query] = resolver }
+    }
+
+    /// Stops a resolution's queries, and its following of its SRV target's addresses.
+    private mutating func stopResolution(_ resolver: Resolver, engine: inout MDNSEngine) {
+        guard let resolution = resolutions.removeValue(forKey: resolver) else { return }
+        for query in resolution.queries {
+            engine.stopQuery(query)
+            resolutionQueries[query] = nil
+        }
+        if let target = resolution.addressTarget { unfollow(target, resolver: resolver, engine: &engine) }
     }
 
     /// Asks for `lookup`'s name and types until cancelled, reporting each answering record as it
@@ -165,15 +214,13 @@ struct ServiceDirectory {
             publications[id] = nil
             engine.deregister(id, at: now)
         }
-        let queries = queriesByToken.removeValue(forKey: token) ?? []
-        if let target = resolutions.removeValue(forKey: token)?.addressTarget {
-            unfollow(target, token: token, engine: &engine)
-        }
-        for query in queries {
+        stopResolution(.requested(token), engine: &engine)
+        for query in queriesByToken.removeValue(forKey: token) ?? [] {
             engine.stopQuery(query)
-            browses[query] = nil
+            for service in browses.removeValue(forKey: query)?.resolving ?? [] {
+                stopResolution(.automatic(browse: token, service), engine: &engine)
+            }
             typeBrowses[query] = nil
-            resolutionQueries[query] = nil
             lookupQueries[query] = nil
         }
     }
@@ -181,7 +228,8 @@ struct ServiceDirectory {
     /// Withdraws every publication, for a clean shutdown: all the goodbyes go out together.
     mutating func cancelAll(engine: inout MDNSEngine, at now: Instant) {
         engine.deregister(registrationsByToken.values.sorted(), at: now)
-        for token in Set(registrationsByToken.keys).union(queriesByToken.keys).union(resolutions.keys) {
+        let requested = resolutions.keys.compactMap { if case .requested(let token) = $0 { token } else { nil } }
+        for token in Set(registrationsByToken.keys).union(queriesByToken.keys).union(requested) {
             cancel(token, engine: &engine, at: now)
         }
     }
@@ -194,7 +242,9 @@ struct ServiceDirectory {
         var updates: [BackendUpdate] = []
         var browseBatches: [QueryID: [BrowseUpdate]] = [:]
         var browseOrder: [QueryID] = []
-        var touchedResolutions: [BackendToken] = []
+        var touchedResolutions: [Resolver] = []
+        /// Instances resolving browses found or lost, in order.
+        var foundOrRemoved: [(browse: BackendToken, update: BrowseUpdate)] = []
         var touchedTargets: [AddressTarget] = []
         var lookupBatches: [BackendToken: [RecordEvent]] = [:]
         var lookupOrder: [BackendToken] = []
@@ -242,6 +292,9 @@ struct ServiceDirectory {
                     }
                 if let update = browseUpdate(query, record, interface, present: change != .removed) {
                     if browseBatches[query] == nil { browseOrder.append(query) }
+                    if let browse = browses[query], browse.resolving != nil {
+                        foundOrRemoved.append((browse.token, update))
+                    }
                     guard case .found(let service) = update else {
                         browseBatches[query, default: []].append(update)
                         continue
@@ -255,9 +308,9 @@ struct ServiceDirectory {
                     if let type = typeChange(query, record, interface, present: change != .removed) {
                         updates.append(.serviceType(typeBrowses[query]!.token, type))
                     }
-                } else if let token = resolutionQueries[query] {
-                    resolutionRecord(record, change, on: interface, token: token, engine: &engine, at: now)
-                    touchedResolutions.append(token)
+                } else if let resolver = resolutionQueries[query] {
+                    resolutionRecord(record, change, on: interface, resolver: resolver, engine: &engine, at: now)
+                    touchedResolutions.append(resolver)
                 } else if let target = addressQueryTargets[query] {
                     addressRecord(record, change, on: interface, of: target, engine: engine)
                     if !touchedTargets.contains(target) { touchedTargets.append(target) }
@@ -283,16 +336,38 @@ struct ServiceDirectory {
             updates.append(.browse(token, batch))
         }
         for target in touchedTargets {
-            touchedResolutions += addressFollows[target]?.followers.sorted { $0.rawValue < $1.rawValue } ?? []
+            touchedResolutions += addressFollows[target]?.followers.sorted() ?? []
         }
-        var reported: Set<BackendToken> = []
+        var reported: Set<Resolver> = []
         var liveAddresses: [AddressTarget: [InterfaceAddresses]] = [:]
-        for token in touchedResolutions where reported.insert(token).inserted {
-            if let resolved = resolutionResult(token, engine: engine, liveAddresses: &liveAddresses) {
-                updates.append(.resolved(token, resolved))
+        for resolver in touchedResolutions where reported.insert(resolver).inserted {
+            guard let resolved = resolutionResult(resolver, engine: engine, liveAddresses: &liveAddresses) else {
+                continue
+            }
+            switch resolver {
+            case .requested(let token): updates.append(.resolved(token, resolved))
+            case .automatic(let browse, _): updates.append(.browse(browse, [.resolved(resolved)]))
             }
         }
+        for (browse, update) in foundOrRemoved { resolveAutomatically(update, of: browse, engine: &engine, at: now) }
         return updates
+    }
+
+    /// Starts resolving an instance a resolving browse found, or stops when it is removed.
+    private mutating func resolveAutomatically(
+        _ update: BrowseUpdate, of browse: BackendToken, engine: inout MDNSEngine, at now: Instant
+    ) {
+        guard let query = queriesByToken[browse]?.first, browses[query]?.resolving != nil else { return }
+        switch update {
+        case .found(let service):
+            guard browses[query]!.resolving!.insert(service).inserted else { return }
+            startResolution(of: service, for: .automatic(browse: browse, service), engine: &engine, at: now)
+        case .removed(let service):
+            guard browses[query]!.resolving!.remove(service) != nil else { return }
+            stopResolution(.automatic(browse: browse, service), engine: &engine)
+        case .local, .heardOver, .resolved:
+            return
+        }
     }
 
     private func browseUpdate(_ query: QueryID, _ record: ResourceRecord, _ interface: InterfaceID, present: Bool)
@@ -330,10 +405,10 @@ struct ServiceDirectory {
     }
 
     private mutating func resolutionRecord(
-        _ record: ResourceRecord, _ change: RecordChange, on interface: InterfaceID, token: BackendToken,
+        _ record: ResourceRecord, _ change: RecordChange, on interface: InterfaceID, resolver: Resolver,
         engine: inout MDNSEngine, at now: Instant
     ) {
-        guard var resolution = resolutions[token] else { return }
+        guard var resolution = resolutions[resolver] else { return }
         switch record.data {
         case .srv(let srv):
             // A removal concerns the record it names: a newer one may have taken its place.
@@ -355,16 +430,16 @@ struct ServiceDirectory {
         }
         let target = resolution.firstSRV.map { AddressTarget(name: $0.srv.target, interfaces: resolution.interfaces) }
         if target != resolution.addressTarget {
-            if let old = resolution.addressTarget { unfollow(old, token: token, engine: &engine) }
+            if let old = resolution.addressTarget { unfollow(old, resolver: resolver, engine: &engine) }
             resolution.addressTarget = target
-            if let target { follow(target, token: token, engine: &engine, at: now) }
+            if let target { follow(target, resolver: resolver, engine: &engine, at: now) }
         }
-        resolutions[token] = resolution
+        resolutions[resolver] = resolution
     }
 
-    /// Adds `token` to the followers of `target`, starting its A and AAAA queries if it is the first.
+    /// Adds `resolver` to the followers of `target`, starting its A and AAAA queries if it is the first.
     private mutating func follow(
-        _ target: AddressTarget, token: BackendToken, engine: inout MDNSEngine, at now: Instant
+        _ target: AddressTarget, resolver: Resolver, engine: inout MDNSEngine, at now: Instant
     ) {
         if addressFollows[target] == nil {
             let queries = [RecordType.a, .aaaa].map {
@@ -373,13 +448,13 @@ struct ServiceDirectory {
             for query in queries { addressQueryTargets[query] = target }
             addressFollows[target] = AddressFollow(queries: queries)
         }
-        addressFollows[target]!.followers.insert(token)
+        addressFollows[target]!.followers.insert(resolver)
     }
 
-    /// Removes `token` from the followers of `target`, stopping its queries after the last one.
-    private mutating func unfollow(_ target: AddressTarget, token: BackendToken, engine: inout MDNSEngine) {
+    /// Removes `resolver` from the followers of `target`, stopping its queries after the last one.
+    private mutating func unfollow(_ target: AddressTarget, resolver: Resolver, engine: inout MDNSEngine) {
         guard var follow = addressFollows[target] else { return }
-        follow.followers.remove(token)
+        follow.followers.remove(resolver)
         guard follow.followers.isEmpty else {
             addressFollows[target] = follow
             return
@@ -437,9 +512,9 @@ struct ServiceDirectory {
     /// The resolution's result when it is complete (SRV, TXT and an address) and new.
     /// `liveAddresses` memoizes ``liveAddresses(of:engine:)`` across the resolutions of one batch.
     private mutating func resolutionResult(
-        _ token: BackendToken, engine: MDNSEngine, liveAddresses: inout [AddressTarget: [InterfaceAddresses]]
+        _ resolver: Resolver, engine: MDNSEngine, liveAddresses: inout [AddressTarget: [InterfaceAddresses]]
     ) -> ResolvedService? {
-        guard var resolution = resolutions[token], let (interface, srv) = resolution.firstSRV,
+        guard var resolution = resolutions[resolver], let (interface, srv) = resolution.firstSRV,
             let txt = resolution.answers.first(where: { $0.interface == interface })?.txt
                 ?? resolution.answers.lazy.compactMap(\.txt).first,
             let txtRecord = try? TXTRecord(wireData: Data(txt.wireBytes))
@@ -476,7 +551,7 @@ struct ServiceDirectory {
             return nil
         }
         resolution.lastReported = result
-        resolutions[token] = resolution
+        resolutions[resolver] = resolution
         return result
     }
 

@@ -14,6 +14,9 @@ final class WideAreaBackend: DiscoveryBackend {
     /// Publications cancelled whose records are still being deleted; ``flush()`` waits for them.
     private let withdrawals = Mutex<[BackendToken: Task<Void, Never>]>([:])
     private let nextToken = Atomic<UInt64>(0)
+    /// The instances each resolving browse no longer resolves (their resolution timed out); a
+    /// round asks for every instance anyway, so their results are dropped until they are removed.
+    private let unresolved = Mutex<[BackendToken: Set<Service>]>([:])
 
     /// What a token started.
     private enum Work {
@@ -63,34 +66,49 @@ final class WideAreaBackend: DiscoveryBackend {
         running.updateTXT(txtRecord)
     }
 
-    func browse(type: ServiceType, subtype: String?, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void)
-        throws(CiaoError) -> BackendToken
-    {
-        let events = try browser.events(type: type, subtype: subtype, domain: domain, resolving: false)
-        return start(events) { event in
+    func browse(
+        type: ServiceType, subtype: String?, resolving: Bool, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void
+    ) throws(CiaoError) -> BackendToken {
+        let events = try browser.events(type: type, subtype: subtype, domain: domain, resolving: resolving)
+        let token = makeToken()
+        start(events, as: token) { [self] event in
             switch event {
             case .found(let service): onUpdate([.found(service)])
-            case .removed(let service): onUpdate([.removed(service)])
+            case .removed(let service):
+                unresolved.withLock { _ = $0[token]?.remove(service) }
+                onUpdate([.removed(service)])
+            case .resolved(let resolved):
+                guard !unresolved.withLock({ $0[token]?.contains(resolved.service) == true }) else { return }
+                onUpdate([.resolved(resolved)])
             case .failed(let error):
                 // asked again next round; the session has no event for it, so the log tells
                 DiagnosticHub.shared.emit(.warning, .query, "browsing \(type) in \(self.domain): \(error)")
             default: break
             }
         }
+        return token
+    }
+
+    func stopResolving(_ service: Service, of browse: BackendToken) {
+        unresolved.withLock { _ = $0[browse, default: []].insert(service) }
     }
 
     func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError)
         -> BackendToken
     {
-        start(try browser.resolveEvents(service)) { event in
+        let token = makeToken()
+        start(try browser.resolveEvents(service), as: token) { event in
             if case .resolved(let resolved) = event { onUpdate(resolved) }
         }
+        return token
     }
 
     func browseTypes(onUpdate: @escaping @Sendable (ServiceType) -> Void) throws(CiaoError) -> BackendToken {
-        start(try browser.typeEvents(domain: domain)) { event in
+        let token = makeToken()
+        start(try browser.typeEvents(domain: domain), as: token) { event in
             if case .typeFound(let type) = event { onUpdate(type) }
         }
+        return token
     }
 
     func lookUp(_ lookup: RecordLookup, onUpdate: @escaping @Sendable ([RecordEvent]) -> Void) throws(CiaoError)
@@ -100,6 +118,7 @@ final class WideAreaBackend: DiscoveryBackend {
     }
 
     func cancel(_ token: BackendToken) {
+        unresolved.withLock { $0[token] = nil }
         switch work.withLock({ $0.removeValue(forKey: token) }) {
         case .task(let task): task.cancel()
         case .publication(let running, let events):
@@ -119,14 +138,13 @@ final class WideAreaBackend: DiscoveryBackend {
         for task in withdrawals.withLock({ Array($0.values) }) { await task.value }
     }
 
-    /// Runs `handle` on each of `events` in a task that ``cancel(_:)`` ends.
+    /// Runs `handle` on each of `events` in a task that ``cancel(_:)`` of `token` ends.
     private func start(
-        _ events: AsyncStream<WideAreaBrowse.Event>, _ handle: @escaping @Sendable (WideAreaBrowse.Event) -> Void
-    ) -> BackendToken {
-        let token = makeToken()
+        _ events: AsyncStream<WideAreaBrowse.Event>, as token: BackendToken,
+        _ handle: @escaping @Sendable (WideAreaBrowse.Event) -> Void
+    ) {
         let task = Task { for await event in events { handle(event) } }
         work.withLock { $0[token] = .task(task) }
-        return token
     }
 
     private func makeToken() -> BackendToken {
