@@ -260,7 +260,8 @@ def ours(records: list[str], *names: str) -> list[str]:
 
 
 def scenario_register(s: Suite) -> list[str]:
-    """ciao publish -d: a signed registration, a second registrant renamed, exact deletion, bad keys."""
+    """ciao publish -d: a signed registration, a second registrant renamed, a third refused
+    (--no-rename), exact deletion, bad keys."""
     s.need_ciao("publish")
     lab, named, _ = s.lab("register")
     with lab:
@@ -295,6 +296,14 @@ def scenario_register(s: Suite) -> list[str]:
         theirs = ours(axfr(client, dns), "Ciao\\032Reg\\032\\(2\\).", "other-host.")
         if len(theirs) != 5:
             raise Failure("the second registrant's records are not its 5:\n" + "\n".join(theirs))
+        before_strict = axfr(client, dns)
+        strict = subprocess.run(client.argv(s.ciao, "publish", "-d", bind.DOMAIN, "--server", dns.v4, "--key", other,
+                                            "--host", "other-host", "--no-rename", "Ciao Reg", "_http._tcp", "8081"),
+                                capture_output=True, text=True, timeout=30)
+        if strict.returncode != 1 or "-65548" not in strict.stderr:
+            raise Failure(f"a third registrant with --no-rename: exit {strict.returncode}, {strict.stderr.strip()}")
+        if axfr(client, dns) != before_strict:
+            raise Failure("the refused --no-rename registration changed the zone")
         first.proc.send_signal(signal.SIGINT)
         if first.wait_exit(10) != 0:
             raise Failure(f"ciao publish exited {first.proc.returncode} after SIGINT\n{first.tail()}")
@@ -313,7 +322,8 @@ def scenario_register(s: Suite) -> list[str]:
             raise Failure(f"a registration outside the policy: exit {outside.returncode}, {outside.stderr.strip()}")
         return [f"registered in {registered * 1000:.0f} ms (process start to reply), visible to dig in "
                 f"{visible * 1000:.0f} ms; the zone holds exactly its 5 records",
-                "a second registrant became 'Ciao Reg (2)'; SIGINT deleted exactly the first's records",
+                "a second registrant became 'Ciao Reg (2)'; a third with --no-rename failed (-65548, exit 1) "
+                "and changed nothing; SIGINT deleted exactly the first's records",
                 "wrong secret → BADSIG, exit 1; outside the update-policy → REFUSED, exit 1"]
 
 
