@@ -124,7 +124,7 @@ public actor CiaoServer {
             type: active.configuration.type)
         current?.configuration.txtRecord = txtRecord
         active.backend.updateTXT(txtRecord, of: active.token)
-        await active.backend.flush()
+        await active.backend.waitForPending()
     }
 
     /// Withdraws the publication (goodbyes, or the records deleted from the zone) and returns
@@ -132,7 +132,7 @@ public actor CiaoServer {
     public func stop() async {
         let backend = current?.backend
         withdraw(reportingStopped: true)
-        await backend?.flush()
+        await backend?.waitForPending()
     }
 
     /// A listener-mode port: TCP or UDP as the service type says.

@@ -54,7 +54,7 @@ struct DriverEquivalenceTests {
         try await waitUntil { resolved.values.last?.addresses.count == 2 }
         browser.cancel(browse)
         publisher.cancel(publication)
-        await publisher.flush()
+        await publisher.waitForPending()
         return Reported(published.values, browsed.values, resolved.values)
     }
 

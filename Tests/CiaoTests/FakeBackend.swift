@@ -216,7 +216,7 @@ final class FakeBackend: DiscoveryBackend, Sendable {
 
     struct State: Sendable {
         var calls: [Call] = []
-        var flushes = 0
+        var pendingWaits = 0
         var lastToken: UInt64 = 0
         var publishCallbacks: [BackendToken: @Sendable (PublicationUpdate) -> Void] = [:]
         var browseCallbacks: [BackendToken: @Sendable ([BrowseUpdate]) -> Void] = [:]
@@ -347,8 +347,8 @@ final class FakeBackend: DiscoveryBackend, Sendable {
         state.update { $0.calls.append(.cancel(token)) }
     }
 
-    func flush() async {
-        state.update { $0.flushes += 1 }
+    func waitForPending() async {
+        state.update { $0.pendingWaits += 1 }
     }
 
     var hasUsableInterface: Bool { state.read { $0.interfacesPresent } }

@@ -31,7 +31,7 @@ protocol DiscoveryBackend: Sendable {
     /// Stops what `token` started; a publication is withdrawn with goodbyes (RFC 6762 §10.1).
     func cancel(_ token: BackendToken)
     /// Returns once everything asked before has been carried out, goodbyes sent included.
-    func flush() async
+    func waitForPending() async
     /// False while the backend knows of no interface it can use: nothing can be published or
     /// found until one comes. True until it has looked.
     var hasUsableInterface: Bool { get }

@@ -68,7 +68,7 @@ struct DiscoveryDriver {
         case .cancel(let token):
             directory.cancel(token, engine: &engine, at: now)
         case .withdrawEverything:
-            directory.cancelAll(engine: &engine, at: now)
+            directory.withdrawEverything(engine: &engine, at: now)
             for id in directory.interfaceNames.keys.sorted() { removeInterface(id, at: now) }
         }
     }
@@ -80,7 +80,7 @@ struct DiscoveryDriver {
         engine.setInterface(interface, at: now)
     }
 
-    /// An interface gone or down: its records withdrawn, its caches flushed.
+    /// An interface gone or down: its records withdrawn, its caches emptied.
     mutating func removeInterface(_ id: InterfaceID, at now: Instant) {
         self.now = now
         engine.removeInterface(id, at: now)

@@ -128,10 +128,10 @@ final class MDNSRuntime: DiscoveryBackend {
         }
     }
 
-    func flush() async {
+    func waitForPending() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let submitted = submitIfRunning { loop in
-                loop.flush()
+                loop.sendAndDeliver()
                 continuation.resume()
             }
             if !submitted { continuation.resume() }
@@ -148,11 +148,11 @@ final class MDNSRuntime: DiscoveryBackend {
         }
     }
 
-    /// Queues `command` for the loop thread; the updates of the token it names go to `subscriber`.
+    /// Queues `command` for the loop thread; the updates of the token it names go to `callback`.
     private func submit(
-        _ command: DiscoveryDriver.Command, subscriber: @escaping @Sendable (BackendUpdate) -> Void
+        _ command: DiscoveryDriver.Command, callback: @escaping @Sendable (BackendUpdate) -> Void
     ) throws(CiaoError) {
-        try submit { loop in loop.handle(command, subscriber: subscriber) }
+        try submit { loop in loop.handle(command, callback: callback) }
     }
 
     /// Queues `job` for the loop thread, starting the loop on first use.
@@ -171,7 +171,7 @@ final class MDNSRuntime: DiscoveryBackend {
         wakeup.signal()
     }
 
-    /// Queues `job` if the loop runs; nothing to cancel or flush otherwise, and no reason to start it.
+    /// Queues `job` if the loop runs; nothing to cancel or wait for otherwise, and no reason to start it.
     @discardableResult
     private func submitIfRunning(_ job: @escaping Job) -> Bool {
         let wakeup = state.withLock { state -> Wakeup? in
@@ -205,7 +205,7 @@ final class MDNSRuntime: DiscoveryBackend {
         let transfer = LoopTransfer(loop: loop)
         try DetachedThread.start("multicast DNS") { [self] in transfer.loop.run(takeJobs: takeJobs) }
         if self === MDNSRuntime.shared {
-            atexit { MDNSRuntime.shared.withdrawAllBeforeExit() }
+            atexit { MDNSRuntime.shared.withdrawEverythingBeforeExit() }
         }
         return loop.wakeup
     }
@@ -213,7 +213,7 @@ final class MDNSRuntime: DiscoveryBackend {
     /// Goodbyes for every publication and the host's addresses when the process exits normally
     /// (RFC 6762 §10.1), so that other hosts drop them at once rather than when their records
     /// expire. Waits at most half a second for the loop thread.
-    private func withdrawAllBeforeExit() {
+    private func withdrawEverythingBeforeExit() {
         let done = DispatchSemaphore(value: 0)
         let submitted = submitIfRunning { loop in
             loop.withdrawEverything()

@@ -8,14 +8,14 @@ import CiaoWire
 /// The runtime's thread: one poll(2) over the mDNS sockets, the netlink monitor and a wake-up
 /// descriptor, sleeping until the driver's next deadline. It runs the ``DiscoveryDriver``, which
 /// decides everything, over the sockets: commands from the API, received datagrams, interface
-/// changes and timers go in, in order; datagrams go out and updates to their subscribers.
+/// changes and timers go in, in order; datagrams go out and updates to their callbacks.
 ///
 /// Idle, it wakes only for the protocol's own timers (RFC 6762 §5.2 query intervals, §10 record
 /// refreshes and expiries).
 final class RuntimeLoop {
     private var driver: DiscoveryDriver
     /// Where the updates of each token go, until it is cancelled.
-    private var subscribers: [BackendToken: @Sendable (BackendUpdate) -> Void] = [:]
+    private var callbacks: [BackendToken: @Sendable (BackendUpdate) -> Void] = [:]
     let wakeup: Wakeup
     private let sockets: [IPFamily: MulticastSocket]
     private let monitor: NetlinkMonitor
@@ -78,7 +78,7 @@ final class RuntimeLoop {
         while true {
             driver.reportsDiagnostics = diagnostics.isOn
             driver.advance(to: now)
-            flush()
+            sendAndDeliver()
             let timeout = driver.nextDeadline.map { max($0 - now, .zero) }
             let readable: [Int32]
             do {
@@ -101,31 +101,31 @@ final class RuntimeLoop {
         }
     }
 
-    /// Carries out `command` for the API; `subscriber` receives the updates of the token it names
+    /// Carries out `command` for the API; `callback` receives the updates of the token it names
     /// until a `cancel` of that token.
-    func handle(_ command: DiscoveryDriver.Command, subscriber: (@Sendable (BackendUpdate) -> Void)? = nil) {
+    func handle(_ command: DiscoveryDriver.Command, callback: (@Sendable (BackendUpdate) -> Void)? = nil) {
         switch command {
         case .publish(_, let token), .browse(_, _, _, let token), .resolve(_, let token), .browseTypes(let token),
             .lookUp(_, let token):
-            subscribers[token] = subscriber
+            callbacks[token] = callback
         case .cancel(let token):
-            subscribers[token] = nil
+            callbacks[token] = nil
         case .updateTXT, .stopResolving, .withdrawEverything:
             break
         }
         driver.handle(command, at: now)
     }
 
-    /// Sends what the driver has to send and passes its updates to their subscribers.
+    /// Sends what the driver has to send and passes its updates to their callbacks.
     /// Returns how many multicast datagrams went out over `family` (those the kernel accepted).
     @discardableResult
-    func flush(countingMulticastOver family: IPFamily? = nil) -> Int {
+    func sendAndDeliver(countingMulticastOver family: IPFamily? = nil) -> Int {
         var multicastSent = sendDatagrams(countingMulticastOver: family)
         let updates = driver.takeUpdates()
         reportEngineDiagnostics()
         // Working the updates out may have started queries that ask at once.
         multicastSent += sendDatagrams(countingMulticastOver: family)
-        for update in updates { subscribers[update.token]?(update) }
+        for update in updates { callbacks[update.token]?(update) }
         return multicastSent
     }
 
@@ -179,7 +179,7 @@ final class RuntimeLoop {
     func withdrawEverything() {
         driver.handle(.withdrawEverything, at: now)
         interfaces = [:]
-        flush()
+        sendAndDeliver()
     }
 
     /// The name /proc/PID/task/TID/comm shows (15 bytes at most), where the peer benchmark finds
@@ -233,7 +233,7 @@ final class RuntimeLoop {
                 $0.packetsReceived += 1
                 $0.bytesReceived += UInt64(datagram.bytes.count)
             }
-            if isOwn(datagram, at: time) {
+            if isOwnMulticast(datagram, at: time) {
                 statistics.update(datagram.interface, family, name: name) { $0.ownPacketsIgnored += 1 }
                 diagnostics.emit(
                     .debug, .packet, interface: name, "ignored our own multicast, looped back by the kernel")
@@ -251,12 +251,12 @@ final class RuntimeLoop {
             reportEngineDiagnostics()
             multicastSent += sendDatagrams(countingMulticastOver: family)
         }
-        return multicastSent + flush(countingMulticastOver: family)
+        return multicastSent + sendAndDeliver(countingMulticastOver: family)
     }
 
     /// Our own multicast, looped back by the kernel so that other stacks on this host hear it:
     /// from one of our addresses, port 5353, with bytes we sent moments ago.
-    private func isOwn(_ datagram: ReceivedDatagram, at time: Instant) -> Bool {
+    private func isOwnMulticast(_ datagram: ReceivedDatagram, at time: Instant) -> Bool {
         guard datagram.source.port == mdnsPort,
             interfaces.values.contains(where: { $0.owns(datagram.source.address) })
         else { return false }
@@ -348,7 +348,7 @@ final class RuntimeLoop {
         reportInterfacesPresent(!interfaces.isEmpty)
         reportMembershipFailures(failures)
         membershipFailures = Set(failures)
-        flush()
+        sendAndDeliver()
     }
 
     // MARK: Diagnostics

@@ -10,15 +10,15 @@ import Foundation
 /// and type enumerations become continuous queries; and the engine's record events become the
 /// service updates the API reports, as values. No I/O: ``DiscoveryDriver`` calls it with its engine.
 struct ServiceDirectory {
-    private var publications: [RegistrationID: PublicationSubscription] = [:]
+    private var publications: [RegistrationID: PublicationState] = [:]
     private var registrationsByToken: [BackendToken: RegistrationID] = [:]
-    private var browses: [QueryID: BrowseSubscription] = [:]
-    private var resolutions: [Resolver: ResolutionSubscription] = [:]
-    private var typeBrowses: [QueryID: TypeSubscription] = [:]
+    private var browses: [QueryID: BrowseState] = [:]
+    private var resolutions: [ResolutionID: ResolutionState] = [:]
+    private var typeBrowses: [QueryID: TypeBrowseState] = [:]
     /// The engine queries each token started, to stop them with it.
     private var queriesByToken: [BackendToken: [QueryID]] = [:]
     /// Which resolution each SRV and TXT query feeds.
-    private var resolutionQueries: [QueryID: Resolver] = [:]
+    private var resolutionQueries: [QueryID: ResolutionID] = [:]
     /// The address queries of each SRV target that resolutions follow, shared between them.
     private var addressFollows: [AddressTarget: AddressFollow] = [:]
     /// Which target each address query asks about.
@@ -28,32 +28,32 @@ struct ServiceDirectory {
     /// Interface names, for the `%zone` of IPv6 link-local addresses.
     var interfaceNames: [InterfaceID: String] = [:]
 
-    private struct PublicationSubscription {
+    private struct PublicationState {
         /// The instance label of the last ``PublicationUpdate/registered(name:hostName:)``.
         var registeredName: String?
         var token: BackendToken
     }
 
-    private struct BrowseSubscription {
+    private struct BrowseState {
         var type: ServiceType
         var token: BackendToken
         /// The instances it resolves, when it resolves what it finds.
         var resolving: Set<Service>?
     }
 
-    private struct TypeSubscription {
+    private struct TypeBrowseState {
         /// The types present, and the interfaces they are present on.
         var seen: [ServiceType: Set<InterfaceID>] = [:]
         var token: BackendToken
     }
 
     /// Who asked for a resolution: a resolve, or a resolving browse for an instance it found.
-    private enum Resolver: Hashable, Comparable {
+    private enum ResolutionID: Hashable, Comparable {
         case requested(BackendToken)
         case automatic(browse: BackendToken, Service)
 
         /// The order resolutions are reported in within a batch: by token, then by instance.
-        static func < (lhs: Resolver, rhs: Resolver) -> Bool {
+        static func < (lhs: ResolutionID, rhs: ResolutionID) -> Bool {
             switch (lhs, rhs) {
             case (.requested(let left), .requested(let right)): left.rawValue < right.rawValue
             case (.requested, .automatic): true
@@ -65,7 +65,7 @@ struct ServiceDirectory {
         }
     }
 
-    private struct ResolutionSubscription {
+    private struct ResolutionState {
         var service: Service
         var instance: DomainName
         var interfaces: Set<InterfaceID>?
@@ -101,7 +101,7 @@ struct ServiceDirectory {
     /// names it: resolving a thousand services of one host asks for its addresses once.
     private struct AddressFollow {
         var queries: [QueryID]
-        var followers: Set<Resolver> = []
+        var followers: Set<ResolutionID> = []
         /// The addresses each interface has given, in interface order.
         var addresses: [InterfaceAddresses] = []
     }
@@ -116,7 +116,7 @@ struct ServiceDirectory {
     /// How an engine event changed a record: new, replacing the one record of its RRset
     /// (``EngineEvent/updated(_:_:_:)``), or gone.
     private enum RecordChange {
-        case added, replaced, removed
+        case added, updated, removed
     }
 
     // MARK: Starting and stopping
@@ -128,7 +128,7 @@ struct ServiceDirectory {
             serviceType: Self.typeName(publication.type), subtypes: publication.subtypes, port: publication.port,
             txt: Self.txtData(publication.txtRecord), allowsRenaming: publication.allowsRenaming)
         let id = engine.register(registration, at: now)
-        publications[id] = PublicationSubscription(token: token)
+        publications[id] = PublicationState(token: token)
         registrationsByToken[token] = id
     }
 
@@ -146,7 +146,7 @@ struct ServiceDirectory {
         let typeName = Self.typeName(type)
         let name = subtype.flatMap(typeName.subtypeName) ?? typeName
         let query = engine.startQuery(name: name, type: .ptr, at: now)
-        browses[query] = BrowseSubscription(type: type, token: token, resolving: resolving ? [] : nil)
+        browses[query] = BrowseState(type: type, token: token, resolving: resolving ? [] : nil)
         queriesByToken[token] = [query]
     }
 
@@ -160,7 +160,7 @@ struct ServiceDirectory {
 
     mutating func browseTypes(token: BackendToken, engine: inout MDNSEngine, at now: Instant) {
         let query = engine.startQuery(name: Self.typeEnumerationName, type: .ptr, at: now)
-        typeBrowses[query] = TypeSubscription(token: token)
+        typeBrowses[query] = TypeBrowseState(token: token)
         queriesByToken[token] = [query]
     }
 
@@ -170,7 +170,7 @@ struct ServiceDirectory {
 
     /// Asks for `service`'s SRV and TXT records on its interface (RFC 6763 §6), until stopped.
     private mutating func startResolution(
-        of service: Service, for resolver: Resolver, engine: inout MDNSEngine, at now: Instant
+        of service: Service, for resolutionID: ResolutionID, engine: inout MDNSEngine, at now: Instant
     ) {
         guard let instance = try? Self.typeName(service.type).prepending(label: Array(service.name.utf8)) else {
             return
@@ -182,19 +182,19 @@ struct ServiceDirectory {
         let queries = [RecordType.srv, .txt].map {
             engine.startQuery(name: instance, type: $0, interfaces: interfaces, at: now)
         }
-        resolutions[resolver] = ResolutionSubscription(
+        resolutions[resolutionID] = ResolutionState(
             service: service, instance: instance, interfaces: interfaces, queries: queries)
-        for query in queries { resolutionQueries[query] = resolver }
+        for query in queries { resolutionQueries[query] = resolutionID }
     }
 
     /// Stops a resolution's queries, and its following of its SRV target's addresses.
-    private mutating func stopResolution(_ resolver: Resolver, engine: inout MDNSEngine) {
-        guard let resolution = resolutions.removeValue(forKey: resolver) else { return }
+    private mutating func stopResolution(_ resolutionID: ResolutionID, engine: inout MDNSEngine) {
+        guard let resolution = resolutions.removeValue(forKey: resolutionID) else { return }
         for query in resolution.queries {
             engine.stopQuery(query)
             resolutionQueries[query] = nil
         }
-        if let target = resolution.addressTarget { unfollow(target, resolver: resolver, engine: &engine) }
+        if let target = resolution.addressTarget { unfollow(target, resolutionID: resolutionID, engine: &engine) }
     }
 
     /// Asks for `lookup`'s name and types until cancelled, reporting each answering record as it
@@ -226,7 +226,7 @@ struct ServiceDirectory {
     }
 
     /// Withdraws every publication, for a clean shutdown: all the goodbyes go out together.
-    mutating func cancelAll(engine: inout MDNSEngine, at now: Instant) {
+    mutating func withdrawEverything(engine: inout MDNSEngine, at now: Instant) {
         engine.deregister(registrationsByToken.values.sorted(), at: now)
         let requested = resolutions.keys.compactMap { if case .requested(let token) = $0 { token } else { nil } }
         for token in Set(registrationsByToken.keys).union(queriesByToken.keys).union(requested) {
@@ -236,13 +236,13 @@ struct ServiceDirectory {
 
     // MARK: Engine events
 
-    /// Turns engine events into updates for the subscribers, in order; may start or stop
+    /// Turns engine events into updates for the callbacks, in order; may start or stop
     /// address queries as SRV targets change.
     mutating func handle(_ events: [EngineEvent], engine: inout MDNSEngine, at now: Instant) -> [BackendUpdate] {
         var updates: [BackendUpdate] = []
         var browseBatches: [QueryID: [BrowseUpdate]] = [:]
         var browseOrder: [QueryID] = []
-        var touchedResolutions: [Resolver] = []
+        var touchedResolutions: [ResolutionID] = []
         /// Instances resolving browses found or lost, in order.
         var foundOrRemoved: [(browse: BackendToken, update: BrowseUpdate)] = []
         var touchedTargets: [AddressTarget] = []
@@ -257,16 +257,16 @@ struct ServiceDirectory {
                 updates.append(.publication(token, .registered(name: label, hostName: engine.hostName.description)))
             case .hostRenamed(_, let newHostName):
                 // The SRV records now name the new host.
-                for subscription in publications.values.sorted(by: { $0.registeredName ?? "" < $1.registeredName ?? "" }
+                for publication in publications.values.sorted(by: { $0.registeredName ?? "" < $1.registeredName ?? "" }
                 ) {
-                    guard let label = subscription.registeredName else { continue }
+                    guard let label = publication.registeredName else { continue }
                     updates.append(
-                        .publication(subscription.token, .registered(name: label, hostName: newHostName.description)))
+                        .publication(publication.token, .registered(name: label, hostName: newHostName.description)))
                 }
             case .nameConflict(let id, _):
-                guard let subscription = publications.removeValue(forKey: id) else { continue }
+                guard let publication = publications.removeValue(forKey: id) else { continue }
                 registrationsByToken = registrationsByToken.filter { $0.value != id }
-                updates.append(.publication(subscription.token, .nameConflict))
+                updates.append(.publication(publication.token, .nameConflict))
             case .renamed(let id, _, _):
                 // Probing again under the new name; `registered` follows.
                 publications[id]?.registeredName = nil
@@ -287,7 +287,7 @@ struct ServiceDirectory {
                 let change: RecordChange =
                     switch event {
                     case .added: .added
-                    case .updated: .replaced
+                    case .updated: .updated
                     default: .removed
                     }
                 if let update = browseUpdate(query, record, interface, present: change != .removed) {
@@ -308,9 +308,10 @@ struct ServiceDirectory {
                     if let type = typeChange(query, record, interface, present: change != .removed) {
                         updates.append(.serviceType(typeBrowses[query]!.token, type))
                     }
-                } else if let resolver = resolutionQueries[query] {
-                    resolutionRecord(record, change, on: interface, resolver: resolver, engine: &engine, at: now)
-                    touchedResolutions.append(resolver)
+                } else if let resolutionID = resolutionQueries[query] {
+                    resolutionRecord(
+                        record, change, on: interface, resolutionID: resolutionID, engine: &engine, at: now)
+                    touchedResolutions.append(resolutionID)
                 } else if let target = addressQueryTargets[query] {
                     addressRecord(record, change, on: interface, of: target, engine: engine)
                     if !touchedTargets.contains(target) { touchedTargets.append(target) }
@@ -319,7 +320,7 @@ struct ServiceDirectory {
                     let recordEvent: RecordEvent =
                         switch change {
                         case .added: .added(found)
-                        case .replaced: .updated(found)
+                        case .updated: .updated(found)
                         case .removed: .removed(found)
                         }
                     if lookupBatches[token] == nil { lookupOrder.append(token) }
@@ -338,13 +339,13 @@ struct ServiceDirectory {
         for target in touchedTargets {
             touchedResolutions += addressFollows[target]?.followers.sorted() ?? []
         }
-        var reported: Set<Resolver> = []
+        var reported: Set<ResolutionID> = []
         var liveAddresses: [AddressTarget: [InterfaceAddresses]] = [:]
-        for resolver in touchedResolutions where reported.insert(resolver).inserted {
-            guard let resolved = resolutionResult(resolver, engine: engine, liveAddresses: &liveAddresses) else {
+        for resolutionID in touchedResolutions where reported.insert(resolutionID).inserted {
+            guard let resolved = resolutionResult(resolutionID, engine: engine, liveAddresses: &liveAddresses) else {
                 continue
             }
-            switch resolver {
+            switch resolutionID {
             case .requested(let token): updates.append(.resolved(token, resolved))
             case .automatic(let browse, _): updates.append(.browse(browse, [.resolved(resolved)]))
             }
@@ -405,10 +406,10 @@ struct ServiceDirectory {
     }
 
     private mutating func resolutionRecord(
-        _ record: ResourceRecord, _ change: RecordChange, on interface: InterfaceID, resolver: Resolver,
+        _ record: ResourceRecord, _ change: RecordChange, on interface: InterfaceID, resolutionID: ResolutionID,
         engine: inout MDNSEngine, at now: Instant
     ) {
-        guard var resolution = resolutions[resolver] else { return }
+        guard var resolution = resolutions[resolutionID] else { return }
         switch record.data {
         case .srv(let srv):
             // A removal concerns the record it names: a newer one may have taken its place.
@@ -430,16 +431,16 @@ struct ServiceDirectory {
         }
         let target = resolution.firstSRV.map { AddressTarget(name: $0.srv.target, interfaces: resolution.interfaces) }
         if target != resolution.addressTarget {
-            if let old = resolution.addressTarget { unfollow(old, resolver: resolver, engine: &engine) }
+            if let old = resolution.addressTarget { unfollow(old, resolutionID: resolutionID, engine: &engine) }
             resolution.addressTarget = target
-            if let target { follow(target, resolver: resolver, engine: &engine, at: now) }
+            if let target { follow(target, resolutionID: resolutionID, engine: &engine, at: now) }
         }
-        resolutions[resolver] = resolution
+        resolutions[resolutionID] = resolution
     }
 
-    /// Adds `resolver` to the followers of `target`, starting its A and AAAA queries if it is the first.
+    /// Adds `resolutionID` to the followers of `target`, starting its A and AAAA queries if it is the first.
     private mutating func follow(
-        _ target: AddressTarget, resolver: Resolver, engine: inout MDNSEngine, at now: Instant
+        _ target: AddressTarget, resolutionID: ResolutionID, engine: inout MDNSEngine, at now: Instant
     ) {
         if addressFollows[target] == nil {
             let queries = [RecordType.a, .aaaa].map {
@@ -448,13 +449,13 @@ struct ServiceDirectory {
             for query in queries { addressQueryTargets[query] = target }
             addressFollows[target] = AddressFollow(queries: queries)
         }
-        addressFollows[target]!.followers.insert(resolver)
+        addressFollows[target]!.followers.insert(resolutionID)
     }
 
-    /// Removes `resolver` from the followers of `target`, stopping its queries after the last one.
-    private mutating func unfollow(_ target: AddressTarget, resolver: Resolver, engine: inout MDNSEngine) {
+    /// Removes `resolutionID` from the followers of `target`, stopping its queries after the last one.
+    private mutating func unfollow(_ target: AddressTarget, resolutionID: ResolutionID, engine: inout MDNSEngine) {
         guard var follow = addressFollows[target] else { return }
-        follow.followers.remove(resolver)
+        follow.followers.remove(resolutionID)
         guard follow.followers.isEmpty else {
             addressFollows[target] = follow
             return
@@ -487,7 +488,7 @@ struct ServiceDirectory {
         switch change {
         case .added:
             if !addresses.contains(address) { addresses.append(address) }
-        case .replaced:
+        case .updated:
             // The cache replaced the one address of this family it held (RFC 6762 §10.2).
             addresses.removeAll { $0.family == address.family }
             addresses.append(address)
@@ -512,9 +513,9 @@ struct ServiceDirectory {
     /// The resolution's result when it is complete (SRV, TXT and an address) and new.
     /// `liveAddresses` memoizes ``liveAddresses(of:engine:)`` across the resolutions of one batch.
     private mutating func resolutionResult(
-        _ resolver: Resolver, engine: MDNSEngine, liveAddresses: inout [AddressTarget: [InterfaceAddresses]]
+        _ resolutionID: ResolutionID, engine: MDNSEngine, liveAddresses: inout [AddressTarget: [InterfaceAddresses]]
     ) -> ResolvedService? {
-        guard var resolution = resolutions[resolver], let (interface, srv) = resolution.firstSRV,
+        guard var resolution = resolutions[resolutionID], let (interface, srv) = resolution.firstSRV,
             let txt = resolution.answers.first(where: { $0.interface == interface })?.txt
                 ?? resolution.answers.lazy.compactMap(\.txt).first,
             let txtRecord = try? TXTRecord(wireData: Data(txt.wireBytes))
@@ -551,7 +552,7 @@ struct ServiceDirectory {
             return nil
         }
         resolution.lastReported = result
-        resolutions[resolver] = resolution
+        resolutions[resolutionID] = resolution
         return result
     }
 

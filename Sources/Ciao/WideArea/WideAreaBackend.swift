@@ -11,7 +11,7 @@ final class WideAreaBackend: DiscoveryBackend {
     private let loop: UnicastDNSLoop
     private let browser: WideAreaBrowse
     private let work = Mutex<[BackendToken: Work]>([:])
-    /// Publications cancelled whose records are still being deleted; ``flush()`` waits for them.
+    /// Publications cancelled whose records are still being deleted; ``waitForPending()`` waits for them.
     private let withdrawals = Mutex<[BackendToken: Task<Void, Never>]>([:])
     private let nextToken = Atomic<UInt64>(0)
     /// The instances each resolving browse no longer resolves (their resolution timed out); a
@@ -134,7 +134,7 @@ final class WideAreaBackend: DiscoveryBackend {
 
     /// Returns once the records of every publication cancelled so far are deleted (or their
     /// deletion has failed).
-    func flush() async {
+    func waitForPending() async {
         for task in withdrawals.withLock({ Array($0.values) }) { await task.value }
     }
 

@@ -80,7 +80,7 @@ extension MDNSEngine {
     ) {
         var refuted = UniqueRecords()
         for goodbye in message.answers where goodbye.ttl == 0 {
-            for record in ownRecords(answering: Question(name: goodbye.name, type: goodbye.type), on: interface)
+            for record in answeringRecords(for: Question(name: goodbye.name, type: goodbye.type), on: interface)
             where record.isSameRecord(as: goodbye) {
                 refuted.insert(record)
             }
@@ -420,7 +420,7 @@ extension MDNSEngine {
     /// Our records answering `question` on `interface`; an NSEC when we own the name but not the
     /// type (§6.1).
     private func answers(to question: Question, on interface: NetworkInterface) -> [ResourceRecord] {
-        let result = ownRecords(answering: question, on: interface)
+        let result = answeringRecords(for: question, on: interface)
         guard result.isEmpty else { return result }
         return answeringRegistrations(publishing: question.name).filter {
             $0.name == question.name && $0.appliesTo(interface.id)
@@ -431,7 +431,7 @@ extension MDNSEngine {
 
     /// The records we publish on `interface` that answer `question`; an NSEC only when asked for
     /// by its type (ANY means the real records).
-    func ownRecords(answering question: Question, on interface: NetworkInterface) -> [ResourceRecord] {
+    func answeringRecords(for question: Question, on interface: NetworkInterface) -> [ResourceRecord] {
         guard question.qClass == .internet || question.qClass == .any else { return [] }
         var result = UniqueRecords()
         for registration in answeringRegistrations(publishing: question.name) where registration.appliesTo(interface.id)

@@ -125,7 +125,7 @@ extension MDNSEngine {
     /// first IPv4 query (``ContinuousQuery/ipv6FirstQueryLag`` ago); for a query over `family`
     /// with ``Configuration/knownAnswersPerFamily``, only records that came over it.
     ///
-    /// Our own published records that answer a question count as known too: otherwise every
+    /// Our answering records count as known answers too: otherwise every
     /// other host would see our queries go unanswered and flush them from its cache (§10.5).
     func knownAnswers(
         for questions: [Question], on interface: NetworkInterface, at now: Instant,
@@ -135,7 +135,7 @@ extension MDNSEngine {
         guard let cache = interfaces[interface.id]?.cache else { return [] }
         var answers: [ResourceRecord] = []
         for question in questions {
-            for record in ownRecords(answering: question, on: interface) {
+            for record in answeringRecords(for: question, on: interface) {
                 var known = record
                 known.cacheFlush = false
                 answers.append(known)
@@ -225,7 +225,7 @@ extension MDNSEngine {
     public func arrival(of record: ResourceRecord, on interface: InterfaceID) -> RecordArrival? {
         guard let state = interfaces[interface] else { return nil }
         let question = Question(name: record.name, type: record.type)
-        if ownRecords(answering: question, on: state.interface).contains(where: { $0.data == record.data }) {
+        if answeringRecords(for: question, on: state.interface).contains(where: { $0.data == record.data }) {
             return RecordArrival(isFromThisHost: true, families: state.interface.families)
         }
         guard let entry = state.cache.entry(RecordKey(record)) else { return nil }

@@ -85,7 +85,7 @@ extension MDNSEngine {
         var local: [ResourceRecord] = []
         var foreign = false
         for record in message.answers + message.additionals where record.name == registrations.host.name {
-            if isOwnAddressRecord(record) {
+            if isThisHostAddressRecord(record) {
                 local.append(record)
             } else if isForeignAddressRecord(record) && record.ttl > 0 {
                 foreign = true
@@ -115,7 +115,7 @@ extension MDNSEngine {
     }
 
     /// True for an A or AAAA record carrying one of this host's addresses.
-    func isOwnAddressRecord(_ record: ResourceRecord) -> Bool {
+    func isThisHostAddressRecord(_ record: ResourceRecord) -> Bool {
         guard let address = record.data.address else { return false }
         return interfaces.owns(address)
     }
@@ -123,7 +123,7 @@ extension MDNSEngine {
     /// True for an A or AAAA record carrying an address that is not this host's: the only
     /// records over which the host name conflicts (§9, §15).
     func isForeignAddressRecord(_ record: ResourceRecord) -> Bool {
-        record.data.address != nil && !isOwnAddressRecord(record)
+        record.data.address != nil && !isThisHostAddressRecord(record)
     }
 
     /// Leaves out our reverse-mapping PTR for every name that `records` map to another host name:
