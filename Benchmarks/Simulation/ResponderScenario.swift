@@ -43,7 +43,7 @@ struct ResponderScenario {
     var question = Question.instanceSRV
 
     func run() -> Result {
-        var engine = MDNSEngine(configuration: .init(hostName: "responder"), seed: 1)
+        var engine = MDNSEngine(configuration: .init(hostLabel: "responder"), seed: 1)
         var now = Instant.zero
         let interface = NetworkInterface(
             id: InterfaceID(2), name: "bench0",

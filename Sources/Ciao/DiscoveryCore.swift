@@ -10,7 +10,7 @@ final class DiscoveryCore: Sendable {
         var browse: BackendToken?
         var services: Set<Service> = []
         /// The services found that this host publishes.
-        var localServices: Set<Service> = []
+        var servicesFromThisHost: Set<Service> = []
         /// The families each found service's PTR record has come over.
         var families: [Service: Set<NetworkScope.AddressFamily>] = [:]
         /// Told of what came over another family and changed nothing else (``DiscoverySession/observeArrivals(_:)``).
@@ -50,7 +50,7 @@ final class DiscoveryCore: Sendable {
     var services: Set<Service> { state.withLock { $0.services } }
 
     /// Whether a service found is published on this host.
-    func isLocal(_ service: Service) -> Bool { state.withLock { $0.localServices.contains(service) } }
+    func isFromThisHost(_ service: Service) -> Bool { state.withLock { $0.servicesFromThisHost.contains(service) } }
 
     /// The families a found service's PTR record has come over.
     func families(of service: Service) -> Set<NetworkScope.AddressFamily> {
@@ -111,8 +111,8 @@ final class DiscoveryCore: Sendable {
                 switch update {
                 case .found(let found), .removed(let found):
                     service = found
-                case .local(let local):
-                    state.localServices.insert(local)
+                case .fromThisHost(let ours):
+                    state.servicesFromThisHost.insert(ours)
                     continue
                 case .heardOver(let heard, let families):
                     if state.families.updateValue(families, forKey: heard) != families,
@@ -136,7 +136,7 @@ final class DiscoveryCore: Sendable {
                     found.append(instance)
                 case .removed(let instance) where state.services.contains(instance):
                     state.services.remove(instance)
-                    state.localServices.remove(instance)
+                    state.servicesFromThisHost.remove(instance)
                     state.families[instance] = nil
                     removed.append(instance)
                 default:

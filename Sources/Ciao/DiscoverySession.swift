@@ -29,8 +29,8 @@ public actor DiscoverySession {
 
     /// Whether `service`, found by this session, is published on this host (by this process or by
     /// another responder here), for `ciao browse -l`; known before its `found` event is delivered.
-    package nonisolated func isLocal(_ service: Service) -> Bool {
-        core.isLocal(service)
+    package nonisolated func isFromThisHost(_ service: Service) -> Bool {
+        core.isFromThisHost(service)
     }
 
     /// The address families `service`'s PTR record has come over so far, as `avahi-browse -p`

@@ -77,8 +77,8 @@ public struct NetworkScope: Hashable, Sendable {
     }
 
     /// The transport's form of this scope.
-    package var interfaceSelection: InterfaceSelection {
-        InterfaceSelection(
+    package var interfaceFilter: InterfaceFilter {
+        InterfaceFilter(
             names: interfaces, families: Set(families.map { $0 == .ipv4 ? IPFamily.v4 : IPFamily.v6 }))
     }
 }

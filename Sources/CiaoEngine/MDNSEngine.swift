@@ -9,8 +9,8 @@ import CiaoWire
 /// outputs, byte for byte.
 public struct MDNSEngine {
     public struct Configuration: Sendable {
-        /// The host label, published as `<hostName>.local.`.
-        public var hostName: String
+        /// The host label, published as `<hostLabel>.local.`.
+        public var hostLabel: String
         /// Cached records per interface at most: memory a flood can take is bounded.
         public var cacheCapacity: Int
         /// Largest datagram to send; larger messages are split (RFC 6762 §17). Records that alone
@@ -28,10 +28,10 @@ public struct MDNSEngine {
         public var knownAnswersPerFamily: Bool
 
         public init(
-            hostName: String, cacheCapacity: Int = 4096, maximumDatagramSize: Int = 1440,
+            hostLabel: String, cacheCapacity: Int = 4096, maximumDatagramSize: Int = 1440,
             unicastReplyFamilies: Set<IPFamily> = Set(IPFamily.allCases), knownAnswersPerFamily: Bool = false
         ) {
-            self.hostName = hostName
+            self.hostLabel = hostLabel
             self.cacheCapacity = cacheCapacity
             self.maximumDatagramSize = maximumDatagramSize
             self.unicastReplyFamilies = unicastReplyFamilies
@@ -98,7 +98,7 @@ public struct MDNSEngine {
         self.configuration = configuration
         random = SplitMix64(seed: seed)
         registrations = RegistrationTable(
-            host: Registration(kind: .host, label: configuration.hostName, state: .waitingForInterface))
+            host: Registration(kind: .host, label: configuration.hostLabel, state: .waitingForInterface))
         reportedHostName = registrations.host.name
     }
 

@@ -136,7 +136,7 @@ public struct SimulatedNetworkOf<Stack: SimulatedStack> {
             makeStack(
                 MDNSEngine(
                     configuration: .init(
-                        hostName: $0, cacheCapacity: cacheCapacity, unicastReplyFamilies: unicastReplyFamilies,
+                        hostLabel: $0, cacheCapacity: cacheCapacity, unicastReplyFamilies: unicastReplyFamilies,
                         knownAnswersPerFamily: knownAnswersPerFamily),
                     seed: seed ?? random.next()))
         }

@@ -18,7 +18,7 @@ public enum InterfaceScanner {
     }
 
     /// The qualifying interfaces, sorted by index.
-    public static func current(selection: InterfaceSelection = .all) throws(TransportError) -> [NetworkInterface] {
+    public static func current(filter: InterfaceFilter = .all) throws(TransportError) -> [NetworkInterface] {
         var list: UnsafeMutablePointer<ifaddrs>?
         guard getifaddrs(&list) == 0 else { throw .lastError("list the network interfaces (getifaddrs)") }
         defer { freeifaddrs(list) }
@@ -45,7 +45,7 @@ public enum InterfaceScanner {
                     name: name, index: index, flags: entry.pointee.ifa_flags,
                     address: address(entry.pointee.ifa_addr, netmask: entry.pointee.ifa_netmask)))
         }
-        return interfaces(from: entries, selection: selection)
+        return interfaces(from: entries, filter: filter)
     }
 
     /// The names of every interface the system has, usable or not (if_nameindex(3)), sorted.
@@ -61,7 +61,7 @@ public enum InterfaceScanner {
         return names.sorted()
     }
 
-    /// One getifaddrs entry, reduced to what the selection needs.
+    /// One getifaddrs entry, reduced to what the filter needs.
     struct Entry: Hashable {
         var name: String
         var index: UInt32
@@ -75,13 +75,13 @@ public enum InterfaceScanner {
     static let requiredFlags = UInt32(IFF_UP | IFF_RUNNING | IFF_MULTICAST)
     static let excludedFlags = UInt32(IFF_LOOPBACK)
 
-    /// Groups entries by interface and applies the flag rules and `selection`; pure.
-    static func interfaces(from entries: [Entry], selection: InterfaceSelection) -> [NetworkInterface] {
+    /// Groups entries by interface and applies the flag rules and `filter`; pure.
+    static func interfaces(from entries: [Entry], filter: InterfaceFilter) -> [NetworkInterface] {
         var byIndex: [UInt32: NetworkInterface] = [:]
         for entry in entries {
             guard entry.flags & requiredFlags == requiredFlags, entry.flags & excludedFlags == 0,
-                selection.includes(name: entry.name),
-                let address = entry.address, selection.includes(address.address.family)
+                filter.includes(name: entry.name),
+                let address = entry.address, filter.includes(address.address.family)
             else { continue }
             var interface =
                 byIndex[entry.index]

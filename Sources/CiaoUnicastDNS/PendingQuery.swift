@@ -5,7 +5,7 @@ import CiaoWire
 struct PendingQuery: Sendable {
     var question: Question
     /// Which try this is, counting over the servers round after round (`attempts` rounds).
-    var tryIndex = 0
+    var attemptIndex = 0
     var attempt: Attempt
     var server: DNSServer
     var transport: Transport

@@ -103,7 +103,7 @@ public struct UnicastDNSClient<Random: RandomNumberGenerator & Sendable>: Sendab
     /// once all tries are spent.
     public mutating func advance(to now: Duration) {
         for (id, query) in pending where query.deadline <= now {
-            nextTry(id, query, at: now)
+            nextAttempt(id, query, at: now)
         }
     }
 
@@ -111,7 +111,7 @@ public struct UnicastDNSClient<Random: RandomNumberGenerator & Sendable>: Sendab
     /// goes on to the next server at once.
     public mutating func attemptFailed(_ attempt: Attempt, at now: Duration) {
         guard let id = queriesByAttempt[attempt], let query = pending[id], query.attempt == attempt else { return }
-        nextTry(id, query, at: now)
+        nextAttempt(id, query, at: now)
     }
 
     /// A reply arrived on the socket of `attempt` from `source`. Anything that does not match the
@@ -128,7 +128,7 @@ public struct UnicastDNSClient<Random: RandomNumberGenerator & Sendable>: Sendab
         if message.header.isTruncated {
             guard query.transport == .udp else {
                 query.lastError = .truncatedOverTCP
-                nextTry(id, query, at: now)
+                nextAttempt(id, query, at: now)
                 return
             }
             finish(query.attempt)
@@ -145,10 +145,10 @@ public struct UnicastDNSClient<Random: RandomNumberGenerator & Sendable>: Sendab
             completions.append(Completion(query: id, result: .success(answer)))
         case 5:
             query.lastError = .refused
-            nextTry(id, query, at: now)
+            nextAttempt(id, query, at: now)
         case let rcode:
             query.lastError = .serverFailure(rcode: rcode)
-            nextTry(id, query, at: now)
+            nextAttempt(id, query, at: now)
         }
     }
 
@@ -196,18 +196,18 @@ public struct UnicastDNSClient<Random: RandomNumberGenerator & Sendable>: Sendab
         transmissions.append(Transmission(attempt: attempt, server: query.server, transport: transport, message: bytes))
     }
 
-    private mutating func nextTry(_ id: QueryID, _ failed: PendingQuery, at now: Duration) {
+    private mutating func nextAttempt(_ id: QueryID, _ failed: PendingQuery, at now: Duration) {
         var query = failed
         finish(query.attempt)
-        query.tryIndex += 1
+        query.attemptIndex += 1
         let servers = configuration.servers
-        guard query.tryIndex < servers.count * max(configuration.attempts, 1) else {
+        guard query.attemptIndex < servers.count * max(configuration.attempts, 1) else {
             pending[id] = nil
             let error = query.lastError ?? .timedOut(name: query.question.name, type: query.question.type)
             completions.append(Completion(query: id, result: .failure(error)))
             return
         }
-        query.server = servers[query.tryIndex % servers.count]
+        query.server = servers[query.attemptIndex % servers.count]
         startAttempt(&query, id: id, over: .udp, at: now)
         pending[id] = query
     }

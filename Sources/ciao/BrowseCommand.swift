@@ -227,7 +227,7 @@ struct BrowseRun {
 
     private mutating func handle(_ event: DiscoveryEvent, from session: DiscoverySession) {
         if options.ignoreLocal, let service = event.service {
-            if case .found = event, session.isLocal(service) { ignored.insert(service) }
+            if case .found = event, session.isFromThisHost(service) { ignored.insert(service) }
             if ignored.contains(service) {
                 if case .removed = event { ignored.remove(service) }
                 return

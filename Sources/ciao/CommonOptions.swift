@@ -78,7 +78,7 @@ enum CommonOptions {
     static func waitForInterface(_ scope: NetworkScope, untilPresent: Bool) async {
         func present() -> Bool {
             do {
-                return try !InterfaceScanner.current(selection: scope.interfaceSelection).isEmpty
+                return try !InterfaceScanner.current(filter: scope.interfaceFilter).isEmpty
             } catch {
                 // The runtime meets the same failure and reports it.
                 CommandLineTool.printError("\(error)")

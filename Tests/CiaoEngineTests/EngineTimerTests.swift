@@ -17,13 +17,13 @@ import Testing
     }
 
     @Test func anIdleEngineHasNoDeadline() {
-        var engine = MDNSEngine(configuration: .init(hostName: "ciao"), seed: 1)
+        var engine = MDNSEngine(configuration: .init(hostLabel: "ciao"), seed: 1)
         engine.setInterface(interface, at: .zero)
         #expect(deadlines(engine).isEmpty && engine.nextDeadline == nil)
     }
 
     @Test func theNextDeadlineIsTheEarliestTimerAndAdvancingPassesIt() {
-        var engine = MDNSEngine(configuration: .init(hostName: "ciao"), seed: 1)
+        var engine = MDNSEngine(configuration: .init(hostLabel: "ciao"), seed: 1)
         engine.setInterface(interface, at: .zero)
         _ = engine.register(Support.service("A"), at: .zero)
         _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: .zero)

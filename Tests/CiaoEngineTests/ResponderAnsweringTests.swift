@@ -699,7 +699,7 @@ import Testing
         #expect(hostRecordCounts.first == 3, "A, AAAA and NSEC in the first packet")
         #expect(hostRecordCounts.dropFirst().allSatisfy { $0 == 0 }, "host records repeated: \(hostRecordCounts)")
         #expect(!firstResponse.contains { $0.additionals.contains { $0.type == .nsec && $0.name != Self.alpha } })
-        let maximumSize = MDNSEngine.Configuration(hostName: "alpha").maximumDatagramSize
+        let maximumSize = MDNSEngine.Configuration(hostLabel: "alpha").maximumDatagramSize
         for (packet, next) in zip(firstResponse, firstResponse.dropFirst()) {
             guard let answer = next.answers.first, case .ptr(let instance) = answer.data else { continue }
             var fuller = packet

@@ -94,7 +94,7 @@ extension DriverEquivalenceTests.Reported {
             switch update {
             case .found(let service): .found(service.anyInterface)
             case .removed(let service): .removed(service.anyInterface)
-            case .local(let service): .local(service.anyInterface)
+            case .fromThisHost(let service): .fromThisHost(service.anyInterface)
             case .heardOver, .resolved: nil
             }
         }

@@ -38,7 +38,7 @@ struct DriverPair {
         allBrowseUpdates.filter {
             switch $0 {
             case .heardOver, .resolved: false
-            case .found, .removed, .local: true
+            case .found, .removed, .fromThisHost: true
             }
         }
     }

@@ -392,7 +392,7 @@ import Testing
         var harness = DriverPair()
         harness.publishThenBrowseAndResolve("Mine", type: Self.type, on: harness.browser, for: .milliseconds(50))
         let mine = Service(name: "Mine", type: Self.type, interfaceIndex: 1)
-        #expect(harness.browseUpdates == [.local(mine), .found(mine)])
+        #expect(harness.browseUpdates == [.fromThisHost(mine), .found(mine)])
         #expect(harness.resolved.first?.hostName == "beta.local.")
     }
 }
@@ -427,7 +427,7 @@ final class Inbox<Value: Sendable>: Sendable {
         let ours = Service(name: "Ours", type: Self.type, interfaceIndex: 1)
         let theirs = Service(name: "Theirs", type: Self.type, interfaceIndex: 1)
         let updates = harness.browseUpdates
-        #expect(Set(updates) == [.local(ours), .found(ours), .found(theirs)])
-        #expect(updates.firstIndex(of: .local(ours))! < updates.firstIndex(of: .found(ours))!)
+        #expect(Set(updates) == [.fromThisHost(ours), .found(ours), .found(theirs)])
+        #expect(updates.firstIndex(of: .fromThisHost(ours))! < updates.firstIndex(of: .found(ours))!)
     }
 }

@@ -5,8 +5,8 @@ import Testing
 
 @testable import CiaoTransport
 
-/// The selection rules, on made-up getifaddrs entries; no sockets.
-@Suite struct InterfaceSelectionTests {
+/// The filter rules, on made-up getifaddrs entries; no sockets.
+@Suite struct InterfaceFilterTests {
     typealias Entry = InterfaceScanner.Entry
     static let usable = UInt32(IFF_UP | IFF_RUNNING | IFF_MULTICAST | IFF_BROADCAST)
 
@@ -35,7 +35,7 @@ import Testing
     ]
 
     @Test func usableInterfacesSortedByIndexWithTheirAddresses() {
-        let interfaces = InterfaceScanner.interfaces(from: Self.entries, selection: .all)
+        let interfaces = InterfaceScanner.interfaces(from: Self.entries, filter: .all)
         #expect(interfaces.map(\.name) == ["eth0", "eth1"])
         #expect(interfaces.map(\.id) == [InterfaceID(2), InterfaceID(3)])
         #expect(interfaces[0].addresses.map(\.prefixLength) == [24, 23, 64])
@@ -44,19 +44,19 @@ import Testing
     }
 
     @Test func familiesSelectAddressesAndDropInterfacesWithoutOne() {
-        let v4 = InterfaceScanner.interfaces(from: Self.entries, selection: InterfaceSelection(families: [.v4]))
+        let v4 = InterfaceScanner.interfaces(from: Self.entries, filter: InterfaceFilter(families: [.v4]))
         #expect(v4.map(\.name) == ["eth0"])
         #expect(v4[0].addresses.map(\.address.description) == ["10.0.0.2", "10.0.1.2"])
-        let v6 = InterfaceScanner.interfaces(from: Self.entries, selection: InterfaceSelection(families: [.v6]))
+        let v6 = InterfaceScanner.interfaces(from: Self.entries, filter: InterfaceFilter(families: [.v6]))
         #expect(v6.map(\.name) == ["eth0", "eth1"])
-        #expect(InterfaceScanner.interfaces(from: Self.entries, selection: InterfaceSelection(families: [])).isEmpty)
+        #expect(InterfaceScanner.interfaces(from: Self.entries, filter: InterfaceFilter(families: [])).isEmpty)
     }
 
     @Test func namesSelectInterfaces() {
-        let selection = InterfaceSelection(names: ["eth1", "down0", "absent"])
-        #expect(InterfaceScanner.interfaces(from: Self.entries, selection: selection).map(\.name) == ["eth1"])
-        #expect(InterfaceSelection.all.includes(name: "anything"))
-        #expect(!selection.includes(name: "eth0"))
+        let filter = InterfaceFilter(names: ["eth1", "down0", "absent"])
+        #expect(InterfaceScanner.interfaces(from: Self.entries, filter: filter).map(\.name) == ["eth1"])
+        #expect(InterfaceFilter.all.includes(name: "anything"))
+        #expect(!filter.includes(name: "eth0"))
     }
 
     @Test func prefixLengthsFromNetmasks() {
@@ -90,9 +90,9 @@ extension NamespaceTests {
             }
         }
 
-        @Test func selectionNarrowsTheList() throws {
+        @Test func filterNarrowsTheList() throws {
             let interfaces = try InterfaceScanner.current(
-                selection: InterfaceSelection(names: ["trb0"], families: [.v4]))
+                filter: InterfaceFilter(names: ["trb0"], families: [.v4]))
             #expect(interfaces.map(\.name) == ["trb0"])
             #expect(interfaces.first?.addresses == [InterfaceAddress(Lab.b4, prefixLength: 24)])
         }

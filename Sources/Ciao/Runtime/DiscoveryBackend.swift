@@ -90,7 +90,7 @@ enum BrowseUpdate: Hashable, Sendable {
     case removed(Service)
     /// The service, found in the same batch, is published on this host: by this process or by
     /// another responder here (avahi-daemon, mDNSResponder), as `avahi-browse -l` tells.
-    case local(Service)
+    case fromThisHost(Service)
     /// The families the service's PTR record has come over so far: in the batch that finds it,
     /// and again when it first comes over another (`avahi-browse` prints a line per protocol).
     case heardOver(Service, Set<NetworkScope.AddressFamily>)

@@ -196,7 +196,7 @@ final class MDNSRuntime: DiscoveryBackend {
         let loop: RuntimeLoop
         do {
             loop = try RuntimeLoop(
-                scope: scope, hostName: Self.defaultHostLabel(),
+                scope: scope, hostLabel: Self.defaultHostLabel(),
                 reportInterfacesPresent: { [self] present in interfacesPresent.store(present, ordering: .relaxed) },
                 reportMembershipFailures: { [self] failures in memberships.withLock { $0 = failures } })
         } catch {

@@ -19,7 +19,7 @@ final class RuntimeLoop {
     let wakeup: Wakeup
     private let sockets: [IPFamily: MulticastSocket]
     private let monitor: NetlinkMonitor
-    private let selection: InterfaceSelection
+    private let filter: InterfaceFilter
     private var interfaces: [InterfaceID: NetworkInterface] = [:]
     /// Told after each interface scan whether any interface is usable.
     private let reportInterfacesPresent: (Bool) -> Void
@@ -41,14 +41,14 @@ final class RuntimeLoop {
     private static let receiveBatch = 256
 
     init(
-        scope: NetworkScope, hostName: String, reportInterfacesPresent: @escaping (Bool) -> Void,
+        scope: NetworkScope, hostLabel: String, reportInterfacesPresent: @escaping (Bool) -> Void,
         reportMembershipFailures: @escaping ([NetworkScope.MembershipFailure]) -> Void
     ) throws(TransportError) {
         self.reportInterfacesPresent = reportInterfacesPresent
         self.reportMembershipFailures = reportMembershipFailures
-        selection = scope.interfaceSelection
+        filter = scope.interfaceFilter
         var sockets: [IPFamily: MulticastSocket] = [:]
-        for family in IPFamily.allCases where selection.includes(family) {
+        for family in IPFamily.allCases where filter.includes(family) {
             sockets[family] = try MulticastSocket(family: family)
         }
         self.sockets = sockets
@@ -61,7 +61,7 @@ final class RuntimeLoop {
         driver = DiscoveryDriver(
             engine: MDNSEngine(
                 configuration: .init(
-                    hostName: hostName, unicastReplyFamilies: unicastReplyFamilies,
+                    hostLabel: hostLabel, unicastReplyFamilies: unicastReplyFamilies,
                     knownAnswersPerFamily: scope.knownAnswersPerFamily), seed: seed))
     }
 
@@ -268,7 +268,7 @@ final class RuntimeLoop {
     private func rescanInterfaces() {
         let current: [NetworkInterface]
         do {
-            current = try InterfaceScanner.current(selection: selection)
+            current = try InterfaceScanner.current(filter: filter)
         } catch {
             diagnostics.emit(.error, .interface, "cannot list the network interfaces: \(error)")
             return

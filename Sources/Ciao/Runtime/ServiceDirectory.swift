@@ -300,7 +300,9 @@ struct ServiceDirectory {
                         continue
                     }
                     let arrival = engine.arrival(of: record, on: interface)
-                    if arrival?.isFromThisHost == true { browseBatches[query, default: []].append(.local(service)) }
+                    if arrival?.isFromThisHost == true {
+                        browseBatches[query, default: []].append(.fromThisHost(service))
+                    }
                     browseBatches[query, default: []].append(update)
                     let families = Set((arrival?.families ?? []).map(NetworkScope.AddressFamily.init))
                     browseBatches[query, default: []].append(.heardOver(service, families))
@@ -366,7 +368,7 @@ struct ServiceDirectory {
         case .removed(let service):
             guard browses[query]!.resolving!.remove(service) != nil else { return }
             stopResolution(.automatic(browse: browse, service), engine: &engine)
-        case .local, .heardOver, .resolved:
+        case .fromThisHost, .heardOver, .resolved:
             return
         }
     }

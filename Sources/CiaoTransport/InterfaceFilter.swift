@@ -1,7 +1,7 @@
 import CiaoNetwork
 
 /// Which interfaces and address families mDNS runs on.
-public struct InterfaceSelection: Hashable, Sendable {
+public struct InterfaceFilter: Hashable, Sendable {
     /// Interface names to use; nil means every suitable interface.
     public var names: Set<String>?
     /// The address families to use (RFC 6762 §20: mDNS runs separately over IPv4 and IPv6).
@@ -13,7 +13,7 @@ public struct InterfaceSelection: Hashable, Sendable {
     }
 
     /// Every suitable interface, both families.
-    public static let all = InterfaceSelection()
+    public static let all = InterfaceFilter()
 
     /// True when the interface called `name` is selected.
     public func includes(name: String) -> Bool {
