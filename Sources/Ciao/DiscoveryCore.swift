@@ -17,8 +17,8 @@ final class DiscoveryCore: Sendable {
         var arrivalObserver: (@Sendable (Service) -> Void)?
         /// The resolutions of found services still wanted: timed until the first result.
         var resolutions: [Service: Resolution] = [:]
-        /// Tells a resolution from an earlier one of the same service, whose timeout must be
-        /// ignored.
+        /// The finds so far, counted as the backend counts them (net `found`s per batch): the
+        /// number of a resolution's find tells it from an earlier one of the same service.
         var resolutionsStarted = 0
         var isStopped = false
     }
@@ -197,6 +197,6 @@ final class DiscoveryCore: Sendable {
             sink.yield(.resolutionFailed(service, backend.timeoutError))
             return state.browse
         }
-        if let browse { backend.stopResolving(service, of: browse) }
+        if let browse { backend.stopResolving(service, of: browse, found: number) }
     }
 }

@@ -260,6 +260,10 @@ struct DiscoverySessionTests {
         #expect(try await events.next() == .found(b))
         #expect(try await events.next() == .resolutionFailed(b, .timedOut))
         #expect(ContinuousClock.now - foundAgain >= timeout)
+        // Each stop names its find as the backend counts them: A 1, B 2, C 3, B again 4.
+        try await fake.state.wait("the third stop", within: .seconds(10)) { $0.stoppedResolutions.count == 3 }
+        #expect(fake.stoppedResolutions.map(\.service) == [b, c, b])
+        #expect(fake.stoppedResolutions.map(\.found) == [2, 3, 4])
         await session.stop()
     }
 
@@ -273,6 +277,7 @@ struct DiscoverySessionTests {
         #expect(ContinuousClock.now - started >= .milliseconds(50))
         #expect(fake.stoppedResolutions.map(\.service) == [a], "the backend stops resolving it")
         #expect(fake.stoppedResolutions.map(\.browse) == [token])
+        #expect(fake.stoppedResolutions.map(\.found) == [1], "its find, the first")
         #expect(await session.services == [a], "a service that cannot be resolved is still present")
 
         // A late result after the failure is not reported.

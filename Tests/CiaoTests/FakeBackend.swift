@@ -203,7 +203,7 @@ final class FakeBackend: DiscoveryBackend, Sendable {
         case publish(BackendToken, Publication)
         case updateTXT(BackendToken, TXTRecord)
         case browse(BackendToken, ServiceType)
-        case stopResolving(BackendToken, Service)
+        case stopResolving(BackendToken, Service, found: Int)
         case resolve(BackendToken, Service)
         case browseTypes(BackendToken)
         case lookUp(BackendToken, RecordLookup)
@@ -260,8 +260,10 @@ final class FakeBackend: DiscoveryBackend, Sendable {
         var cancelled: [BackendToken] {
             calls.compactMap { if case .cancel(let token) = $0 { token } else { nil } }
         }
-        var stoppedResolutions: [(browse: BackendToken, service: Service)] {
-            calls.compactMap { if case .stopResolving(let token, let service) = $0 { (token, service) } else { nil } }
+        var stoppedResolutions: [(browse: BackendToken, service: Service, found: Int)] {
+            calls.compactMap {
+                if case .stopResolving(let token, let service, let found) = $0 { (token, service, found) } else { nil }
+            }
         }
     }
 
@@ -305,8 +307,8 @@ final class FakeBackend: DiscoveryBackend, Sendable {
         }.get()
     }
 
-    func stopResolving(_ service: Service, of browse: BackendToken) {
-        state.update { $0.calls.append(.stopResolving(browse, service)) }
+    func stopResolving(_ service: Service, of browse: BackendToken, found: Int) {
+        state.update { $0.calls.append(.stopResolving(browse, service, found: found)) }
     }
 
     func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError)
@@ -363,7 +365,9 @@ final class FakeBackend: DiscoveryBackend, Sendable {
     var lookups: [(token: BackendToken, lookup: RecordLookup)] { state.read { $0.lookups } }
     var txtUpdates: [(token: BackendToken, txtRecord: TXTRecord)] { state.read { $0.txtUpdates } }
     var cancelled: [BackendToken] { state.read { $0.cancelled } }
-    var stoppedResolutions: [(browse: BackendToken, service: Service)] { state.read { $0.stoppedResolutions } }
+    var stoppedResolutions: [(browse: BackendToken, service: Service, found: Int)] {
+        state.read { $0.stoppedResolutions }
+    }
 
     func isCancelled(_ token: BackendToken) -> Bool { cancelled.contains(token) }
     func cancelCount(_ token: BackendToken) -> Int { cancelled.filter { $0 == token }.count }
@@ -394,17 +398,12 @@ final class FakeBackend: DiscoveryBackend, Sendable {
         return state.read { $0.browses[index].token }
     }
 
-    /// The token of the `occurrence`th resolution of `service` (0-based), once it has been asked for.
-    func resolution(of service: Service, occurrence: Int = 0, within limit: Duration = .seconds(30)) async throws
-        -> BackendToken
-    {
-        let matching: @Sendable (State) -> [BackendToken] = { state in
-            state.resolutions.filter { $0.service == service }.map(\.token)
+    /// The token of the resolution of `service`, once it has been asked for.
+    func resolution(of service: Service, within limit: Duration = .seconds(30)) async throws -> BackendToken {
+        try await state.wait("resolution of \(service.name)", within: limit) {
+            $0.resolutions.contains { $0.service == service }
         }
-        try await state.wait("resolution #\(occurrence) of \(service.name)", within: limit) {
-            matching($0).count > occurrence
-        }
-        return state.read { matching($0)[occurrence] }
+        return state.read { $0.resolutions.first { $0.service == service }!.token }
     }
 
     /// The `index`th type enumeration (0-based), once it has been asked for.

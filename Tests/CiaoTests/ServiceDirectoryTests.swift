@@ -230,25 +230,32 @@ import Testing
         #expect(names.allSatisfy { engine().queriesByName[$0] == nil })
     }
 
-    /// A timed-out resolution is stopped alone: the browse goes on resolving the others, and an
-    /// instance that leaves and comes back is resolved afresh.
+    /// A timed-out resolution is stopped alone: the browse goes on resolving the others; a stop
+    /// that comes after the instance left and came back (an earlier find) changes nothing, and
+    /// the instance is resolved afresh.
     @Test func stoppingOneAutomaticResolutionLeavesTheOthers() throws {
         var harness = DriverPair()
+        let webName = try DomainName(parsing: "Web._ciao._tcp.local.")
+        let mailName = try DomainName(parsing: "Mail._ciao._tcp.local.")
+        let queries = { (harness: DriverPair, name: DomainName) in
+            harness.network.engine(harness.browser).queriesByName[name]?.count ?? 0
+        }
         let web = harness.publish(
             Publication(name: "Web", type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true),
             on: harness.publisher)
+        harness.run(for: .seconds(3))
+        let browse = harness.browseAndResolve(Self.type)
+        harness.run(for: .seconds(1))
         harness.publish(
             Publication(name: "Mail", type: Self.type, port: 25, txtRecord: .empty, subtypes: [], allowsRenaming: true),
             on: harness.publisher)
         harness.run(for: .seconds(3))
-        let browse = harness.browseAndResolve(Self.type)
-        harness.run(for: .seconds(2))
-        let webName = try DomainName(parsing: "Web._ciao._tcp.local.")
-        let mailName = try DomainName(parsing: "Mail._ciao._tcp.local.")
-        harness.send(
-            .stopResolving(Service(name: "Web", type: Self.type, interfaceIndex: 1), of: browse), on: harness.browser)
-        #expect(harness.network.engine(harness.browser).queriesByName[webName] == nil)
-        #expect(harness.network.engine(harness.browser).queriesByName[mailName]?.count == 2)
+        let webService = Service(name: "Web", type: Self.type, interfaceIndex: 1)
+        harness.send(.stopResolving(webService, of: browse, found: 2), on: harness.browser)
+        #expect(queries(harness, webName) == 2, "find 2 is Mail's: Web is the first")
+        harness.send(.stopResolving(webService, of: browse, found: 1), on: harness.browser)
+        #expect(queries(harness, webName) == 0)
+        #expect(queries(harness, mailName) == 2)
 
         harness.send(.cancel(web), on: harness.publisher)
         harness.run(for: .seconds(3))
@@ -259,6 +266,48 @@ import Testing
             on: harness.publisher)
         harness.run(for: .seconds(3))
         #expect(harness.resolved[resolvedBefore...].contains { $0.service.name == "Web" && $0.port == 8080 })
+        harness.send(.stopResolving(webService, of: browse, found: 1), on: harness.browser)
+        #expect(queries(harness, webName) == 2, "a stop of the first find does not end the third's resolution")
+    }
+
+    /// An instance removed and found again within one batch is no change, as a discovery session
+    /// applies the batch: a resolution stopped before stays stopped (a session that reported it
+    /// failed would not stop it again).
+    @Test func anInstanceLostAndFoundInOneBatchKeepsItsResolutionStopped() throws {
+        var harness = DriverPair()
+        harness.publish(
+            Publication(name: "Web", type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+            on: harness.publisher)
+        harness.run(for: .seconds(3))
+        let browse = harness.browseAndResolve(Self.type)
+        harness.run(for: .seconds(2))
+        let webName = try DomainName(parsing: "Web._ciao._tcp.local.")
+        let web = Service(name: "Web", type: Self.type, interfaceIndex: 1)
+        harness.send(.stopResolving(web, of: browse, found: 1), on: harness.browser)
+        let answer = try #require(
+            harness.network.transmissions.last {
+                $0.sender == harness.publisher && $0.datagram.family == .v4
+                    && (try? Message(decoding: $0.datagram.bytes))?.answers.contains { $0.type == .ptr } == true
+            })
+        let interface = DriverNetwork.interface(for: harness.browser, on: harness.link)
+        let source = harness.network.address(of: harness.publisher, on: harness.link, family: .v4)
+        harness.network.withStack(harness.browser) { driver, now in
+            driver.removeInterface(interface.id, at: now)
+            driver.setInterface(interface, at: now)
+            driver.receive(
+                ReceivedDatagram(
+                    bytes: answer.datagram.bytes, source: SocketAddress(source, port: 5353), interface: interface.id,
+                    isMulticast: true), at: now)
+        }
+        let batch = harness.updates(of: harness.browser).last { update in
+            if case .browse(_, let updates) = update { updates.contains(.found(web)) } else { false }
+        }
+        guard case .browse(_, let updates)? = batch else {
+            Issue.record("no batch found Web again")
+            return
+        }
+        #expect(updates.contains(.removed(web)), "\(updates)")
+        #expect(harness.network.engine(harness.browser).queriesByName[webName] == nil)
     }
 
     /// A resolution that joins the address queries of a host others already follow is not shown

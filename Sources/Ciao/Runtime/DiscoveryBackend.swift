@@ -17,8 +17,10 @@ protocol DiscoveryBackend: Sendable {
     func browse(
         type: ServiceType, subtype: String?, resolving: Bool, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void
     ) throws(CiaoError) -> BackendToken
-    /// Stops resolving one instance that a resolving browse found (its resolution has timed out).
-    func stopResolving(_ service: Service, of browse: BackendToken)
+    /// Stops resolving one instance that a resolving browse found (its resolution has timed out):
+    /// `found` is the number of the find that brought it, counting the net `found`s of each batch
+    /// from 1, so that a stop that crosses the service's removal and return stops nothing.
+    func stopResolving(_ service: Service, of browse: BackendToken, found: Int)
     /// Resolves a service continuously: a callback each time host, port, addresses or TXT change.
     func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError)
         -> BackendToken

@@ -10,10 +10,11 @@ struct DiscoveryDriver {
     enum Command: Sendable {
         case publish(Publication, BackendToken)
         case updateTXT(TXTRecord, of: BackendToken)
-        /// With `resolving`, each instance found is resolved until removed.
+        /// With `resolving`, each instance found is resolved until it is removed, its resolution
+        /// is stopped or the browse is cancelled.
         case browse(ServiceType, subtype: String?, resolving: Bool, BackendToken)
-        /// Stops resolving an instance a resolving browse found.
-        case stopResolving(Service, of: BackendToken)
+        /// Stops resolving an instance a resolving browse found, if it is still the `found`th find.
+        case stopResolving(Service, of: BackendToken, found: Int)
         case resolve(Service, BackendToken)
         case browseTypes(BackendToken)
         case lookUp(RecordLookup, BackendToken)
@@ -57,8 +58,8 @@ struct DiscoveryDriver {
         case .browse(let type, let subtype, let resolving, let token):
             directory.browse(
                 type: type, subtype: subtype, resolving: resolving, token: token, engine: &engine, at: now)
-        case .stopResolving(let service, let token):
-            directory.stopResolving(service, of: token, engine: &engine)
+        case .stopResolving(let service, let token, let found):
+            directory.stopResolving(service, of: token, found: found, engine: &engine)
         case .resolve(let service, let token):
             directory.resolve(service, token: token, engine: &engine, at: now)
         case .browseTypes(let token):

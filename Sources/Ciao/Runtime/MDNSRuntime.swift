@@ -81,8 +81,8 @@ final class MDNSRuntime: DiscoveryBackend {
         return token
     }
 
-    func stopResolving(_ service: Service, of browse: BackendToken) {
-        submitIfRunning { loop in loop.handle(.stopResolving(service, of: browse)) }
+    func stopResolving(_ service: Service, of browse: BackendToken, found: Int) {
+        submitIfRunning { loop in loop.handle(.stopResolving(service, of: browse, found: found)) }
     }
 
     func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError)

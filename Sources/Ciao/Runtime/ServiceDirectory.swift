@@ -37,14 +37,23 @@ struct ServiceDirectory {
     private struct BrowseState {
         var type: ServiceType
         var token: BackendToken
-        /// The instances it resolves, when it resolves what it finds.
-        var resolving: Set<Service>?
+        /// When it resolves what it finds: the instances present, each with the number of the
+        /// find that brought it (see ``stopResolving(_:of:found:engine:)``).
+        var resolving: AutomaticResolutions?
     }
 
     private struct TypeBrowseState {
         /// The types present, and the interfaces they are present on.
         var seen: [ServiceType: Set<InterfaceID>] = [:]
         var token: BackendToken
+    }
+
+    /// The instances a resolving browse has found and not lost. Finds are counted as a discovery
+    /// session counts them: per batch, a service whose last mention is `found` and that was not
+    /// present; so the number of a find names the same one on both sides.
+    private struct AutomaticResolutions {
+        var present: [Service: Int] = [:]
+        var finds = 0
     }
 
     /// Who asked for a resolution: a resolve, or a resolving browse for an instance it found.
@@ -138,21 +147,23 @@ struct ServiceDirectory {
     }
 
     /// Browses `type`, or its instances under `subtype` (`<subtype>._sub.<type>`, RFC 6763 §7.1);
-    /// with `resolving`, resolves each instance found until it is removed.
+    /// with `resolving`, resolves each instance found until it is removed or its resolution is
+    /// stopped.
     mutating func browse(
-        type: ServiceType, subtype: String? = nil, resolving: Bool = false, token: BackendToken,
-        engine: inout MDNSEngine, at now: Instant
+        type: ServiceType, subtype: String?, resolving: Bool, token: BackendToken, engine: inout MDNSEngine,
+        at now: Instant
     ) {
         let typeName = Self.typeName(type)
         let name = subtype.flatMap(typeName.subtypeName) ?? typeName
         let query = engine.startQuery(name: name, type: .ptr, at: now)
-        browses[query] = BrowseState(type: type, token: token, resolving: resolving ? [] : nil)
+        browses[query] = BrowseState(type: type, token: token, resolving: resolving ? AutomaticResolutions() : nil)
         queriesByToken[token] = [query]
     }
 
-    /// Stops resolving `service`, which the browse of `token` found and resolves.
-    mutating func stopResolving(_ service: Service, of token: BackendToken, engine: inout MDNSEngine) {
-        guard let query = queriesByToken[token]?.first, browses[query]?.resolving?.remove(service) != nil else {
+    /// Stops resolving `service`, which the browse of `token` resolves since its find number
+    /// `found`; a stop for an earlier find, which a removal has ended already, changes nothing.
+    mutating func stopResolving(_ service: Service, of token: BackendToken, found: Int, engine: inout MDNSEngine) {
+        guard let query = queriesByToken[token]?.first, browses[query]?.resolving?.present[service] == found else {
             return
         }
         stopResolution(.automatic(browse: token, service), engine: &engine)
@@ -217,7 +228,9 @@ struct ServiceDirectory {
         stopResolution(.requested(token), engine: &engine)
         for query in queriesByToken.removeValue(forKey: token) ?? [] {
             engine.stopQuery(query)
-            for service in browses.removeValue(forKey: query)?.resolving ?? [] {
+            for service in browses.removeValue(forKey: query)?.resolving?.present.sorted(by: { $0.value < $1.value })
+                .map(\.key) ?? []
+            {
                 stopResolution(.automatic(browse: token, service), engine: &engine)
             }
             typeBrowses[query] = nil
@@ -243,8 +256,8 @@ struct ServiceDirectory {
         var browseBatches: [QueryID: [BrowseUpdate]] = [:]
         var browseOrder: [QueryID] = []
         var touchedResolutions: [ResolutionID] = []
-        /// Instances resolving browses found or lost, in order.
-        var foundOrRemoved: [(browse: BackendToken, update: BrowseUpdate)] = []
+        /// What each resolving browse found or lost, in order.
+        var foundOrRemoved: [QueryID: [BrowseUpdate]] = [:]
         var touchedTargets: [AddressTarget] = []
         var lookupBatches: [BackendToken: [RecordEvent]] = [:]
         var lookupOrder: [BackendToken] = []
@@ -292,9 +305,7 @@ struct ServiceDirectory {
                     }
                 if let update = browseUpdate(query, record, interface, present: change != .removed) {
                     if browseBatches[query] == nil { browseOrder.append(query) }
-                    if let browse = browses[query], browse.resolving != nil {
-                        foundOrRemoved.append((browse.token, update))
-                    }
+                    if browses[query]?.resolving != nil { foundOrRemoved[query, default: []].append(update) }
                     guard case .found(let service) = update else {
                         browseBatches[query, default: []].append(update)
                         continue
@@ -352,25 +363,45 @@ struct ServiceDirectory {
             case .automatic(let browse, _): updates.append(.browse(browse, [.resolved(resolved)]))
             }
         }
-        for (browse, update) in foundOrRemoved { resolveAutomatically(update, of: browse, engine: &engine, at: now) }
+        for query in browseOrder {
+            if let updates = foundOrRemoved[query] {
+                resolveAutomatically(updates, of: query, engine: &engine, at: now)
+            }
+        }
         return updates
     }
 
-    /// Starts resolving an instance a resolving browse found, or stops when it is removed.
+    /// Starts resolving what one batch of a resolving browse found and stops what it lost: the
+    /// net change per service, as the discovery session applies the same batch.
     private mutating func resolveAutomatically(
-        _ update: BrowseUpdate, of browse: BackendToken, engine: inout MDNSEngine, at now: Instant
+        _ updates: [BrowseUpdate], of query: QueryID, engine: inout MDNSEngine, at now: Instant
     ) {
-        guard let query = queriesByToken[browse]?.first, browses[query]?.resolving != nil else { return }
-        switch update {
-        case .found(let service):
-            guard browses[query]!.resolving!.insert(service).inserted else { return }
-            startResolution(of: service, for: .automatic(browse: browse, service), engine: &engine, at: now)
-        case .removed(let service):
-            guard browses[query]!.resolving!.remove(service) != nil else { return }
-            stopResolution(.automatic(browse: browse, service), engine: &engine)
-        case .fromThisHost, .heardOver, .resolved:
-            return
+        guard let browse = browses[query], var resolving = browse.resolving else { return }
+        var mentioned: [Service] = []
+        var present: [Service: Bool] = [:]
+        for update in updates {
+            switch update {
+            case .found(let service), .removed(let service):
+                if present.updateValue(update == .found(service), forKey: service) == nil { mentioned.append(service) }
+            case .fromThisHost, .heardOver, .resolved:
+                continue
+            }
         }
+        for service in mentioned {
+            let wasPresent = resolving.present[service] != nil
+            switch (wasPresent, present[service]!) {
+            case (false, true):
+                resolving.finds += 1
+                resolving.present[service] = resolving.finds
+                startResolution(of: service, for: .automatic(browse: browse.token, service), engine: &engine, at: now)
+            case (true, false):
+                resolving.present[service] = nil
+                stopResolution(.automatic(browse: browse.token, service), engine: &engine)
+            default:
+                continue
+            }
+        }
+        browses[query]?.resolving = resolving
     }
 
     private func browseUpdate(_ query: QueryID, _ record: ResourceRecord, _ interface: InterfaceID, present: Bool)

@@ -14,9 +14,23 @@ final class WideAreaBackend: DiscoveryBackend {
     /// Publications cancelled whose records are still being deleted; ``waitForPending()`` waits for them.
     private let withdrawals = Mutex<[BackendToken: Task<Void, Never>]>([:])
     private let nextToken = Atomic<UInt64>(0)
-    /// The instances each resolving browse no longer resolves (their resolution timed out); a
-    /// round asks for every instance anyway, so their results are dropped until they are removed.
-    private let unresolved = Mutex<[BackendToken: Set<Service>]>([:])
+    /// The instances each resolving browse has found and not lost, each with the number of its
+    /// find and the task resolving it.
+    private let automatic = Mutex<[BackendToken: AutomaticResolutions]>([:])
+
+    /// A resolving browse's instances, finds counted as ``DiscoveryBackend/stopResolving(_:of:found:)`` says.
+    private struct AutomaticResolutions {
+        var present: [Service: (found: Int, resolution: Resolution)] = [:]
+        var finds = 0
+    }
+
+    private enum Resolution {
+        case starting
+        case running(Task<Void, Never>)
+        case stopped
+
+        var task: Task<Void, Never>? { if case .running(let task) = self { task } else { nil } }
+    }
 
     /// What a token started.
     private enum Work {
@@ -69,17 +83,18 @@ final class WideAreaBackend: DiscoveryBackend {
     func browse(
         type: ServiceType, subtype: String?, resolving: Bool, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void
     ) throws(CiaoError) -> BackendToken {
-        let events = try browser.events(type: type, subtype: subtype, domain: domain, resolving: resolving)
+        let events = try browser.events(type: type, subtype: subtype, domain: domain, resolving: false)
         let token = makeToken()
+        if resolving { automatic.withLock { $0[token] = AutomaticResolutions() } }
         start(events, as: token) { [self] event in
             switch event {
-            case .found(let service): onUpdate([.found(service)])
+            case .found(let service):
+                onUpdate([.found(service)])
+                if resolving { startResolving(service, of: token, onUpdate: onUpdate) }
             case .removed(let service):
-                unresolved.withLock { _ = $0[token]?.remove(service) }
+                let entry = automatic.withLock { $0[token]?.present.removeValue(forKey: service) }
+                entry?.resolution.task?.cancel()
                 onUpdate([.removed(service)])
-            case .resolved(let resolved):
-                guard !unresolved.withLock({ $0[token]?.contains(resolved.service) == true }) else { return }
-                onUpdate([.resolved(resolved)])
             case .failed(let error):
                 // asked again next round; the session has no event for it, so the log tells
                 DiagnosticHub.shared.emit(.warning, .query, "browsing \(type) in \(self.domain): \(error)")
@@ -89,8 +104,49 @@ final class WideAreaBackend: DiscoveryBackend {
         return token
     }
 
-    func stopResolving(_ service: Service, of browse: BackendToken) {
-        unresolved.withLock { _ = $0[browse, default: []].insert(service) }
+    func stopResolving(_ service: Service, of browse: BackendToken, found: Int) {
+        let task = automatic.withLock { automatic -> Task<Void, Never>? in
+            guard let entry = automatic[browse]?.present[service], entry.found == found else { return nil }
+            automatic[browse]?.present[service]?.resolution = .stopped
+            return entry.resolution.task
+        }
+        task?.cancel()
+    }
+
+    /// Resolves an instance a resolving browse found, concurrently with the others, until it is
+    /// removed, stopped or the browse cancelled; a service found again while present is no change.
+    private func startResolving(
+        _ service: Service, of browse: BackendToken, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void
+    ) {
+        let found = automatic.withLock { automatic -> Int? in
+            guard var resolutions = automatic[browse], resolutions.present[service] == nil else { return nil }
+            resolutions.finds += 1
+            resolutions.present[service] = (resolutions.finds, .starting)
+            automatic[browse] = resolutions
+            return resolutions.finds
+        }
+        guard let found else { return }
+        let events: AsyncStream<WideAreaBrowse.Event>
+        do {
+            events = try browser.resolveEvents(service)
+        } catch {
+            // The session's resolution timeout reports it.
+            DiagnosticHub.shared.emit(.warning, .query, "resolving \(service) in \(domain): \(error)")
+            return
+        }
+        let task = Task {
+            for await event in events {
+                if case .resolved(let resolved) = event { onUpdate([.resolved(resolved)]) }
+            }
+        }
+        let wanted = automatic.withLock { automatic -> Bool in
+            guard let entry = automatic[browse]?.present[service], entry.found == found,
+                case .starting = entry.resolution
+            else { return false }
+            automatic[browse]?.present[service]?.resolution = .running(task)
+            return true
+        }
+        if !wanted { task.cancel() }
     }
 
     func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError)
@@ -118,7 +174,9 @@ final class WideAreaBackend: DiscoveryBackend {
     }
 
     func cancel(_ token: BackendToken) {
-        unresolved.withLock { $0[token] = nil }
+        if let resolutions = automatic.withLock({ $0.removeValue(forKey: token) }) {
+            for entry in resolutions.present.values { entry.resolution.task?.cancel() }
+        }
         switch work.withLock({ $0.removeValue(forKey: token) }) {
         case .task(let task): task.cancel()
         case .publication(let running, let events):
