@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
-# fuzz.sh — build and run CiaoWire's libFuzzer targets.
+# fuzz.sh — build and run Ciao's libFuzzer targets.
 #
 # Usage: Scripts/fuzz.sh [SECONDS] [TARGET...]
 #   SECONDS  how long to fuzz each target (default 60)
-#   TARGET   DecodeFuzzer and/or RoundTripFuzzer (also: decode, roundtrip); default both
+#   TARGET   DecodeFuzzer, RoundTripFuzzer and/or ReplyFuzzer (also: decode, roundtrip, reply);
+#            default all three
 # Environment:
 #   SWIFTC        swiftc to use (default: swiftc on PATH, else /opt/swift/usr/bin/swiftc)
 #   FUZZ_VERBOSE  1 = stream libFuzzer's own output instead of only writing it to the log
 #
-# Each target is Fuzz/<Target>.swift compiled together with Sources/CiaoWire/*.swift into
-# Fuzz/.build/<Target> (gitignored). It then runs for SECONDS on a throw-away copy of the committed
-# seeds (Fuzz/Seeds), so new corpus entries never pollute the repository. Inputs that crash, leak,
+# Each target is Fuzz/<Target>.swift built into Fuzz/.build/<Target> (gitignored). DecodeFuzzer and
+# RoundTripFuzzer are compiled together with Sources/CiaoWire/*.swift. ReplyFuzzer (a unicast DNS
+# server's reply fed to CiaoUnicastDNS's client, update-server locator and registration, and to
+# TSIG.verify) imports CiaoWire, built first as a static library of its own from all of
+# Sources/CiaoWire, and is compiled together with Sources/CiaoUnicastDNS. Each target then runs for
+# SECONDS on a throw-away copy of its committed seeds (Fuzz/ReplySeeds for ReplyFuzzer, Fuzz/Seeds
+# for the others), so new corpus entries never pollute the repository. Inputs that crash, leak,
 # time out (> 5 s) or run out of memory (> 2 GB) are saved in the findings directory printed at the
 # start, next to each target's full libFuzzer log. Exit status: 0 when nothing was found, 1 when any
 # target found something, 2 for usage or build errors.
@@ -22,10 +27,9 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 FUZZ_DIR=$ROOT/Fuzz
 BUILD_DIR=$FUZZ_DIR/.build
-SEEDS=$FUZZ_DIR/Seeds
-ALL_TARGETS=(DecodeFuzzer RoundTripFuzzer)
+ALL_TARGETS=(DecodeFuzzer RoundTripFuzzer ReplyFuzzer)
 
-usage() { sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 # --- Arguments -----------------------------------------------------------------------------------
 SECONDS_PER_TARGET=60
@@ -39,6 +43,7 @@ for arg in "$@"; do
     case "$arg" in
         DecodeFuzzer | decode) TARGETS+=(DecodeFuzzer) ;;
         RoundTripFuzzer | roundtrip | round-trip) TARGETS+=(RoundTripFuzzer) ;;
+        ReplyFuzzer | reply) TARGETS+=(ReplyFuzzer) ;;
         -h | --help) usage ;;
         *) echo "fuzz.sh: unknown target '$arg' (expected: ${ALL_TARGETS[*]})" >&2; usage ;;
     esac
@@ -69,6 +74,10 @@ echo "fuzz.sh: findings and logs in $FINDINGS"
 build() {
     local target=$1
     echo "fuzz.sh: building $target"
+    if [ "$target" = ReplyFuzzer ]; then
+        build_reply_fuzzer
+        return
+    fi
     # One swiftc invocation: whole-module optimization across the codec and the fuzzer entry point.
     # -parse-as-library: no top-level code, libFuzzer provides main. -g: line numbers in reports.
     # -package-name: CiaoWire declares `package` API, which SwiftPM would otherwise name for us.
@@ -77,18 +86,37 @@ build() {
         -o "$BUILD_DIR/$target"
 }
 
+# CiaoUnicastDNS imports CiaoWire, so CiaoWire (all of it, TSIG and Update included) is built first
+# as a module and a static library, with the same flags so that it is instrumented and sanitized
+# too; then the fuzzer and the CiaoUnicastDNS sources in one module, which sees their internal API.
+build_reply_fuzzer() {
+    local wire=$BUILD_DIR/CiaoWire wire_sources unicast_sources
+    mapfile -t wire_sources < <(find "$ROOT/Sources/CiaoWire" -name '*.swift' | sort)
+    mapfile -t unicast_sources < <(find "$ROOT/Sources/CiaoUnicastDNS" -name '*.swift' | sort)
+    mkdir -p "$wire"
+    "$SWIFTC" -O -g -sanitize=fuzzer,address -parse-as-library -module-name CiaoWire -package-name Ciao \
+        -emit-module -emit-module-path "$wire/CiaoWire.swiftmodule" -emit-library -static \
+        "${wire_sources[@]}" -o "$wire/libCiaoWire.a" || return
+    "$SWIFTC" -O -g -sanitize=fuzzer,address -parse-as-library -module-name CiaoUnicastDNSFuzz -package-name Ciao \
+        "${LINKER_FLAGS[@]}" -I "$wire" "${unicast_sources[@]}" "$FUZZ_DIR/ReplyFuzzer.swift" "$wire/libCiaoWire.a" \
+        -o "$BUILD_DIR/ReplyFuzzer"
+}
+
 # Runs one target; prints its summary; returns 1 when libFuzzer found something.
 run() {
     local target=$1
     local corpus=$WORK/$target-corpus
     local log=$FINDINGS/$target.log
+    local seeds=Seeds
+    if [ "$target" = ReplyFuzzer ]; then seeds=ReplySeeds; fi
     mkdir -p "$corpus"
-    cp "$SEEDS"/* "$corpus"/
+    cp "$FUZZ_DIR/$seeds"/* "$corpus"/
     local seed_count
     seed_count=$(find "$corpus" -type f | wc -l)
 
     local args=(
         -max_len=9000                       # the mDNS message limit (RFC 6762 §17); longer inputs just fail to decode
+                                            # (for ReplyFuzzer, past any UDP reply: longer ones come over TCP)
         -max_total_time="$SECONDS_PER_TARGET"
         -timeout=5                          # one input taking > 5 s is a hang
         -rss_limit_mb=2048                  # and > 2 GB an OOM
@@ -98,7 +126,7 @@ run() {
         "$corpus"
     )
     echo "fuzz.sh: running $target (${SECONDS_PER_TARGET}s, $seed_count seeds)"
-    echo "  $BUILD_DIR/$target ${args[*]}" | sed "s|$corpus|<copy of Fuzz/Seeds>|"
+    echo "  $BUILD_DIR/$target ${args[*]}" | sed "s|$corpus|<copy of Fuzz/$seeds>|"
     local status=0
     if [ "${FUZZ_VERBOSE:-0}" = 1 ]; then
         "$BUILD_DIR/$target" "${args[@]}" 2>&1 | tee "$log" || status=$?
