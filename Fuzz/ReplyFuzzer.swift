@@ -15,19 +15,19 @@
 //             printer.lab.example.; the seeds in Fuzz/ReplySeeds ask for it);
 //   bit 5     an option: the client's query has gone over TCP after a truncated reply; the locator
 //             is given the update server; the registration may rename;
-//   bits 6-7  delivery to the client: 0 or 1 on the try's socket from its server, 2 from another
-//             source (the server's address, another port), 3 on a try already given up.
+//   bits 6-7  delivery to the client: 0 or 1 on the attempt's socket from its server, 2 from another
+//             source (the server's address, another port), 3 on an attempt already given up.
 // With both bits 0 and 1 clear the bytes arrive as they are; the first query's ID is the same in
 // every run (a seeded generator), so the fuzzer can still learn it.
 //
 // Properties; anything else (a trap, an AddressSanitizer report, a hang past libFuzzer's -timeout,
 // a leak) is a finding too, and each violation is a `fatalError` so libFuzzer saves the input:
-//   1. The client (`UnicastDNSClient`, one server, two tries) takes a reply only on its try's
-//      socket, from its server, with QR, OPCODE 0, the try's ID and exactly its question; anything
+//   1. The client (`UnicastDNSClient`, one server, two attempts) takes a reply only on its attempt's
+//      socket, from its server, with QR, OPCODE 0, the attempt's ID and exactly its question; anything
 //      else is counted in `ignoredReplies` and changes nothing else. A reply it takes does what it
 //      says, and only that: TC over UDP → the same server over TCP; TC over TCP, REFUSED or another
-//      failing RCODE → the next try, or the failure once the tries are spent; NOERROR / NXDOMAIN →
-//      one success. Each finished try is listed once, each new try has a fresh attempt, a question
+//      failing RCODE → the next attempt, or the failure once the attempts are spent; NOERROR / NXDOMAIN →
+//      one success. Each finished attempt is listed once, each new one has a fresh socket, a question
 //      completes at most once, and `pendingCount` is 1 until it does, then 0.
 //   2. An answer holds the question's name and type; its records are one RRset of that type and
 //      class IN, owned by the question's name or a name its CNAME chain in the reply reaches
@@ -168,7 +168,7 @@ private enum Expected {
     case answer(Message)
 }
 
-/// What the client must make of one reply on its try, from the bytes alone; nil: ignore it.
+/// What the client must make of one reply on its attempt, from the bytes alone; nil: ignore it.
 private func expectedOutcome(of reply: [UInt8], to sent: Transmission, _ question: Question, triesLeft: Bool)
     -> Expected?
 {
@@ -225,7 +225,7 @@ private func checkClient(_ reply: [UInt8], _ control: Control) {
         return
     }
 
-    // At most two tries over UDP, each perhaps followed by one over TCP.
+    // At most two attempts over UDP, each perhaps followed by one over TCP.
     for _ in 0..<5 {
         let bytes = fitted(reply, to: sent, control)
         guard let expected = expectedOutcome(of: bytes, to: sent, question, triesLeft: triesLeft > 0) else {
@@ -243,7 +243,7 @@ private func checkClient(_ reply: [UInt8], _ control: Control) {
             }
             sent = transmissions[0]
             guard sent.transport == transport, sent.server == Fixture.server, attempts.insert(sent.attempt).inserted
-            else { fail("the next try is \(sent), expected a fresh attempt over \(transport)") }
+            else { fail("the next attempt is \(sent), expected a fresh attempt over \(transport)") }
             if transport == .udp { triesLeft -= 1 }
         case .failure(let error):
             guard completions.count == 1, completions[0].query == id, completions[0].result == .failure(error),
@@ -265,7 +265,7 @@ private func checkClient(_ reply: [UInt8], _ control: Control) {
             return
         }
     }
-    fail("the client kept trying past its two tries")
+    fail("the client kept trying past its two attempts")
 }
 
 private func onlyTransmission(_ client: inout Client, _ what: String) -> Transmission {
@@ -475,7 +475,7 @@ private func isNext(
     }
 }
 
-/// The client's result for `question`, the server answering every try with the fuzz bytes.
+/// The client's result for `question`, the server answering every attempt with the fuzz bytes.
 private func resolve(
     _ question: Question, _ reply: [UInt8], _ control: Control, _ client: inout Client, _ now: inout Duration
 ) -> Result<DNSAnswer, UnicastDNSError> {
@@ -492,7 +492,7 @@ private func resolve(
             client.advance(to: now)
         }
     }
-    fail("the client did not finish \(question.type) \(question.name) in one try")
+    fail("the client did not finish \(question.type) \(question.name) in one attempt")
 }
 
 extension DNSServer.Address {
