@@ -41,7 +41,12 @@ let package = Package(
         .executableTarget(
             name: "CiaoSimulationBenchmark", dependencies: ["CiaoEngine", "CiaoSimulation", "CiaoWire"],
             path: "Benchmarks/Simulation"),
-        .testTarget(name: "CiaoEngineTests", dependencies: ["CiaoEngine", "CiaoSimulation", "CiaoWire"]),
+        // What every test target builds its names, services, messages and simulated traffic with.
+        .target(
+            name: "CiaoTestFixtures", dependencies: ["CiaoEngine", "CiaoSimulation", "CiaoWire"],
+            path: "Tests/CiaoTestFixtures"),
+        .testTarget(
+            name: "CiaoEngineTests", dependencies: ["CiaoEngine", "CiaoSimulation", "CiaoTestFixtures", "CiaoWire"]),
         .testTarget(name: "CiaoWireTests", dependencies: ["CiaoWire"], resources: [.copy("Captures")]),
         .testTarget(name: "CiaoUnicastDNSTests", dependencies: ["CiaoUnicastDNS", "CiaoEngine", "CiaoWire"]),
         .testTarget(
