@@ -1,5 +1,6 @@
 @testable import CiaoEngine
 import CiaoSimulation
+import CiaoTestFixtures
 import CiaoWire
 import Foundation
 import Synchronization
@@ -183,7 +184,7 @@ import Testing
         let v6 = harness.network.address(of: harness.publisher, on: harness.link, family: .v6)
         #expect(Set(harness.resolved.map(\.service.name)) == Set(names))
         #expect(harness.resolved.allSatisfy { $0.addresses == [v4.description, v6.description] })
-        let alpha = try DomainName(parsing: "alpha.local.")
+        let alpha = Names.name("alpha.local.")
         #expect(harness.network.engine(harness.browser).queriesByName[alpha]?.count == 2, "one A and one AAAA query")
 
         harness.send(.cancel(tokens[0]), on: harness.browser)
@@ -200,10 +201,10 @@ import Testing
         for token in tokens.dropFirst() {
             harness.send(.cancel(token), on: harness.browser)
         }
-        let sentBefore = harness.network.transmissions.count
+        let cancelledAt = harness.network.now
         harness.network.run(for: .seconds(7200))
-        let browser = harness.network.transmissions[sentBefore...].filter { $0.sender == harness.browser }
-        let questions: [Question] = browser.flatMap { (try? Message(decoding: $0.datagram.bytes))?.questions ?? [] }
+        let questions = harness.network.sentMessages(by: harness.browser, family: nil, since: cancelledAt)
+            .flatMap(\.message.questions)
         let addressQuestions = questions.filter { $0.type == .a || $0.type == .aaaa }
         #expect(addressQuestions.isEmpty, "\(addressQuestions)")
     }
@@ -243,8 +244,8 @@ import Testing
         harness.run(for: .seconds(3))
         let browse = harness.browseAndResolve(Self.type)
         harness.run(for: .seconds(2))
-        let webName = try DomainName(parsing: "Web._ciao._tcp.local.")
-        let mailName = try DomainName(parsing: "Mail._ciao._tcp.local.")
+        let webName = Names.instance("Web")
+        let mailName = Names.instance("Mail")
         harness.send(
             .stopResolving(Service(name: "Web", type: Self.type, interfaceIndex: 1), of: browse), on: harness.browser)
         #expect(harness.network.engine(harness.browser).queriesByName[webName] == nil)
