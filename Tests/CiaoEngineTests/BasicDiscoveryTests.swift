@@ -6,10 +6,7 @@ import Testing
 
 @Suite struct BasicDiscoveryTests {
     @Test func browserFindsAndResolvesAService() throws {
-        var network = SimulatedNetwork(seed: 1)
-        let link = network.addLink()
-        let publisher = network.addHost(named: "alpha", links: [link])
-        let browser = network.addHost(named: "beta", links: [link])
+        var (network, _, publisher, browser) = SimulatedNetwork.alphaAndBeta(seed: 1)
         let registration = network.withStack(publisher) { engine, now in
             engine.register(Services.registration("Web"), at: now)
         }

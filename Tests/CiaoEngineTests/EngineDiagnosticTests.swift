@@ -115,10 +115,7 @@ import Testing
     /// A newcomer probing a name another host owns hears its defence: a conflict while probing,
     /// from the owner's address, then the rename.
     @Test func aConflictNamesTheOtherHost() throws {
-        var network = SimulatedNetwork(seed: 3)
-        let link = network.addLink()
-        let owner = network.addHost(named: "alpha", links: [link])
-        let newcomer = network.addHost(named: "beta", links: [link])
+        var (network, link, owner, newcomer) = SimulatedNetwork.alphaAndBeta(seed: 3)
         network.register(Services.registration("X"), on: owner)
         network.withStack(newcomer) { engine, _ in engine.reportsDiagnostics = true }
         network.register(Services.registration("X"), on: newcomer)

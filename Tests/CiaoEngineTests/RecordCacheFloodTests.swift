@@ -68,12 +68,8 @@ import Testing
         let browserHost = network.addHost(named: "beta", links: [link], cacheCapacity: capacity)
         network.withStack(publisher) { engine, now in
             _ = engine.register(Services.registration("Web"), at: now)
-            var other = Services.registration("Other")
-            other.serviceType = Names.otherServiceType
-            _ = engine.register(other, at: now)
-            var third = Services.registration("Third")
-            third.serviceType = Names.name("_third._tcp.local.")
-            _ = engine.register(third, at: now)
+            _ = engine.register(Services.registration("Other", type: Names.otherServiceType), at: now)
+            _ = engine.register(Services.registration("Third", type: Names.name("_third._tcp.local.")), at: now)
         }
         network.run(for: .seconds(5))
         network.recordsTransmissions = false
@@ -182,11 +178,8 @@ import Testing
         network: SimulatedNetwork, link: SimulatedNetwork.LinkID, observer: SimulatedNetwork.HostID,
         browser: SimulatedNetwork.HostID, query: QueryID
     ) {
-        var network = SimulatedNetwork(seed: seed)
-        let link = network.addLink()
-        let observer = network.addHost(named: nil, links: [link])
-        let browserHost = network.addHost(named: "beta", links: [link], cacheCapacity: capacity)
-        network.run(for: .seconds(2))
+        var (network, link, observer, browserHost) = SimulatedNetwork.observerAndBrowser(
+            seed: seed, settle: .seconds(2), cacheCapacity: capacity)
         let query = network.withStack(browserHost) { engine, now in
             engine.startQuery(name: Names.serviceType, type: .ptr, at: now)
         }

@@ -17,11 +17,8 @@ import Testing
     }
 
     static func setUp(seed: UInt64, cacheCapacity: Int = 4096) -> Setup {
-        var network = SimulatedNetwork(seed: seed)
-        let link = network.addLink()
-        let observer = network.addHost(named: nil, links: [link])
-        let browserHost = network.addHost(named: "beta", links: [link], cacheCapacity: cacheCapacity)
-        network.run(for: .seconds(3))
+        let (network, link, observer, browserHost) = SimulatedNetwork.observerAndBrowser(
+            seed: seed, settle: .seconds(3), cacheCapacity: cacheCapacity)
         return Setup(network: network, link: link, observer: observer, browserHost: browserHost)
     }
 

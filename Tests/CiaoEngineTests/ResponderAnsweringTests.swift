@@ -521,10 +521,7 @@ import Testing
     /// only one of them sends it.
     @Test(arguments: [UInt64(1), 2, 3, 4, 5])
     func sharedRecordOfTwoHostsIsSentOnce(seed: UInt64) throws {
-        var network = SimulatedNetwork(seed: seed)
-        let link = network.addLink()
-        let alpha = network.addHost(named: "alpha", links: [link])
-        let beta = network.addHost(named: "beta", links: [link])
+        var (network, link, alpha, beta) = SimulatedNetwork.alphaAndBeta(seed: seed)
         let observer = network.addHost(named: nil, links: [link])
         network.withStack(alpha) { engine, now in _ = engine.register(Services.registration("A"), at: now) }
         network.withStack(beta) { engine, now in _ = engine.register(Services.registration("B"), at: now) }
@@ -581,10 +578,8 @@ import Testing
     /// record is not repeated in a response).
     @Test func additionalRecordsAreNotRepeatedForAnInstanceAnsweredTwice() throws {
         var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 1)
-        var printer = Services.registration("Printer")
-        printer.subtypes = ["_color"]
         network.withStack(publisher) { engine, now in
-            _ = engine.register(printer, at: now)
+            _ = engine.register(Services.registration("Printer", subtypes: ["_color"]), at: now)
             _ = engine.register(Services.registration("Web"), at: now)
         }
         network.run(for: .seconds(8))
@@ -622,9 +617,7 @@ import Testing
         var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 1)
         let large = (0..<3).map { "\($0)=" + String(repeating: "x", count: 230) }
         network.withStack(publisher) { engine, now in
-            var tiny = Services.registration("Tiny")
-            tiny.subtypes = ["_a", "_b"]
-            _ = engine.register(tiny, at: now)
+            _ = engine.register(Services.registration("Tiny", subtypes: ["_a", "_b"]), at: now)
             _ = engine.register(Services.registration("Large 1", txt: large), at: now)
             _ = engine.register(Services.registration("Large 2", txt: large), at: now)
         }

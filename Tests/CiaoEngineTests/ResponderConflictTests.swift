@@ -9,10 +9,8 @@ import Testing
     /// An established owner of `X` defends it; a newcomer probing `X` becomes `X (2)`.
     @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6, 7, 8, 9, 10])
     func newcomerProbingAnOwnedNameIsRenamed(seed: UInt64) throws {
-        var network = SimulatedNetwork(seed: seed)
-        let link = network.addLink(.init(delay: .milliseconds(1)...(.milliseconds(4))))
-        let owner = network.addHost(named: "alpha", links: [link])
-        let newcomer = network.addHost(named: "beta", links: [link])
+        var (network, _, owner, newcomer) = SimulatedNetwork.alphaAndBeta(
+            seed: seed, conditions: .init(delay: .milliseconds(1)...(.milliseconds(4))))
         let ownerID = network.register(Services.registration("X", port: 1), on: owner)
         let newcomerID = network.register(Services.registration("X", port: 2), on: newcomer)
         let x = Names.instance("X"), x2 = Names.instance("X (2)")
@@ -52,10 +50,7 @@ import Testing
     }
 
     @Test func newcomerWithoutRenamingReportsNameConflict() throws {
-        var network = SimulatedNetwork(seed: 3)
-        let link = network.addLink()
-        let owner = network.addHost(named: "alpha", links: [link])
-        let newcomer = network.addHost(named: "beta", links: [link])
+        var (network, _, owner, newcomer) = SimulatedNetwork.alphaAndBeta(seed: 3)
         let ownerID = network.register(Services.registration("X"), on: owner)
         let newcomerID = network.register(Services.registration("X", port: 9, allowsRenaming: false), on: newcomer)
         let x = Names.instance("X")
@@ -330,11 +325,10 @@ import Testing
         until end: Instant, in network: inout SimulatedNetwork, observer: SimulatedNetwork.HostID,
         link: SimulatedNetwork.LinkID, with record: ResourceRecord? = nil, _ defended: (DomainName) -> Bool
     ) {
-        var seen = network.receivedMessages(.probes, by: observer).count
+        var seen = network.received(by: observer).count
         while network.now < end {
             network.run(for: .milliseconds(2))
-            let probes = network.receivedMessages(.probes, by: observer)
-            for probe in probes[seen...] {
+            for probe in network.receivedMessages(.probes, by: observer, skipping: seen) {
                 let answers = probe.message.questions.filter { defended($0.name) }.map { question in
                     var answer = record ?? conflictingSRV(for: question.name)
                     answer.name = question.name
@@ -343,7 +337,7 @@ import Testing
                 guard !answers.isEmpty else { continue }
                 network.inject(Messages.response(answers), from: observer, on: link)
             }
-            seen = probes.count
+            seen = network.received(by: observer).count
         }
     }
 

@@ -10,10 +10,7 @@ import Testing
     /// but keeps the `_services._dns-sd._udp` PTR; the last one says goodbye to that too. A
     /// browser sees the service go.
     @Test func deregisterSaysGoodbyeKeepingSharedRecordsStillInUse() throws {
-        var network = SimulatedNetwork(seed: 21)
-        let link = network.addLink()
-        let publisher = network.addHost(named: "alpha", links: [link])
-        let browser = network.addHost(named: "beta", links: [link])
+        var (network, _, publisher, browser) = SimulatedNetwork.alphaAndBeta(seed: 21)
         let web = network.withStack(publisher) { engine, now in engine.register(Services.registration("Web"), at: now) }
         let printer = network.withStack(publisher) { engine, now in
             engine.register(Services.registration("Printer"), at: now)
@@ -61,10 +58,7 @@ import Testing
     /// sees them all go, and the type's `_services._dns-sd._udp` PTR stays while a service of the
     /// type is still published.
     @Test func deregisteringManyAtOnceSharesPackets() throws {
-        var network = SimulatedNetwork(seed: 24)
-        let link = network.addLink()
-        let publisher = network.addHost(named: "alpha", links: [link])
-        let browser = network.addHost(named: "beta", links: [link])
+        var (network, _, publisher, browser) = SimulatedNetwork.alphaAndBeta(seed: 24)
         let ids = (0..<301).map { index in
             network.withStack(publisher) { engine, now in
                 engine.register(Services.registration("Svc \(index)"), at: now)
@@ -109,10 +103,7 @@ import Testing
     /// alone, as mDNSResponder does: nothing else changed (§8.4). A browser watching the TXT
     /// sees the new one replace the old.
     @Test func txtUpdateIsAnnounced() throws {
-        var network = SimulatedNetwork(seed: 23)
-        let link = network.addLink()
-        let publisher = network.addHost(named: "alpha", links: [link])
-        let browser = network.addHost(named: "beta", links: [link])
+        var (network, _, publisher, browser) = SimulatedNetwork.alphaAndBeta(seed: 23)
         let id = network.withStack(publisher) { engine, now in
             engine.register(Services.registration("Web", txt: ["v=1"]), at: now)
         }

@@ -17,13 +17,27 @@ extension SimulatedNetworkOf where Stack == MDNSEngine {
         return (network, link, publisher, observer)
     }
 
-    /// One link with an observer host and a browser host "beta", run for `settle` so that the
-    /// browser has its name.
-    public static func observerAndBrowser(seed: UInt64, settle: Duration) -> (Self, LinkID, HostID, HostID) {
+    /// One link (lossless, 1 ms delay unless `conditions` say otherwise) with hosts "alpha" and
+    /// "beta", added in that order and not yet run.
+    public static func alphaAndBeta(
+        seed: UInt64, conditions: Conditions = .init()
+    ) -> (network: Self, link: LinkID, alpha: HostID, beta: HostID) {
+        var network = Self(seed: seed)
+        let link = network.addLink(conditions)
+        let alpha = network.addHost(named: "alpha", links: [link])
+        let beta = network.addHost(named: "beta", links: [link])
+        return (network, link, alpha, beta)
+    }
+
+    /// One link with an observer host and a browser host "beta" (with a cache of `cacheCapacity`
+    /// records), run for `settle` so that the browser has its name.
+    public static func observerAndBrowser(
+        seed: UInt64, settle: Duration, cacheCapacity: Int = 4096
+    ) -> (Self, LinkID, HostID, HostID) {
         var network = Self(seed: seed)
         let link = network.addLink()
         let observer = network.addHost(named: nil, links: [link])
-        let browser = network.addHost(named: "beta", links: [link])
+        let browser = network.addHost(named: "beta", links: [link], cacheCapacity: cacheCapacity)
         network.run(for: settle)
         return (network, link, observer, browser)
     }
