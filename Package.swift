@@ -41,18 +41,30 @@ let package = Package(
         .executableTarget(
             name: "CiaoSimulationBenchmark", dependencies: ["CiaoEngine", "CiaoSimulation", "CiaoWire"],
             path: "Benchmarks/Simulation"),
-        .testTarget(name: "CiaoEngineTests", dependencies: ["CiaoEngine", "CiaoSimulation", "CiaoWire"]),
-        .testTarget(name: "CiaoWireTests", dependencies: ["CiaoWire"], resources: [.copy("Captures")]),
-        .testTarget(name: "CiaoUnicastDNSTests", dependencies: ["CiaoUnicastDNS", "CiaoEngine", "CiaoWire"]),
+        // What every test target builds its names, services, messages and simulated traffic with.
+        .target(
+            name: "CiaoTestFixtures", dependencies: ["CiaoEngine", "CiaoSimulation", "CiaoWire"],
+            path: "Tests/CiaoTestFixtures"),
         .testTarget(
-            name: "CiaoTests", dependencies: ["Ciao", "CiaoEngine", "CiaoSimulation", "CiaoTransport", "CiaoWire"]),
+            name: "CiaoEngineTests", dependencies: ["CiaoEngine", "CiaoSimulation", "CiaoTestFixtures", "CiaoWire"]),
+        .testTarget(
+            name: "CiaoWireTests", dependencies: ["CiaoEngine", "CiaoTestFixtures", "CiaoWire"],
+            resources: [.copy("Captures")]),
+        .testTarget(
+            name: "CiaoUnicastDNSTests", dependencies: ["CiaoUnicastDNS", "CiaoEngine", "CiaoTestFixtures", "CiaoWire"]),
+        .testTarget(
+            name: "CiaoTests",
+            dependencies: [
+                "Ciao", "CiaoEngine", "CiaoSimulation", "CiaoTestFixtures", "CiaoTransport", "CiaoWire",
+            ]),
         // Socket tests; they run only inside the namespace Scripts/transport-tests.sh creates.
         .testTarget(name: "CiaoTransportTests", dependencies: ["CiaoTransport", "CiaoNetwork", "CiaoWire"]),
         // Drives the public API from JSON lines for the interop suite (Scripts/interop.sh).
         .executableTarget(
             name: "CiaoInteropAgent", dependencies: ["Ciao", "CiaoTransport"], path: "Tests/CiaoInteropAgent"),
         .testTarget(name: "CiaoNetServiceTests", dependencies: ["CiaoNetService", "Ciao"]),
-        .testTarget(name: "CiaoCommandTests", dependencies: ["ciao", "CiaoUnicastDNS", "CiaoWire"]),
+        .testTarget(
+            name: "CiaoCommandTests", dependencies: ["ciao", "CiaoTestFixtures", "CiaoUnicastDNS", "CiaoWire"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import Ciao
+import CiaoTestFixtures
 import Foundation
 import Testing
 @testable import ciao
@@ -89,11 +90,6 @@ import Testing
         return DecodeCommand.run([path])
     }
 
-    /// A 12-byte header with ID 0, no flags and `questions` questions.
-    static func header(_ questions: UInt16) -> [UInt8] {
-        [0, 0, 0, 0, UInt8(questions >> 8), UInt8(questions & 0xFF), 0, 0, 0, 0, 0, 0]
-    }
-
     @Test func capturesAreFound() {
         #expect(Self.captureFiles.count >= 10, "looked in \(Self.captures.path)")
     }
@@ -114,17 +110,18 @@ import Testing
 
     @Test func compressionPointerLoopFails() throws {
         // The question's name is a pointer to itself (offset 12).
-        #expect(try Self.decode(Self.header(1) + [0xC0, 0x0C, 0, 1, 0, 1]) == 1)
+        #expect(try Self.decode(RawPackets.header(counts: [1]) + [0xC0, 0x0C, 0, 1, 0, 1]) == 1)
         // Two pointers that point at each other.
-        #expect(try Self.decode(Self.header(1) + [0x01, 0x61, 0xC0, 0x10, 0xC0, 0x0E, 0, 1, 0, 1]) == 1)
+        #expect(
+            try Self.decode(RawPackets.header(counts: [1]) + [0x01, 0x61, 0xC0, 0x10, 0xC0, 0x0E, 0, 1, 0, 1]) == 1)
     }
 
     @Test func extendedLabelTypeFails() throws {
-        #expect(try Self.decode(Self.header(1) + [0x41, 0x61, 0x00, 0, 1, 0, 1]) == 1)
+        #expect(try Self.decode(RawPackets.header(counts: [1]) + [0x41, 0x61, 0x00, 0, 1, 0, 1]) == 1)
     }
 
     @Test func questionCountBeyondTheBodyFails() throws {
-        #expect(try Self.decode(Self.header(0xFFFF) + [0x01, 0x61, 0x00, 0, 1, 0, 1]) == 1)
+        #expect(try Self.decode(RawPackets.header(counts: [0xFFFF]) + [0x01, 0x61, 0x00, 0, 1, 0, 1]) == 1)
     }
 
     @Test func truncatedCaptureAndMissingFileFail() throws {

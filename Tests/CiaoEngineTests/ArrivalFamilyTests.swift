@@ -1,28 +1,29 @@
 import CiaoEngine
 import CiaoSimulation
+import CiaoTestFixtures
 import CiaoWire
 import Testing
 
 /// Which address families a record came over, as `avahi-browse` prints a line per protocol: a
 /// dual-stack responder's second copy is news once, an IPv4-only responder's records stay IPv4.
 @Suite struct ArrivalFamilyTests {
-    static let instance = Querier.name("Printer._ciao._tcp.local.")
-    static let host = Querier.name("printer.local.")
+    static let instance = Names.name("Printer._ciao._tcp.local.")
+    static let host = Names.name("printer.local.")
 
     @Test func aRecordFirstComingOverIPv6IsReportedOnceWithBothFamilies() throws {
         var (network, link, observer, browser) = SimulatedNetwork.observerAndBrowser(seed: 81, settle: .seconds(3))
         let query = network.withStack(browser) { engine, now in
             engine.startQuery(name: Self.instance.parent, type: .ptr, at: now)
         }
-        let records = Querier.serviceRecords(
+        let records = Services.records(
             instance: Self.instance, host: Self.host, address: IPv4Address(198, 18, 0, 9))
-        let response = Querier.response([records[0]])
-        Querier.inject(response, from: observer, on: link, family: .v4, into: &network)
+        let response = Messages.response([records[0]])
+        network.inject(response, from: observer, on: link, family: .v4)
         network.run(for: .milliseconds(100))
         let ptr = records[0]
         #expect(network.engine(browser).arrival(of: ptr, on: InterfaceID(1))?.families == [.v4])
         for family in [IPFamily.v6, .v6, .v4] {
-            Querier.inject(response, from: observer, on: link, family: family, into: &network)
+            network.inject(response, from: observer, on: link, family: family)
             network.run(for: .milliseconds(100))
         }
         let heard = network.events(of: browser).compactMap { event -> IPFamily? in
@@ -38,10 +39,10 @@ import Testing
         _ = network.withStack(browser) { engine, now in
             engine.startQuery(name: Self.instance.parent, type: .ptr, at: now)
         }
-        let records = Querier.serviceRecords(
+        let records = Services.records(
             instance: Self.instance, host: Self.host, address: IPv4Address(198, 18, 0, 9))
         for _ in 0..<3 {
-            Querier.inject(Querier.response([records[0]]), from: observer, on: link, family: .v4, into: &network)
+            network.inject(Messages.response([records[0]]), from: observer, on: link, family: .v4)
             network.run(for: .seconds(1))
         }
         #expect(!network.events(of: browser).contains { if case .heardOver = $0 { true } else { false } })
@@ -62,13 +63,11 @@ import Testing
         network.run(for: .seconds(3))
         let start = network.now
         _ = network.withStack(browser) { engine, now in
-            engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+            engine.startQuery(name: Names.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(2))
-        let ptr = ResourceRecord(name: Support.serviceType, ttl: 4500, data: .ptr(Support.instance("Service 0")))
-        let ipv6Query = network.messages(from: browser, after: start, family: .v6).first {
-            !$0.message.header.isResponse
-        }
+        let ptr = ResourceRecord(name: Names.serviceType, ttl: 4500, data: .ptr(Names.instance("Service 0")))
+        let ipv6Query = network.sentMessages(.queries, by: browser, family: .v6, since: start).first
         #expect(ipv6Query?.message.answers.contains { $0.data == ptr.data } == !perFamily)
         let families = network.engine(browser).arrival(of: ptr, on: InterfaceID(1))?.families
         #expect(families == (perFamily ? [.v4, .v6] : [.v4]))
@@ -88,17 +87,17 @@ import Testing
             engine.startQuery(name: Self.instance.parent, type: .ptr, at: now)
         }
         network.run(for: .milliseconds(500))
-        let records = Querier.serviceRecords(
+        let records = Services.records(
             instance: Self.instance, host: Self.host, address: IPv4Address(198, 18, 0, 9))
-        Querier.inject(Querier.response([records[0]]), from: observer, on: link, family: .v4, into: &network)
+        network.inject(Messages.response([records[0]]), from: observer, on: link, family: .v4)
         let start = network.now
-        let theirs = Querier.query([Question(name: Self.instance.parent, type: .ptr)], knownAnswers: [records[0]])
+        let theirs = Messages.query([Messages.question(Self.instance.parent, .ptr)], knownAnswers: [records[0]])
         for _ in 0..<40 {
             network.run(for: .milliseconds(200))
-            Querier.inject(theirs, from: observer, on: link, family: .v6, into: &network)
+            network.inject(theirs, from: observer, on: link, family: .v6)
         }
-        let ours = network.messages(from: browser, after: start, family: .v6).filter {
-            !$0.message.header.isResponse && $0.message.questions.contains { $0.name == Self.instance.parent }
+        let ours = network.sentMessages(.queries, by: browser, family: .v6, since: start).filter {
+            $0.message.questions.contains { $0.name == Self.instance.parent }
         }
         #expect(ours.isEmpty == !perFamily)
     }
@@ -109,7 +108,7 @@ import Testing
         let host = network.addHost(named: "alpha", links: [link])
         _ = network.registerServices(1, on: host)
         network.run(for: .seconds(3))
-        let own = ResourceRecord(name: Support.serviceType, ttl: 4500, data: .ptr(Support.instance("Service 0")))
+        let own = ResourceRecord(name: Names.serviceType, ttl: 4500, data: .ptr(Names.instance("Service 0")))
         #expect(network.engine(host).arrival(of: own, on: InterfaceID(1))?.families == [.v4, .v6])
     }
 }

@@ -1,25 +1,23 @@
 import CiaoEngine
 import CiaoSimulation
+import CiaoTestFixtures
 import CiaoWire
 import Testing
 
 @Suite struct BasicDiscoveryTests {
     @Test func browserFindsAndResolvesAService() throws {
-        var network = SimulatedNetwork(seed: 1)
-        let link = network.addLink()
-        let publisher = network.addHost(named: "alpha", links: [link])
-        let browser = network.addHost(named: "beta", links: [link])
+        var (network, _, publisher, browser) = SimulatedNetwork.alphaAndBeta(seed: 1)
         let registration = network.withStack(publisher) { engine, now in
-            engine.register(Support.service("Web"), at: now)
+            engine.register(Services.registration("Web"), at: now)
         }
         network.run(for: .seconds(3))
-        #expect(network.events(of: publisher).contains(.registered(registration, name: Support.instance("Web"))))
+        #expect(network.events(of: publisher).contains(.registered(registration, name: Names.instance("Web"))))
 
         let browse = network.withStack(browser) { engine, now in
-            engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+            engine.startQuery(name: Names.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(1))
-        #expect(network.browsed(browse, by: browser) == [Support.instance("Web")])
+        #expect(network.browsed(browse, by: browser) == [Names.instance("Web")])
         // The answer carried SRV, TXT and addresses as additional records (RFC 6763 §12).
         let cached = network.engine(browser).cachedRecords(on: InterfaceID(1))
         #expect(Set(cached.map(\.type)).isSuperset(of: [.ptr, .srv, .txt, .a, .aaaa]))
@@ -34,21 +32,21 @@ import Testing
         var network = SimulatedNetwork(seed: seed)
         let link = network.addLink()
         let publisher = network.addHost(named: "alpha", links: [link])
-        _ = network.withStack(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
+        _ = network.withStack(publisher) { engine, now in engine.register(Services.registration("Web"), at: now) }
         network.run(for: .seconds(10))
 
         let browser = network.addHost(named: "beta", links: [link])
         let start = network.now
         let browse = network.withStack(browser) { engine, now in
-            engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+            engine.startQuery(name: Names.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(3))
-        #expect(network.browsed(browse, by: browser) == [Support.instance("Web")])
+        #expect(network.browsed(browse, by: browser) == [Names.instance("Web")])
         let firstQuery = try #require(
-            network.sent(by: browser, since: start).first { $0.asks(about: Support.serviceType) })
+            network.sentMessages(by: browser, since: start).first { $0.asks(about: Names.serviceType) })
         #expect(firstQuery.message.questions.allSatisfy { $0.unicastResponse })
-        let answers = network.sent(by: publisher, since: start).filter {
-            $0.isResponse && $0.answers(Support.serviceType, .ptr)
+        let answers = network.sentMessages(.responses, by: publisher, since: start).filter {
+            $0.answers(Names.serviceType, .ptr)
         }
         let unicast = try #require(answers.first)
         #expect(!unicast.isMulticast)

@@ -1,4 +1,5 @@
 @testable import CiaoEngine
+import CiaoTestFixtures
 import CiaoWire
 import Testing
 
@@ -11,7 +12,7 @@ import Testing
     static let dualStack: [IPFamily] = [.v4, .v6]
 
     static func query() -> ContinuousQuery {
-        var query = ContinuousQuery(name: Support.serviceType, type: .ptr, interfaces: nil)
+        var query = ContinuousQuery(name: Names.serviceType, type: .ptr, interfaces: nil)
         query.schedule(on: interface, firstAt: first)
         return query
     }

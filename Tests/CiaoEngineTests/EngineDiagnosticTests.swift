@@ -1,5 +1,6 @@
 import CiaoEngine
 import CiaoSimulation
+import CiaoTestFixtures
 import CiaoWire
 import Testing
 
@@ -12,11 +13,11 @@ import Testing
         var network = SimulatedNetwork(seed: 11)
         let link = network.addLink()
         let publisher = network.addHost(named: "alpha", links: [link])
-        let id = Responder.register(Support.service("X"), on: publisher, in: &network)
+        let id = network.register(Services.registration("X"), on: publisher)
         // A browser that comes later has nothing cached: its query is answered.
         let browser = network.addHost(named: "beta", links: [link])
         let query = network.withStack(browser) { engine, now in
-            engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+            engine.startQuery(name: Names.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(2))
         network.withStack(browser) { engine, _ in engine.stopQuery(query) }
@@ -45,9 +46,9 @@ import Testing
         network.run(for: .seconds(1))
         let interface = SimulatedNetwork.interface(for: host, on: link).id
         let peer = SocketAddress(.v4(IPv4Address(198, 18, 0, 77)), port: mdnsPort)
-        var errorResponse = Message(header: .response(), answers: [Responder.ptr(to: Support.instance("Y"))])
+        var errorResponse = Messages.response([Services.ptr(to: Names.instance("Y"))])
         errorResponse.header.rcode = 2
-        let response = try Message(header: .response(), answers: [Responder.ptr(to: Support.instance("Y"))]).encoded()
+        let response = try Messages.response([Services.ptr(to: Names.instance("Y"))]).encoded()
         let cases: [(ReceivedDatagram, DropReason?)] = [
             (
                 ReceivedDatagram(bytes: [0, 0, 0], source: peer, interface: interface, isMulticast: true),
@@ -89,7 +90,7 @@ import Testing
         network.run(for: .seconds(1))
         let interface = SimulatedNetwork.interface(for: host, on: link).id
         let peer = SocketAddress(.v4(IPv4Address(198, 18, 0, 77)), port: mdnsPort)
-        let query = Responder.query([Responder.question(Support.serviceType, .ptr)])
+        let query = Messages.query([Messages.question(Names.serviceType, .ptr)])
         let datagrams = [
             ReceivedDatagram(bytes: try query.encoded(), source: peer, interface: interface, isMulticast: true),
             ReceivedDatagram(bytes: [1, 2, 3], source: peer, interface: interface, isMulticast: true),
@@ -114,13 +115,10 @@ import Testing
     /// A newcomer probing a name another host owns hears its defence: a conflict while probing,
     /// from the owner's address, then the rename.
     @Test func aConflictNamesTheOtherHost() throws {
-        var network = SimulatedNetwork(seed: 3)
-        let link = network.addLink()
-        let owner = network.addHost(named: "alpha", links: [link])
-        let newcomer = network.addHost(named: "beta", links: [link])
-        Responder.register(Support.service("X"), on: owner, in: &network)
+        var (network, link, owner, newcomer) = SimulatedNetwork.alphaAndBeta(seed: 3)
+        network.register(Services.registration("X"), on: owner)
         network.withStack(newcomer) { engine, _ in engine.reportsDiagnostics = true }
-        Responder.register(Support.service("X"), on: newcomer, in: &network)
+        network.register(Services.registration("X"), on: newcomer)
         let diagnostics = network.withStack(newcomer) { engine, _ in engine.takeDiagnostics() }
         let conflicts = diagnostics.compactMap { diagnostic -> (DomainName, SocketAddress, Bool)? in
             if case .conflict(let name, let source, _, let whileProbing) = diagnostic {
@@ -132,7 +130,7 @@ import Testing
         let ownerAddresses = [IPFamily.v4, .v6].map { network.address(of: owner, on: link, family: $0) }
         #expect(!conflicts.isEmpty)
         for (name, source, whileProbing) in conflicts {
-            #expect(name == Support.instance("X"))
+            #expect(name == Names.instance("X"))
             #expect(ownerAddresses.contains(source.address))
             #expect(whileProbing)
         }

@@ -1,4 +1,5 @@
 @testable import CiaoEngine
+import CiaoTestFixtures
 import CiaoWire
 import Testing
 
@@ -25,8 +26,8 @@ import Testing
     @Test func theNextDeadlineIsTheEarliestTimerAndAdvancingPassesIt() {
         var engine = MDNSEngine(configuration: .init(hostLabel: "ciao"), seed: 1)
         engine.setInterface(interface, at: .zero)
-        _ = engine.register(Support.service("A"), at: .zero)
-        _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: .zero)
+        _ = engine.register(Services.registration("A"), at: .zero)
+        _ = engine.startQuery(name: Names.serviceType, type: .ptr, at: .zero)
         let first = deadlines(engine)
         #expect(Set(first.keys) == [.registrations, .queries])
         #expect(first[.registrations]! <= .zero + .milliseconds(250))

@@ -1,18 +1,19 @@
 import CiaoEngine
 import CiaoSimulation
+import CiaoTestFixtures
 import CiaoWire
 import Testing
 
 /// The host name is claimed only to publish, shared with another responder on the same host
 /// rather than fought over (RFC 6762 §15), and mapped back from each address (§4).
 @Suite struct HostClaimTests {
-    static let vm = Responder.name("vm.local.")
+    static let vm = Names.name("vm.local.")
 
     /// Every record `host` sent under the host name `name`, in responses and probes.
     static func hostRecordsSent(by host: SimulatedNetwork.HostID, in network: SimulatedNetwork, name: DomainName = vm)
         -> [SentMessage]
     {
-        network.sent(by: host, family: nil).filter { sent in
+        network.sentMessages(by: host, family: nil).filter { sent in
             sent.allRecords.contains { $0.name == name } || (sent.isProbe && sent.asks(about: name))
         }
     }
@@ -34,8 +35,8 @@ import Testing
         let other = network.addLink()
         let browser = network.addHost(named: "vm", links: [link, other])
         network.withStack(browser) { engine, now in
-            _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
-            _ = engine.startQuery(name: Support.instance("Web"), type: .srv, at: now)
+            _ = engine.startQuery(name: Names.serviceType, type: .ptr, at: now)
+            _ = engine.startQuery(name: Names.instance("Web"), type: .srv, at: now)
             _ = engine.startQuery(name: Self.vm, type: .a, at: now)
         }
         network.run(for: .seconds(10))
@@ -44,7 +45,7 @@ import Testing
         network.run(for: .seconds(10))
         network.setLink(link, of: browser, up: false)
         network.run(for: .seconds(1))
-        let sent = network.sent(by: browser, family: nil)
+        let sent = network.sentMessages(by: browser, family: nil)
         #expect(!sent.isEmpty)
         #expect(sent.allSatisfy { !$0.isResponse && !$0.isProbe }, "\(sent.filter { $0.isResponse || $0.isProbe })")
         #expect(network.engine(browser).hostClaim == .unneeded)
@@ -59,28 +60,28 @@ import Testing
         let link = network.addLink()
         let daemon = network.addHost(named: "vm", links: [link])
         let browserHost = network.addHost(named: "vm", links: [link])
-        Responder.register(Support.service("Daemon"), on: daemon, in: &network)
+        network.register(Services.registration("Daemon"), on: daemon)
         let program = network.addHost(named: "vm", links: [link], sharingAddressesOf: daemon)
         network.run(for: .seconds(2))
         let start = network.now
-        let id = Responder.register(Support.service("Program"), on: program, in: &network)
-        #expect(network.engine(program).name(of: id) == Support.instance("Program"))
+        let id = network.register(Services.registration("Program"), on: program)
+        #expect(network.engine(program).name(of: id) == Names.instance("Program"))
         guard case .heldByAnother = network.engine(program).hostClaim else {
             Issue.record("claim: \(network.engine(program).hostClaim)")
             return
         }
         // It asked who holds the name; it proposed and announced nothing for it.
-        let programSent = network.sent(by: program, family: nil, since: start)
+        let programSent = network.sentMessages(by: program, family: nil, since: start)
         #expect(programSent.contains { !$0.isProbe && !$0.isResponse && $0.asks(about: Self.vm) })
         #expect(!programSent.contains { $0.allRecords.contains { $0.name == Self.vm } })
         #expect(!programSent.contains { $0.isProbe && $0.asks(about: Self.vm) })
         #expect(Self.renames(in: network).isEmpty)
         // Its SRV names vm.local., whose address the daemon gives.
-        var browsers = [ResolvingBrowser(host: browserHost, serviceType: Support.serviceType)]
+        var browsers = [ResolvingBrowser(host: browserHost, serviceType: Names.serviceType)]
         browsers[0].start(&network)
         network.run(until: network.now + .seconds(5), browsers: &browsers)
-        #expect(browsers[0].resolved[Support.instance("Program")] != nil)
-        #expect(browsers[0].srv[Support.instance("Program")]?.1.target == Self.vm)
+        #expect(browsers[0].resolved[Names.instance("Program")] != nil)
+        #expect(browsers[0].srv[Names.instance("Program")]?.1.target == Self.vm)
         let daemonAddress = network.address(of: daemon, on: link, family: .v4).recordData
         #expect(
             network.engine(browserHost).cachedRecords(on: InterfaceID(1)).contains {
@@ -90,7 +91,7 @@ import Testing
         let byeAt = network.now
         network.withStack(program) { engine, now in engine.deregister(id, at: now) }
         network.run(for: .seconds(1))
-        let goodbyes = network.sent(by: program, family: nil, since: byeAt).filter(\.isResponse)
+        let goodbyes = network.sentMessages(.responses, by: program, family: nil, since: byeAt)
         #expect(!goodbyes.isEmpty && goodbyes.allSatisfy { !$0.allRecords.contains { $0.name == Self.vm } })
     }
 
@@ -102,12 +103,12 @@ import Testing
         let link = network.addLink(.init(delay: .microseconds(50)...(.milliseconds(2))))
         let first = network.addHost(named: "vm", links: [link])
         let second = network.addHost(named: "vm", links: [link], sharingAddressesOf: first)
-        let a = network.withStack(first) { engine, now in engine.register(Support.service("A"), at: now) }
-        let b = network.withStack(second) { engine, now in engine.register(Support.service("B"), at: now) }
+        let a = network.withStack(first) { engine, now in engine.register(Services.registration("A"), at: now) }
+        let b = network.withStack(second) { engine, now in engine.register(Services.registration("B"), at: now) }
         network.run(for: .seconds(5))
         #expect(Self.renames(in: network).isEmpty, "\(Self.renames(in: network))")
-        #expect(network.engine(first).name(of: a) == Support.instance("A"))
-        #expect(network.engine(second).name(of: b) == Support.instance("B"))
+        #expect(network.engine(first).name(of: a) == Names.instance("A"))
+        #expect(network.engine(second).name(of: b) == Names.instance("B"))
         #expect(network.engine(first).hostName == Self.vm && network.engine(second).hostName == Self.vm)
     }
 
@@ -118,10 +119,10 @@ import Testing
         let link = network.addLink()
         let first = network.addHost(named: "vm", links: [link])
         let second = network.addHost(named: "vm", links: [link])
-        Responder.register(Support.service("A"), on: first, in: &network)
-        Responder.register(Support.service("B"), on: second, in: &network)
+        network.register(Services.registration("A"), on: first)
+        network.register(Services.registration("B"), on: second)
         #expect(network.engine(first).hostName == Self.vm)
-        #expect(network.engine(second).hostName == Responder.name("vm-2.local."))
+        #expect(network.engine(second).hostName == Names.name("vm-2.local."))
     }
 
     /// When the holder withdraws with goodbyes, the other responder on the host claims the name
@@ -131,14 +132,14 @@ import Testing
         let link = network.addLink()
         let daemon = network.addHost(named: "vm", links: [link])
         let browserHost = network.addHost(named: nil, links: [link])
-        let daemonService = Responder.register(Support.service("Daemon"), on: daemon, in: &network)
+        let daemonService = network.register(Services.registration("Daemon"), on: daemon)
         let program = network.addHost(named: "vm", links: [link], sharingAddressesOf: daemon)
-        Responder.register(Support.service("Program"), on: program, in: &network)
+        network.register(Services.registration("Program"), on: program)
         let byeAt = network.now
         network.withStack(daemon) { engine, now in engine.deregister(daemonService, at: now) }
         network.run(for: .seconds(3))
         #expect(network.engine(program).hostClaim == .owned)
-        let announced = network.sent(by: program, since: byeAt).filter { $0.isResponse && $0.answers(Self.vm, .a) }
+        let announced = network.sentMessages(.responses, by: program, since: byeAt).filter { $0.answers(Self.vm, .a) }
         let first = try #require(announced.first)
         #expect(first.time - byeAt < .seconds(2), "announced \(first.time - byeAt) after the goodbye")
         #expect(Self.renames(in: network).isEmpty)
@@ -151,9 +152,9 @@ import Testing
         var network = SimulatedNetwork(seed: 5)
         let link = network.addLink()
         let daemon = network.addHost(named: "vm", links: [link])
-        Responder.register(Support.service("Daemon"), on: daemon, in: &network)
+        network.register(Services.registration("Daemon"), on: daemon)
         let program = network.addHost(named: "vm", links: [link], sharingAddressesOf: daemon)
-        Responder.register(Support.service("Program"), on: program, in: &network)
+        network.register(Services.registration("Program"), on: program)
         let heardAt = network.now
         network.crash(daemon)
         network.run(for: .seconds(90))
@@ -163,11 +164,11 @@ import Testing
         }
         network.run(for: .seconds(40))
         #expect(network.engine(program).hostClaim == .owned)
-        let asked = network.sent(by: program, since: heardAt + .seconds(60)).filter {
+        let asked = network.sentMessages(by: program, since: heardAt + .seconds(60)).filter {
             !$0.isProbe && !$0.isResponse && $0.asks(about: Self.vm)
         }
         #expect(!asked.isEmpty)
-        let announced = network.sent(by: program, since: heardAt).first { $0.isResponse && $0.answers(Self.vm, .a) }
+        let announced = network.sentMessages(.responses, by: program, since: heardAt).first { $0.answers(Self.vm, .a) }
         let at = try #require(announced).time - heardAt
         #expect(at > .seconds(115) && at < .seconds(125), "claimed after \(at)")
     }
@@ -175,16 +176,16 @@ import Testing
     /// The reverse mapping (§4): each published address answers a PTR query with the host name,
     /// the address in the additional section, and leaves with the last service.
     @Test func addressesMapBackToTheHostName() throws {
-        var (network, link, publisher, observer) = Responder.publisherAndObserver(seed: 6, hostName: "vm")
-        let id = Responder.register(Support.service("Web"), on: publisher, in: &network)
+        var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 6, hostName: "vm")
+        let id = network.register(Services.registration("Web"), on: publisher)
         let v4 = network.address(of: publisher, on: link, family: .v4)
         let v6 = network.address(of: publisher, on: link, family: .v6)
         for address in [v4, v6] {
             let start = network.now
             network.inject(
-                Responder.query([Responder.question(address.reverseMappingName, .ptr)]), from: observer, on: link)
+                Messages.query([Messages.question(address.reverseMappingName, .ptr)]), from: observer, on: link)
             network.run(for: .seconds(1))
-            let reply = try #require(network.sent(by: publisher, since: start).first { $0.isResponse })
+            let reply = try #require(network.sentMessages(.responses, by: publisher, since: start).first)
             #expect(
                 reply.message.answers == [
                     ResourceRecord(name: address.reverseMappingName, cacheFlush: true, ttl: 120, data: .ptr(Self.vm))
@@ -194,7 +195,7 @@ import Testing
         let byeAt = network.now
         network.withStack(publisher) { engine, now in engine.deregister(id, at: now) }
         network.run(for: .seconds(1))
-        let goodbyes = network.sent(by: publisher, since: byeAt).filter(\.isResponse).flatMap(\.message.answers)
+        let goodbyes = network.sentMessages(.responses, by: publisher, since: byeAt).flatMap(\.message.answers)
         #expect(goodbyes.contains { $0.name == v4.reverseMappingName && $0.ttl == 0 })
         #expect(goodbyes.contains { $0.name == v6.reverseMappingName && $0.ttl == 0 })
     }
@@ -202,17 +203,17 @@ import Testing
     /// Another responder mapping one of our addresses to another name wins the reverse name
     /// without a fight: we stop publishing that PTR, and the host name is not renamed.
     @Test func aContestedReverseNameIsYielded() {
-        var (network, link, publisher, observer) = Responder.publisherAndObserver(seed: 7, hostName: "vm")
-        Responder.register(Support.service("Web"), on: publisher, in: &network)
+        var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 7, hostName: "vm")
+        network.register(Services.registration("Web"), on: publisher)
         let reverse = network.address(of: publisher, on: link, family: .v4).reverseMappingName
         let theirs = ResourceRecord(
-            name: reverse, cacheFlush: true, ttl: 120, data: .ptr(Responder.name("other.local.")))
-        network.inject(Message(header: .response(), answers: [theirs]), from: observer, on: link)
+            name: reverse, cacheFlush: true, ttl: 120, data: .ptr(Names.name("other.local.")))
+        network.inject(Messages.response([theirs]), from: observer, on: link)
         network.run(for: .seconds(1))
         let start = network.now
-        network.inject(Responder.query([Responder.question(reverse, .ptr)]), from: observer, on: link)
+        network.inject(Messages.query([Messages.question(reverse, .ptr)]), from: observer, on: link)
         network.run(for: .seconds(1))
-        #expect(network.sent(by: publisher, since: start).isEmpty)
+        #expect(network.sentMessages(by: publisher, since: start).isEmpty)
         #expect(network.engine(publisher).hostName == Self.vm)
         #expect(Self.renames(in: network).isEmpty)
     }
@@ -220,16 +221,16 @@ import Testing
     /// The host name's records carry what avahi-daemon would publish on the same host: an IPv6
     /// link-local address only where the interface has no other IPv6 address.
     @Test func linkLocalAddressesArePublishedOnlyWhenAlone() throws {
-        var (network, link, publisher, observer) = Responder.publisherAndObserver(seed: 8, hostName: "vm")
+        var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 8, hostName: "vm")
         let global = SimulatedNetwork.interface(for: publisher, on: link).addresses
         let linkLocal = InterfaceAddress(.v6(IPv6Address("fe80::1")!), prefixLength: 64)
         network.setAddresses(global + [linkLocal], of: publisher, on: link)
-        Responder.register(Support.service("Web"), on: publisher, in: &network)
+        network.register(Services.registration("Web"), on: publisher)
         func addressesAnswered() throws -> Set<IPAddress> {
             let start = network.now
-            network.inject(Responder.query([Responder.question(Self.vm, .any)]), from: observer, on: link)
+            network.inject(Messages.query([Messages.question(Self.vm, .any)]), from: observer, on: link)
             network.run(for: .seconds(2))
-            let reply = try #require(network.sent(by: publisher, since: start).first { $0.isResponse })
+            let reply = try #require(network.sentMessages(.responses, by: publisher, since: start).first)
             return Set(
                 reply.message.answers.compactMap { record -> IPAddress? in
                     switch record.data {
@@ -253,13 +254,13 @@ import Testing
         let link = network.addLink()
         let publisher = network.addHost(named: "vm", links: [link])
         network.setLink(link, of: publisher, up: false)
-        let id = network.withStack(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
+        let id = network.withStack(publisher) { engine, now in engine.register(Services.registration("Web"), at: now) }
         network.run(for: .seconds(30))
         #expect(!network.events(of: publisher).contains { if case .registered = $0 { true } else { false } })
-        #expect(network.sent(by: publisher, family: nil).isEmpty)
+        #expect(network.sentMessages(by: publisher, family: nil).isEmpty)
         #expect(network.engine(publisher).nextDeadline == nil)
         network.setLink(link, of: publisher, up: true)
         network.run(for: .seconds(3))
-        #expect(network.events(of: publisher).contains(.registered(id, name: Support.instance("Web"))))
+        #expect(network.events(of: publisher).contains(.registered(id, name: Names.instance("Web"))))
     }
 }

@@ -1,5 +1,6 @@
 import CiaoEngine
 import CiaoSimulation
+import CiaoTestFixtures
 import CiaoWire
 import Testing
 
@@ -12,7 +13,7 @@ import Testing
         let web = PublishedWeb(seed: seed)
         var network = web.network
         let query = network.withStack(web.browser) { engine, now in
-            engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+            engine.startQuery(name: Names.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(2))
         let (link, publisher, browser) = (web.links[0], web.publisher, web.browser)
@@ -21,14 +22,14 @@ import Testing
 
     @Test func browserInterfaceGoingDownWithdrawsItsServices() {
         var (network, link, _, browser, query) = discovered(seed: 3)
-        #expect(network.browsed(query, by: browser) == [Support.instance("Web")])
+        #expect(network.browsed(query, by: browser) == [Names.instance("Web")])
         network.setLink(link, of: browser, up: false)
         #expect(network.browsed(query, by: browser).isEmpty)
         #expect(network.engine(browser).cachedRecords(on: InterfaceID(1)).isEmpty)
         // Back up: the query resumes on the interface and finds the service again.
         network.setLink(link, of: browser, up: true)
         network.run(for: .seconds(3))
-        #expect(network.browsed(query, by: browser) == [Support.instance("Web")])
+        #expect(network.browsed(query, by: browser) == [Names.instance("Web")])
     }
 
     @Test func publisherInterfaceRemovedSaysGoodbye() {
@@ -50,15 +51,16 @@ import Testing
     @Test func goodbyeOnARemovedInterfaceNamesEachRecordOnce() throws {
         var web = PublishedWeb(seed: 6)
         for name in ["Mail", "Print"] {
-            _ = web.network.withStack(web.publisher) { engine, now in engine.register(Support.service(name), at: now) }
+            _ = web.network.withStack(web.publisher) { engine, now in
+                engine.register(Services.registration(name), at: now)
+            }
         }
         web.network.run(for: .seconds(5))
-        let sentBefore = web.network.transmissions.count
+        let downAt = web.network.now
         web.network.setLink(web.links[0], of: web.publisher, up: false)
-        let goodbyes = web.network.transmissions[sentBefore...].filter { $0.sender == web.publisher }
-            .compactMap { try? Message(decoding: $0.datagram.bytes) }
+        let goodbyes = web.network.sentMessages(by: web.publisher, family: nil, since: downAt).map(\.message)
         #expect(goodbyes.count == 2, "one message per address family")
-        let enumerationName = try DomainName(parsing: "_services._dns-sd._udp.local.")
+        let enumerationName = Names.servicesName
         for message in goodbyes {
             let records = message.answers
             #expect(!records.isEmpty && records.allSatisfy { $0.ttl == 0 })
@@ -66,7 +68,7 @@ import Testing
             #expect(records.filter { $0.name == enumerationName }.count == 1)
             #expect(
                 Set(records.filter { $0.type == .srv }.map(\.name))
-                    == Set(["Web", "Mail", "Print"].map(Support.instance)))
+                    == Set(["Web", "Mail", "Print"].map { Names.instance($0) }))
         }
     }
 

@@ -1,5 +1,6 @@
 import CiaoEngine
 import CiaoSimulation
+import CiaoTestFixtures
 import CiaoWire
 import Testing
 
@@ -12,7 +13,7 @@ import Testing
         -> [String: [Instant]]
     {
         var times: [String: [Instant]] = [:]
-        for sent in network.sent(by: host, family: family) where sent.isMulticast && sent.isResponse {
+        for sent in network.sentMessages(by: host, family: family) where sent.isMulticast && sent.isResponse {
             for record in sent.message.answers where record.ttl > 0 {
                 times["\(record.name) \(record.type) \(record.data)", default: []].append(sent.time)
             }
@@ -29,21 +30,21 @@ import Testing
         let link = network.addLink(.init(delay: .microseconds(200)...(.milliseconds(2))))
         let publisher = network.addHost(named: "alpha", links: [link])
         let observers = [network.addHost(named: nil, links: [link]), network.addHost(named: nil, links: [link])]
-        let id = network.withStack(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
+        let id = network.withStack(publisher) { engine, now in engine.register(Services.registration("Web"), at: now) }
         let names: [(DomainName, RecordType)] = [
-            (Support.serviceType, .ptr), (Support.instance("Web"), .srv), (Support.instance("Web"), .txt),
-            (Responder.name("alpha.local."), .a), (Responder.name("alpha.local."), .aaaa),
+            (Names.serviceType, .ptr), (Names.instance("Web"), .srv), (Names.instance("Web"), .txt),
+            (Names.name("alpha.local."), .a), (Names.name("alpha.local."), .aaaa),
         ]
         for step in 0..<200 {
             if step == 60 {
-                network.withStack(publisher) { engine, now in engine.updateTXT(id, to: Responder.txt(["v=2"]), at: now)
+                network.withStack(publisher) { engine, now in engine.updateTXT(id, to: Services.txt(["v=2"]), at: now)
                 }
             }
             let observer = observers[step % 2]
             let (name, type) = names[step % names.count]
             let family: IPFamily = step % 3 == 0 ? .v6 : .v4
             network.inject(
-                Responder.query([Responder.question(name, type)]), from: observer, on: link,
+                Messages.query([Messages.question(name, type)]), from: observer, on: link,
                 sourceAddress: network.address(of: observer, on: link, family: family))
             network.run(for: .milliseconds(50))
         }
@@ -60,23 +61,22 @@ import Testing
     /// from when the engine made the datagram: with a datagram that left 300 ms after it was made,
     /// a query 1.1 s after the making is not answered before 1.3 s.
     @Test func theSecondCountsFromWhenTheRecordLeft() throws {
-        var (network, link, publisher, observer) = Responder.publisherAndObserver(seed: 21)
-        Responder.register(Support.service("Web"), on: publisher, in: &network)
-        let source = SocketAddress(network.address(of: observer, on: link, family: .v4), port: mdnsPort)
-        let query = try Responder.query([Responder.question(Support.serviceType, .ptr)]).encoded()
+        var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 21)
+        network.register(Services.registration("Web"), on: publisher)
+        let query = Messages.query([Messages.question(Names.serviceType, .ptr)])
         func ptrMulticasts(after start: Instant) -> [Instant] {
-            network.sent(by: publisher, family: .v4).filter {
-                $0.time > start && $0.isMulticast && $0.answers(Support.serviceType, .ptr)
+            network.sentMessages(by: publisher, family: .v4).filter {
+                $0.time > start && $0.isMulticast && $0.answers(Names.serviceType, .ptr)
             }.map(\.time)
         }
         network.run(for: .seconds(2))
         let start = network.now
-        network.inject(query, from: observer, on: link, source: source)
+        network.inject(query, from: observer, on: link)
         while ptrMulticasts(after: start).isEmpty { network.run(for: .milliseconds(1)) }
         let made = ptrMulticasts(after: start)[0]
         network.withStack(publisher) { engine, _ in engine.noteSent(at: made + .milliseconds(300)) }
         network.run(until: made + .milliseconds(1100))
-        network.inject(query, from: observer, on: link, source: source)
+        network.inject(query, from: observer, on: link)
         network.run(for: .seconds(1))
         let again = ptrMulticasts(after: made)
         #expect(!again.isEmpty)

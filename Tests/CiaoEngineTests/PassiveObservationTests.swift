@@ -1,5 +1,6 @@
 import CiaoEngine
 import CiaoSimulation
+import CiaoTestFixtures
 import CiaoWire
 import Testing
 
@@ -19,22 +20,22 @@ import Testing
         network.families = [.v4, .v6]
         let browserHost = network.addHost(named: "beta", links: [link])
         let observer = network.addHost(named: nil, links: [link])
-        network.withStack(publisher) { engine, now in _ = engine.register(Support.service("Web"), at: now) }
+        network.withStack(publisher) { engine, now in _ = engine.register(Services.registration("Web"), at: now) }
         network.run(for: .seconds(3))
-        var browsers = [ResolvingBrowser(host: browserHost, serviceType: Support.serviceType)]
+        var browsers = [ResolvingBrowser(host: browserHost, serviceType: Names.serviceType)]
         browsers[0].start(&network)
         network.run(until: network.now + .seconds(5), browsers: &browsers)
         return (network, link, publisher, observer, browsers)
     }
 
-    static let browse = Responder.query([Responder.question(Support.serviceType, .ptr)])
+    static let browse = Messages.query([Messages.question(Names.serviceType, .ptr)])
 
     /// An IPv4-only responder (a printer, JmDNS) never hears IPv6 queries: a third host asking over
     /// IPv6 without the answer, every second for half a minute, removes nothing.
     @Test(arguments: [UInt64(1), 2, 3])
     func ipv6QueriesDoNotCountAgainstAnIPv4OnlyResponder(seed: UInt64) {
         var (network, link, _, observer, browsers) = Self.lab(seed: seed, ipv4Only: true)
-        #expect(browsers[0].resolved[Support.instance("Web")] != nil)
+        #expect(browsers[0].resolved[Names.instance("Web")] != nil)
         let v6 = network.address(of: observer, on: link, family: .v6)
         for _ in 0..<30 {
             network.inject(Self.browse, from: observer, on: link, sourceAddress: v6)
@@ -49,19 +50,19 @@ import Testing
     /// responder's own goodbye, over IPv4, still removes its service.
     @Test func recordsOfAnIPv4OnlyResponderIgnoreGoodbyesAndFlushesOverIPv6() throws {
         var (network, link, publisher, observer, browsers) = Self.lab(seed: 9, ipv4Only: true)
-        let instance = Support.instance("Web")
+        let instance = Names.instance("Web")
         #expect(browsers[0].resolved[instance] != nil)
         let v6 = network.address(of: observer, on: link, family: .v6)
         let srv = try #require(
             network.engine(browsers[0].host).cachedRecords(on: InterfaceID(1)).first {
                 $0.name == instance && $0.type == .srv
             })
-        var goodbyes = [ResourceRecord(name: Support.serviceType, ttl: 0, data: .ptr(instance)), srv]
+        var goodbyes = [ResourceRecord(name: Names.serviceType, ttl: 0, data: .ptr(instance)), srv]
         goodbyes[1].ttl = 0
         var moved = srv
-        moved.data = .srv(SRVData(priority: 0, weight: 0, port: 9, target: Responder.name("forger.local.")))
-        network.inject(Message(header: .response(), answers: goodbyes), from: observer, on: link, sourceAddress: v6)
-        network.inject(Message(header: .response(), answers: [moved]), from: observer, on: link, sourceAddress: v6)
+        moved.data = .srv(SRVData(priority: 0, weight: 0, port: 9, target: Names.name("forger.local.")))
+        network.inject(Messages.response(goodbyes), from: observer, on: link, sourceAddress: v6)
+        network.inject(Messages.response([moved]), from: observer, on: link, sourceAddress: v6)
         network.run(until: network.now + .seconds(5), browsers: &browsers)
         #expect(browsers[0].removals.isEmpty, "\(browsers[0].removals)")
         #expect(
@@ -87,20 +88,20 @@ import Testing
         let browserHost = network.addHost(named: "beta", links: [link])
         let asker = network.addHost(named: nil, links: [link])
         network.run(for: .seconds(3))
-        var browsers = [ResolvingBrowser(host: browserHost, serviceType: Support.serviceType, resolves: false)]
+        var browsers = [ResolvingBrowser(host: browserHost, serviceType: Names.serviceType, resolves: false)]
         browsers[0].start(&network)
-        let records = Querier.serviceRecords(
-            instance: Support.instance("Web"), host: Responder.name("printer.local."),
+        let records = Services.records(
+            instance: Names.instance("Web"), host: Names.name("printer.local."),
             address: IPv4Address(198, 18, 0, 77))
-        Querier.inject(Querier.response(records), from: responder, on: link, into: &network)
+        network.inject(Messages.response(records), from: responder, on: link)
         network.run(until: network.now + .seconds(5), browsers: &browsers)
-        let question = Question(name: Support.serviceType, type: .ptr)
-        Querier.inject(Querier.query([question]), from: asker, on: link, into: &network)
+        let question = Messages.question(Names.serviceType, .ptr)
+        network.inject(Messages.query([question]), from: asker, on: link)
         network.run(until: network.now + .milliseconds(50), browsers: &browsers)
-        Querier.inject(Querier.response([records[0]]), from: responder, on: link, into: &network)
+        network.inject(Messages.response([records[0]]), from: responder, on: link)
         network.run(until: network.now + .milliseconds(150), browsers: &browsers)
         for _ in 0..<2 {
-            Querier.inject(Querier.query([question]), from: asker, on: link, into: &network)
+            network.inject(Messages.query([question]), from: asker, on: link)
             network.run(until: network.now + .milliseconds(200), browsers: &browsers)
         }
         network.run(until: network.now + .seconds(20), browsers: &browsers)
@@ -111,7 +112,7 @@ import Testing
     /// queries, unanswered, count; listed with more, they do not.
     @Test func aStaleKnownAnswerStillCounts() throws {
         var (network, link, publisher, observer, browsers) = Self.lab(seed: 6, ipv4Only: false)
-        let ptr = Responder.ptr(to: Support.instance("Web"))
+        let ptr = Services.ptr(to: Names.instance("Web"))
         // The publisher goes silent: only the observer's queries arrive from now on.
         network.crash(publisher)
         network.run(until: network.now + .seconds(2), browsers: &browsers)
@@ -119,7 +120,7 @@ import Testing
         fresh.ttl = 4000
         for _ in 0..<3 {
             network.inject(
-                Responder.query([Responder.question(Support.serviceType, .ptr)], knownAnswers: [fresh]), from: observer,
+                Messages.query([Messages.question(Names.serviceType, .ptr)], knownAnswers: [fresh]), from: observer,
                 on: link)
             network.run(until: network.now + .seconds(2), browsers: &browsers)
         }
@@ -130,7 +131,7 @@ import Testing
         let start = network.now
         for _ in 0..<2 {
             network.inject(
-                Responder.query([Responder.question(Support.serviceType, .ptr)], knownAnswers: [stale]), from: observer,
+                Messages.query([Messages.question(Names.serviceType, .ptr)], knownAnswers: [stale]), from: observer,
                 on: link)
             network.run(until: network.now + .seconds(2), browsers: &browsers)
         }

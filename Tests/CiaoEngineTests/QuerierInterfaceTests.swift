@@ -1,5 +1,6 @@
 import CiaoEngine
 import CiaoSimulation
+import CiaoTestFixtures
 import CiaoWire
 import Testing
 
@@ -12,12 +13,12 @@ import Testing
         let (linkB, browserHost) = (web.links[1], web.browser)
         let (browse, onlyA) = network.withStack(browserHost) { engine, now in
             (
-                engine.startQuery(name: Support.serviceType, type: .ptr, at: now),
-                engine.startQuery(name: Support.serviceType, type: .ptr, interfaces: [InterfaceID(1)], at: now)
+                engine.startQuery(name: Names.serviceType, type: .ptr, at: now),
+                engine.startQuery(name: Names.serviceType, type: .ptr, interfaces: [InterfaceID(1)], at: now)
             )
         }
         network.run(for: .seconds(2))
-        let ptr = ResourceRecord(name: Support.serviceType, ttl: 4500, data: .ptr(Support.instance("Web")))
+        let ptr = ResourceRecord(name: Names.serviceType, ttl: 4500, data: .ptr(Names.instance("Web")))
         let added = network.events(of: browserHost).compactMap { event -> (QueryID, InterfaceID)? in
             if case .added(let query, let record, let interface) = event, record == ptr { return (query, interface) }
             return nil
@@ -56,7 +57,7 @@ import Testing
         var network = web.network
         let (linkA, publisher, browserHost) = (web.links[0], web.publisher, web.browser)
         let browse = network.withStack(browserHost) { engine, now in
-            engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+            engine.startQuery(name: Names.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(2))
         // The publisher leaves link A (goodbyes there).

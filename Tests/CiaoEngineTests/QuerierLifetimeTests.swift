@@ -1,13 +1,14 @@
 import CiaoEngine
 import CiaoSimulation
+import CiaoTestFixtures
 import CiaoWire
 import Testing
 
 /// How cached records leave: goodbyes (RFC 6762 §10.1), TTL expiry (§10) and Passive Observation
 /// Of Failures (§10.5).
 @Suite struct QuerierLifetimeTests {
-    static let instance = Support.instance("Gone")
-    static let hostName = Querier.name("gone.local.")
+    static let instance = Names.instance("Gone")
+    static let hostName = Names.name("gone.local.")
     static let address = IPv4Address(198, 18, 0, 77)
 
     /// Goodbye → removed one second after it arrives, every record of the service.
@@ -18,7 +19,7 @@ import Testing
         var browsers = [ResolvingBrowser(host: browserHost)]
         browsers[0].start(&network)
         network.run(until: network.now + .seconds(5), browsers: &browsers)
-        #expect(Set(browsers[0].resolved.keys) == [Support.instance("Web")])
+        #expect(Set(browsers[0].resolved.keys) == [Names.instance("Web")])
         let byeAt = network.now
         network.withStack(publisher) { engine, now in engine.deregister(registration, at: now) }
         network.run(until: network.now + .seconds(5), step: .milliseconds(1), browsers: &browsers)
@@ -48,9 +49,9 @@ import Testing
         var (network, link, ghost, browserHost) = SimulatedNetwork.observerAndBrowser(seed: 11, settle: .seconds(3))
         var browsers = [ResolvingBrowser(host: browserHost)]
         browsers[0].start(&network)
-        let records = Querier.serviceRecords(
+        let records = Services.records(
             instance: Self.instance, host: Self.hostName, address: Self.address, ttl: 120, ptrTTL: 300)
-        Querier.inject(Querier.response(records), from: ghost, on: link, into: &network)
+        network.inject(Messages.response(records), from: ghost, on: link)
         let announcedAt = network.now + .milliseconds(1)
         network.run(until: network.now + .seconds(400), step: .milliseconds(20), browsers: &browsers)
         #expect(Set(browsers[0].resolved.keys) == [Self.instance])
@@ -66,7 +67,7 @@ import Testing
         // The browser did try to refresh: queries for the SRV between 80 % and 97 % of its TTL,
         // none in between (the answer was cached), and the resolution's own query again the moment
         // the record expired.
-        let srvQueries = network.messages(from: browserHost).filter { entry in
+        let srvQueries = network.sentMessages(by: browserHost, family: nil).filter { entry in
             entry.message.questions.contains { $0.name == Self.instance && $0.type == .srv }
         }.map { $0.time - announcedAt }
         let refreshes = srvQueries.filter { $0 >= .seconds(10) && $0 < .seconds(120) }
@@ -87,11 +88,11 @@ import Testing
         // A third host, with an empty cache, browses: its queries carry no known answers, nobody answers.
         let asker = network.addHost(named: "gamma", links: [link])
         let askStart = network.now
-        network.withStack(asker) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+        network.withStack(asker) { engine, now in _ = engine.startQuery(name: Names.serviceType, type: .ptr, at: now)
         }
         network.run(until: network.now + .seconds(60), step: .milliseconds(1), browsers: &browsers)
-        let queries = network.messages(from: asker, after: askStart).filter { entry in
-            entry.message.questions.contains { $0.name == Support.serviceType && $0.type == .ptr }
+        let queries = network.sentMessages(by: asker, family: nil, since: askStart).filter { entry in
+            entry.message.questions.contains { $0.name == Names.serviceType && $0.type == .ptr }
         }
         #expect(queries.first?.message.questions.allSatisfy(\.unicastResponse) == true)
         let firstQuery = queries.first { entry in !entry.message.questions.contains(where: \.unicastResponse) }!.time
@@ -112,10 +113,9 @@ import Testing
         #expect(browsers[0].found.keys.contains(Self.instance))
 
         // Three truncated queries in ten seconds whose first packets do not list the PTR.
-        var truncated = Message(questions: [Question(name: Support.serviceType, type: .ptr)])
-        truncated.header.isTruncated = true
+        let truncated = Messages.query([Messages.question(Names.serviceType, .ptr)], truncated: true)
         for _ in 0..<3 {
-            Querier.inject(try! truncated.encoded(), from: ghost, on: link, into: &network)
+            network.inject(truncated, from: ghost, on: link)
             network.run(until: network.now + .seconds(3), browsers: &browsers)
         }
         network.run(until: network.now + .seconds(20), browsers: &browsers)
@@ -125,18 +125,18 @@ import Testing
     /// One unanswered query is not enough (§10.5 needs two), and an answer seen in between resets the count.
     @Test func poofNeedsTwoUnansweredQueries() {
         var (network, link, ghost, browsers, records) = browsingGhostService(seed: 13, settle: .seconds(5))
-        let question = Question(name: Support.serviceType, type: .ptr)
+        let question = Messages.question(Names.serviceType, .ptr)
         // One query, then an answer, then one more query: never two unanswered in a row.
-        Querier.inject(Querier.query([question]), from: ghost, on: link, into: &network)
+        network.inject(Messages.query([question]), from: ghost, on: link)
         network.run(until: network.now + .seconds(5), browsers: &browsers)
-        Querier.inject(Querier.response([records[0]]), from: ghost, on: link, into: &network)
+        network.inject(Messages.response([records[0]]), from: ghost, on: link)
         network.run(until: network.now + .seconds(1), browsers: &browsers)
-        Querier.inject(Querier.query([question]), from: ghost, on: link, into: &network)
+        network.inject(Messages.query([question]), from: ghost, on: link)
         network.run(until: network.now + .seconds(30), browsers: &browsers)
         // Queries that list the record as a known answer do not count either.
-        Querier.inject(Querier.query([question], knownAnswers: [records[0]]), from: ghost, on: link, into: &network)
+        network.inject(Messages.query([question], knownAnswers: [records[0]]), from: ghost, on: link)
         network.run(until: network.now + .seconds(2), browsers: &browsers)
-        Querier.inject(Querier.query([question], knownAnswers: [records[0]]), from: ghost, on: link, into: &network)
+        network.inject(Messages.query([question], knownAnswers: [records[0]]), from: ghost, on: link)
         network.run(until: network.now + .seconds(30), browsers: &browsers)
         #expect(browsers[0].removals.isEmpty)
         #expect(network.engine(browsers[0].host).cachedRecords(on: InterfaceID(1)).contains(records[0]))
@@ -152,8 +152,8 @@ import Testing
         network.run(for: .seconds(3))
         var browsers = [ResolvingBrowser(host: browserHost, resolves: false)]
         browsers[0].start(&network)
-        let records = Querier.serviceRecords(instance: Self.instance, host: Self.hostName, address: Self.address)
-        Querier.inject(Querier.response(records), from: ghost, on: link, into: &network)
+        let records = Services.records(instance: Self.instance, host: Self.hostName, address: Self.address)
+        network.inject(Messages.response(records), from: ghost, on: link)
         network.run(until: network.now + settle, browsers: &browsers)
         return (network, link, ghost, browsers, records)
     }

@@ -1,5 +1,6 @@
 import CiaoEngine
 import CiaoSimulation
+import CiaoTestFixtures
 import CiaoWire
 import Testing
 
@@ -12,12 +13,9 @@ import Testing
     static func responses(of host: SimulatedNetwork.HostID, in network: SimulatedNetwork, after start: Instant)
         -> (packets: Int, answers: Int, bytes: Int)
     {
-        let sent = network.transmissions.filter { $0.sender == host && $0.time > start }
-        let decoded = sent.compactMap { try? Message(decoding: $0.datagram.bytes) }.filter(\.header.isResponse)
+        let responses = network.sentMessages(.responses, by: host, family: nil, since: start).filter { $0.time > start }
         return (
-            decoded.count, decoded.reduce(0) { $0 + $1.answers.count },
-            sent.filter { (try? Message(decoding: $0.datagram.bytes))?.header.isResponse == true }
-                .reduce(0) { $0 + $1.datagram.bytes.count }
+            responses.count, responses.reduce(0) { $0 + $1.message.answers.count }, responses.reduce(0) { $0 + $1.size }
         )
     }
 
@@ -41,13 +39,13 @@ import Testing
         let browserHost = network.addHost(named: "beta", links: [link])
         let start = network.now
         let browse = network.withStack(browserHost) { engine, now in
-            engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+            engine.startQuery(name: Names.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(300))
         #expect(network.browsed(browse, by: browserHost).count == Self.serviceCount)
         let queries = IPFamily.allCases.flatMap { family in
-            network.messages(from: browserHost, after: start, family: family).filter { entry in
-                !entry.message.header.isResponse && entry.message.questions.contains { $0.name == Support.serviceType }
+            network.sentMessages(by: browserHost, family: family, since: start).filter { entry in
+                !entry.message.header.isResponse && entry.message.questions.contains { $0.name == Names.serviceType }
             }.map { (time: $0.time, family: family, message: $0.message) }
         }.sorted { $0.time < $1.time }
         let withKnownAnswers = Self.responses(of: publisher, in: network, after: start)
@@ -61,9 +59,9 @@ import Testing
         let controlStart = control.now
         for query in queries {
             control.run(until: controlStart + (query.time - start))
-            Querier.inject(
-                Querier.query([Question(name: Support.serviceType, type: .ptr)]), from: observer,
-                on: controlLink, family: query.family, into: &control)
+            control.inject(
+                Messages.query([Messages.question(Names.serviceType, .ptr)]), from: observer, on: controlLink,
+                family: query.family)
         }
         control.run(until: controlStart + .seconds(300))
         let withoutKnownAnswers = Self.responses(of: controlPublisher, in: control, after: controlStart)
@@ -90,18 +88,17 @@ import Testing
         var (network, link, observer, browserHost) = SimulatedNetwork.observerAndBrowser(seed: 32, settle: .seconds(2))
         let start = network.now
         network.withStack(browserHost) { engine, now in
-            _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+            _ = engine.startQuery(name: Names.serviceType, type: .ptr, at: now)
         }
         network.run(for: .milliseconds(125))
         func ptr(_ name: String) -> ResourceRecord {
-            ResourceRecord(name: Support.serviceType, ttl: 4500, data: .ptr(Support.instance(name)))
+            ResourceRecord(name: Names.serviceType, ttl: 4500, data: .ptr(Names.instance(name)))
         }
-        Querier.inject(
-            Querier.response([ptr("Both"), ptr("Four")]), from: observer, on: link, family: .v4, into: &network)
-        Querier.inject(Querier.response([ptr("Both")]), from: observer, on: link, family: .v6, into: &network)
+        network.inject(Messages.response([ptr("Both"), ptr("Four")]), from: observer, on: link, family: .v4)
+        network.inject(Messages.response([ptr("Both")]), from: observer, on: link, family: .v6)
         network.run(for: .seconds(2))
-        let queries = network.messages(from: browserHost, after: start, family: .v6).filter {
-            !$0.message.header.isResponse && $0.message.questions.contains { $0.name == Support.serviceType }
+        let queries = network.sentMessages(.queries, by: browserHost, family: .v6, since: start).filter {
+            $0.message.questions.contains { $0.name == Names.serviceType }
         }
         try #require(queries.count >= 2)
         #expect(queries[0].message.answers.map(\.data) == [ptr("Four").data])
@@ -112,7 +109,7 @@ import Testing
     /// packet, when another host's query asks both: one margin for the whole message (§7.3).
     @Test func queriesStandingBackTogetherStayTogether() {
         var (network, link, observer, browserHost) = SimulatedNetwork.observerAndBrowser(seed: 33, settle: .seconds(2))
-        let instance = Support.instance("Nobody")
+        let instance = Names.instance("Nobody")
         network.withStack(browserHost) { engine, now in
             _ = engine.startQuery(name: instance, type: .srv, at: now)
             _ = engine.startQuery(name: instance, type: .txt, at: now)
@@ -120,10 +117,10 @@ import Testing
         // Past the first IPv4 and IPv6 queries and the second one.
         network.run(for: .milliseconds(1500))
         let start = network.now
-        let both = [Question(name: instance, type: .srv), Question(name: instance, type: .txt)]
-        Querier.inject(Querier.query(both), from: observer, on: link, family: .v4, into: &network)
+        let both = [Messages.question(instance, .srv), Messages.question(instance, .txt)]
+        network.inject(Messages.query(both), from: observer, on: link, family: .v4)
         network.run(for: .seconds(60))
-        let queries = network.messages(from: browserHost, after: start).filter { !$0.message.header.isResponse }
+        let queries = network.sentMessages(.queries, by: browserHost, family: nil, since: start)
         #expect(queries.count >= 4)
         #expect(queries.allSatisfy { Set($0.message.questions.map(\.type)) == [.srv, .txt] })
     }
@@ -145,7 +142,7 @@ import Testing
             let start = network.now
             for host in hosts {
                 network.withStack(host) { engine, now in
-                    _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+                    _ = engine.startQuery(name: Names.serviceType, type: .ptr, at: now)
                 }
             }
             network.run(for: .seconds(1800))
@@ -153,10 +150,10 @@ import Testing
             func instants(unicast: Bool) -> Int {
                 hosts.reduce(0) { total, host in
                     total
-                        + network.messages(from: host, after: start).filter { entry in
+                        + network.sentMessages(by: host, family: nil, since: start).filter { entry in
                             !entry.message.header.isResponse
                                 && entry.message.questions.contains {
-                                    $0.name == Support.serviceType && $0.unicastResponse == unicast
+                                    $0.name == Names.serviceType && $0.unicastResponse == unicast
                                 }
                         }.map(\.time).reduce(into: [Instant]()) { if $0.last != $1 { $0.append($1) } }.count
                 }
@@ -182,19 +179,19 @@ import Testing
     /// cache keeps the answer (§7.1), and asks again once it expires.
     @Test func answerArrivingBeforeTheFirstQueryIsNotAskedFor() throws {
         var (network, link, ghost, browserHost) = SimulatedNetwork.observerAndBrowser(seed: 31, settle: .seconds(3))
-        let instance = Querier.name("Web._ciao._tcp.local.")
+        let instance = Names.name("Web._ciao._tcp.local.")
         let srv = ResourceRecord(
             name: instance, cacheFlush: true, ttl: 120,
-            data: .srv(SRVData(priority: 0, weight: 0, port: 80, target: Querier.name("ghost.local."))))
+            data: .srv(SRVData(priority: 0, weight: 0, port: 80, target: Names.name("ghost.local."))))
         let start = network.now
         let query = network.withStack(browserHost) { engine, now in
             engine.startQuery(name: instance, type: .srv, at: now)
         }
         // Within the first query's 20 ms minimum delay (§5.2).
-        Querier.inject(Querier.response([srv]), from: ghost, on: link, into: &network)
+        network.inject(Messages.response([srv]), from: ghost, on: link)
         network.run(for: .seconds(130))
         #expect(network.events(of: browserHost).contains { if case .added(query, srv, _) = $0 { true } else { false } })
-        let asked = network.messages(from: browserHost, after: start)
+        let asked = network.sentMessages(by: browserHost, family: nil, since: start)
             .filter { $0.message.questions.contains { $0.name == instance && $0.type == .srv } }.map { $0.time - start }
         #expect(!asked.isEmpty && asked.allSatisfy { $0 >= .seconds(96) }, "asked at \(asked)")
         #expect(asked.contains { $0 >= .seconds(120) }, "asked again after it expired: \(asked)")

@@ -1,5 +1,6 @@
 import CiaoEngine
 import CiaoSimulation
+import CiaoTestFixtures
 import CiaoWire
 import Testing
 
@@ -14,11 +15,11 @@ import Testing
         network.run(for: .seconds(10))
         let start = network.now
         network.withStack(browserHost) { engine, now in
-            _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+            _ = engine.startQuery(name: Names.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(Int64(hours) * 3600))
-        let times = network.messages(from: browserHost, after: start, family: family).filter { entry in
-            !entry.message.header.isResponse && entry.message.questions.contains { $0.name == Support.serviceType }
+        let times = network.sentMessages(by: browserHost, family: family, since: start).filter { entry in
+            !entry.message.header.isResponse && entry.message.questions.contains { $0.name == Names.serviceType }
         }.map(\.time)
         return (start, times)
     }
@@ -57,15 +58,15 @@ import Testing
         var network = SimulatedNetwork(seed: seed)
         let link = network.addLink()
         let host = network.addHost(named: "beta", links: [link])
-        network.withStack(host) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+        network.withStack(host) { engine, now in _ = engine.startQuery(name: Names.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(10))
         network.withStack(host) { engine, now in
-            _ = engine.startQuery(name: Support.instance("Web"), type: .srv, at: now)
+            _ = engine.startQuery(name: Names.instance("Web"), type: .srv, at: now)
         }
         network.run(for: .seconds(10))
         for family in IPFamily.allCases {
-            let questions = network.messages(from: host, family: family).filter { !$0.message.header.isResponse }
+            let questions = network.sentMessages(.queries, by: host, family: family)
                 .flatMap(\.message.questions)
             let ptr = questions.filter { $0.type == .ptr }
             let srv = questions.filter { $0.type == .srv }
@@ -83,11 +84,11 @@ import Testing
         var network = SimulatedNetwork(seed: 4)
         let link = network.addLink()
         let host = network.addHost(named: "beta", links: [link], unicastReplyFamilies: [.v6])
-        network.withStack(host) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+        network.withStack(host) { engine, now in _ = engine.startQuery(name: Names.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(5))
         func firstQuestion(over family: IPFamily) -> Question? {
-            network.messages(from: host, family: family).filter { !$0.message.header.isResponse }
+            network.sentMessages(.queries, by: host, family: family)
                 .flatMap(\.message.questions).first { $0.type == .ptr }
         }
         let ipv4 = try #require(firstQuestion(over: .v4))
@@ -126,13 +127,13 @@ import Testing
         network.run(for: .seconds(1))
         let start = network.now
         let browse = network.withStack(browserHost) { engine, now in
-            engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+            engine.startQuery(name: Names.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(2))
         func foundAfter(_ instance: String) -> Duration? {
             network.events.first { timed in
                 guard timed.host == browserHost, case .added(browse, let record, _) = timed.event else { return false }
-                return record.data == .ptr(Support.instance(instance))
+                return record.data == .ptr(Names.instance(instance))
             }.map { $0.time - start }
         }
         let four = try #require(foundAfter("Four 0"))
@@ -152,20 +153,20 @@ import Testing
         let host = network.addHost(named: "beta", links: [link])
         network.run(for: .seconds(10))
         let start = network.now
-        let instance = Support.instance("Web")
+        let instance = Names.instance("Web")
         network.withStack(host) { engine, now in
             _ = engine.startQuery(name: instance, type: .srv, at: now)
             _ = engine.startQuery(name: instance, type: .txt, at: now + .milliseconds(5))
         }
         network.run(for: .seconds(200))
-        network.withStack(host) { engine, now in _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+        network.withStack(host) { engine, now in _ = engine.startQuery(name: Names.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(10))
-        let queries = network.messages(from: host, after: start).filter { !$0.message.header.isResponse }
+        let queries = network.sentMessages(.queries, by: host, family: nil, since: start)
         let resolution = queries.filter { $0.message.questions.contains { $0.name == instance } }
         #expect(!resolution.isEmpty)
         #expect(resolution.allSatisfy { Set($0.message.questions.map(\.type)).isSuperset(of: [.srv, .txt]) })
-        let browse = queries.filter { $0.message.questions.contains { $0.name == Support.serviceType } }
+        let browse = queries.filter { $0.message.questions.contains { $0.name == Names.serviceType } }
         #expect(browse.first.map { $0.message.questions.count } == 1, "a late query waits for no one")
     }
 
@@ -174,27 +175,28 @@ import Testing
     @Test func uniqueAnswerInTheCacheNeedsNoQuery() {
         var published = PublishedWeb(seed: 9)
         let browse = published.network.withStack(published.browser) { engine, now in
-            engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+            engine.startQuery(name: Names.serviceType, type: .ptr, at: now)
         }
         published.network.run(for: .seconds(2))
-        #expect(published.network.browsed(browse, by: published.browser) == [Support.instance("Web")])
+        #expect(published.network.browsed(browse, by: published.browser) == [Names.instance("Web")])
         let start = published.network.now
         let srvQuery = published.network.withStack(published.browser) { engine, now in
-            engine.startQuery(name: Support.instance("Web"), type: .srv, at: now)
+            engine.startQuery(name: Names.instance("Web"), type: .srv, at: now)
         }
         let reported = published.network.events(of: published.browser).contains {
             if case .added(srvQuery, let record, _) = $0 { record.type == .srv } else { false }
         }
         #expect(reported, "the cached SRV is reported at once")
         published.network.run(for: .seconds(60))
-        let asked = published.network.messages(from: published.browser, after: start).filter {
-            !$0.message.header.isResponse && $0.message.questions.contains { $0.type == .srv }
+        let asked = published.network.sentMessages(.queries, by: published.browser, family: nil, since: start).filter {
+            $0.message.questions.contains { $0.type == .srv }
         }
         #expect(asked.isEmpty, "asked for the SRV at \(asked.map(\.time))")
         published.network.run(for: .seconds(60))
-        let refreshed = published.network.messages(from: published.browser, after: start).filter {
-            !$0.message.header.isResponse && $0.message.questions.contains { $0.type == .srv }
-        }
+        let refreshed = published.network.sentMessages(.queries, by: published.browser, family: nil, since: start)
+            .filter {
+                $0.message.questions.contains { $0.type == .srv }
+            }
         #expect(!refreshed.isEmpty, "the SRV is asked for again before its TTL runs out")
     }
 
@@ -202,15 +204,15 @@ import Testing
     /// 2 % jitter (§5.2), and the schedule starts over when an answer arrives.
     @Test func refreshQueriesAtEightyToNinetyFivePercent() {
         var (network, link, ghost, browserHost) = SimulatedNetwork.observerAndBrowser(seed: 21, settle: .seconds(3))
-        let host = Querier.name("ghost.local.")
+        let host = Names.name("ghost.local.")
         network.withStack(browserHost) { engine, now in _ = engine.startQuery(name: host, type: .a, at: now) }
         network.run(for: .seconds(10))
         let record = ResourceRecord(name: host, cacheFlush: true, ttl: 100, data: .a(IPv4Address(198, 18, 0, 9)))
-        Querier.inject(Querier.response([record]), from: ghost, on: link, into: &network)
+        network.inject(Messages.response([record]), from: ghost, on: link)
         let received = network.now + .milliseconds(1)
         network.run(for: .seconds(100))
         var times: [Duration] = []
-        for entry in network.messages(from: browserHost, after: received)
+        for entry in network.sentMessages(by: browserHost, family: nil, since: received)
         where entry.message.questions.contains(where: { $0.name == host }) && times.last != entry.time - received {
             times.append(entry.time - received)
         }
@@ -221,7 +223,7 @@ import Testing
             #expect(refresh >= .seconds(Int64(point)) && refresh <= .seconds(Int64(point + 2)), "refresh at \(refresh)")
         }
         // Refresh queries carry no known answer for the record: it has less than half its TTL left (§7.1).
-        let refreshMessages = network.messages(from: browserHost, after: received + .seconds(79))
+        let refreshMessages = network.sentMessages(by: browserHost, family: nil, since: received + .seconds(79))
         #expect(refreshMessages.allSatisfy { $0.message.answers.isEmpty })
     }
 }

@@ -1,5 +1,6 @@
 import CiaoEngine
 import CiaoSimulation
+import CiaoTestFixtures
 import CiaoWire
 import Testing
 
@@ -24,7 +25,7 @@ import Testing
         while true {
             let template = (0...perPacket).map { record(name($0)) }
             guard
-                let encoded = try? Message(header: .response(), answers: template).encoded(
+                let encoded = try? Messages.response(template).encoded(
                     maximumSize: Message.maximumSize)
             else { break }
             bytes = encoded
@@ -44,7 +45,7 @@ import Testing
                 // The last, shorter packet is encoded as it is.
                 let rest = (first..<count).map { record(name($0)) }
                 packets.append(
-                    try! Message(header: .response(), answers: rest).encoded(maximumSize: Message.maximumSize))
+                    try! Messages.response(rest).encoded(maximumSize: Message.maximumSize))
                 break
             }
             var packet = bytes
@@ -66,33 +67,29 @@ import Testing
         let capacity = 4096
         let browserHost = network.addHost(named: "beta", links: [link], cacheCapacity: capacity)
         network.withStack(publisher) { engine, now in
-            _ = engine.register(Support.service("Web"), at: now)
-            var other = Support.service("Other")
-            other.serviceType = Querier.otherServiceType
-            _ = engine.register(other, at: now)
-            var third = Support.service("Third")
-            third.serviceType = Querier.name("_third._tcp.local.")
-            _ = engine.register(third, at: now)
+            _ = engine.register(Services.registration("Web"), at: now)
+            _ = engine.register(Services.registration("Other", type: Names.otherServiceType), at: now)
+            _ = engine.register(Services.registration("Third", type: Names.name("_third._tcp.local.")), at: now)
         }
         network.run(for: .seconds(5))
         network.recordsTransmissions = false
         // Browses the flooded type as `ciao browse` does (no resolution of what it lists), and
         // resolves the legitimate service.
-        var browsers = [ResolvingBrowser(host: browserHost, serviceType: Support.serviceType, resolves: false)]
+        var browsers = [ResolvingBrowser(host: browserHost, serviceType: Names.serviceType, resolves: false)]
         browsers[0].start(&network)
         network.withStack(browserHost) { engine, now in
-            _ = engine.startQuery(name: Support.instance("Web"), type: .srv, at: now)
-            _ = engine.startQuery(name: Support.instance("Web"), type: .txt, at: now)
+            _ = engine.startQuery(name: Names.instance("Web"), type: .srv, at: now)
+            _ = engine.startQuery(name: Names.instance("Web"), type: .txt, at: now)
         }
         network.run(until: network.now + .seconds(3), browsers: &browsers)
         let hostName = network.engine(publisher).hostName
         _ = network.withStack(browserHost) { engine, now in engine.startQuery(name: hostName, type: .a, at: now) }
         network.run(until: network.now + .seconds(2), browsers: &browsers)
-        #expect(browsers[0].found.keys.contains(Support.instance("Web")))
+        #expect(browsers[0].found.keys.contains(Names.instance("Web")))
         // What the browse and the resolution ask for: the PTR, SRV, TXT and A (not the NSECs).
         let protected = Set(
             network.engine(browserHost).cachedRecords(on: InterfaceID(1)).filter {
-                ($0.name == Support.serviceType || $0.name == Support.instance("Web") || $0.name == hostName)
+                ($0.name == Names.serviceType || $0.name == Names.instance("Web") || $0.name == hostName)
                     && [.ptr, .srv, .txt, .a].contains($0.type)
             })
         #expect(protected.count == 4)
@@ -102,8 +99,8 @@ import Testing
         let total = 600_000
         let instances = Self.floodPackets(count: total / 2) { name in
             ResourceRecord(
-                name: Support.serviceType, ttl: 7200,
-                data: .ptr(try! Support.serviceType.prepending(label: Array(name.utf8))))
+                name: Names.serviceType, ttl: 7200,
+                data: .ptr(try! Names.serviceType.prepending(label: Array(name.utf8))))
         }
         let unasked = Self.floodPackets(count: total / 2) { name in
             ResourceRecord(
@@ -111,11 +108,11 @@ import Testing
         }
         let lastInstance = try! Message(decoding: instances.last!).answers.last
         #expect(
-            lastInstance?.data == .ptr(try! Support.serviceType.prepending(label: Array(Self.name(total / 2 - 1).utf8)))
+            lastInstance?.data == .ptr(try! Names.serviceType.prepending(label: Array(Self.name(total / 2 - 1).utf8)))
         )
         #expect(
             try! Message(decoding: unasked.last!).answers.last?.name
-                == Querier.name(Self.name(total / 2 - 1) + ".local."))
+                == Names.name(Self.name(total / 2 - 1) + ".local."))
         #expect(instances.count + unasked.count > 1000)
         let perPacket = try! Message(decoding: instances[0]).answers.count
         let interval = Duration.seconds(Double(perPacket) / 2700)
@@ -123,12 +120,12 @@ import Testing
         var largest = 0
         for index in 0..<max(instances.count, unasked.count) {
             for packets in [instances, unasked] where index < packets.count {
-                Querier.inject(packets[index], from: observer, on: link, into: &network)
+                network.inject(packets[index], from: observer, on: link)
             }
             network.run(until: network.now + interval, step: interval, browsers: &browsers)
             if index == instances.count / 2 {
                 // Mid-flood, a new browse for another type.
-                browsers.append(ResolvingBrowser(host: browserHost, serviceType: Querier.otherServiceType))
+                browsers.append(ResolvingBrowser(host: browserHost, serviceType: Names.otherServiceType))
                 browsers[1].start(&network)
             }
             largest = max(largest, network.engine(browserHost).cachedRecords(on: InterfaceID(1)).count)
@@ -138,7 +135,7 @@ import Testing
         }
         let flooded = clock.now
         // After the flood, a browse for a third type.
-        browsers.append(ResolvingBrowser(host: browserHost, serviceType: Querier.name("_third._tcp.local.")))
+        browsers.append(ResolvingBrowser(host: browserHost, serviceType: Names.name("_third._tcp.local.")))
         browsers[2].start(&network)
         network.run(until: network.now + .seconds(5), browsers: &browsers)
 
@@ -162,10 +159,10 @@ import Testing
         // more than the cache holds (of 300,000; all of them before the change).
         #expect(browsers[0].found.count <= capacity)
         #expect(
-            browsers[1].resolved.keys.contains(try! Querier.otherServiceType.prepending(label: Array("Other".utf8))))
+            browsers[1].resolved.keys.contains(try! Names.otherServiceType.prepending(label: Array("Other".utf8))))
         #expect(
             browsers[2].resolved.keys.contains(
-                try! Querier.name("_third._tcp.local.").prepending(label: Array("Third".utf8))))
+                try! Names.name("_third._tcp.local.").prepending(label: Array("Third".utf8))))
         let finished = clock.now
         print(
             """
@@ -181,13 +178,10 @@ import Testing
         network: SimulatedNetwork, link: SimulatedNetwork.LinkID, observer: SimulatedNetwork.HostID,
         browser: SimulatedNetwork.HostID, query: QueryID
     ) {
-        var network = SimulatedNetwork(seed: seed)
-        let link = network.addLink()
-        let observer = network.addHost(named: nil, links: [link])
-        let browserHost = network.addHost(named: "beta", links: [link], cacheCapacity: capacity)
-        network.run(for: .seconds(2))
+        var (network, link, observer, browserHost) = SimulatedNetwork.observerAndBrowser(
+            seed: seed, settle: .seconds(2), cacheCapacity: capacity)
         let query = network.withStack(browserHost) { engine, now in
-            engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+            engine.startQuery(name: Names.serviceType, type: .ptr, at: now)
         }
         return (network, link, observer, browserHost, query)
     }
@@ -202,27 +196,26 @@ import Testing
         let (link, observer, browserHost, query) = (lab.link, lab.observer, lab.browser, lab.query)
         func inject(_ records: [ResourceRecord]) {
             for start in stride(from: 0, to: records.count, by: 50) {
-                Querier.inject(
-                    Querier.response(Array(records[start..<min(start + 50, records.count)])), from: observer,
-                    on: link, into: &network)
+                network.inject(
+                    Messages.response(Array(records[start..<min(start + 50, records.count)])), from: observer, on: link)
                 network.run(for: .milliseconds(10))
             }
         }
         inject(
             (0..<450).map {
-                ResourceRecord(name: Querier.name("u\($0).local."), ttl: 4500, data: .a(IPv4Address(10, 0, 0, 1)))
+                ResourceRecord(name: Names.name("u\($0).local."), ttl: 4500, data: .a(IPv4Address(10, 0, 0, 1)))
             })
-        let instances = (0..<300).map { Support.instance("Big \($0)") }
-        inject(instances.map { ResourceRecord(name: Support.serviceType, ttl: 4500, data: .ptr($0)) })
+        let instances = (0..<300).map { Names.instance("Big \($0)") }
+        inject(instances.map { ResourceRecord(name: Names.serviceType, ttl: 4500, data: .ptr($0)) })
         inject(
             (450..<600).map {
-                ResourceRecord(name: Querier.name("u\($0).local."), ttl: 4500, data: .a(IPv4Address(10, 0, 0, 1)))
+                ResourceRecord(name: Names.name("u\($0).local."), ttl: 4500, data: .a(IPv4Address(10, 0, 0, 1)))
             })
         let cached = network.engine(browserHost).cachedRecords(on: InterfaceID(1))
         #expect(cached.count <= capacity)
         #expect(network.browsed(query, by: browserHost) == Set(instances))
         // The unasked records sent once the cache was full were turned away.
-        #expect(!cached.contains { $0.name == Querier.name("u599.local.") })
+        #expect(!cached.contains { $0.name == Names.name("u599.local.") })
     }
 
     /// A flood of records that all answer an active query (PTRs of the browsed type): protection
@@ -236,10 +229,10 @@ import Testing
         for batch in 0..<40 {
             let records = (0..<100).map { index in
                 ResourceRecord(
-                    name: Support.serviceType, ttl: 4500,
-                    data: .ptr(Support.instance("Flood \(batch * 100 + index)")))
+                    name: Names.serviceType, ttl: 4500,
+                    data: .ptr(Names.instance("Flood \(batch * 100 + index)")))
             }
-            Querier.inject(Querier.response(records), from: observer, on: link, into: &network)
+            network.inject(Messages.response(records), from: observer, on: link)
             network.run(for: .milliseconds(10))
             largest = max(largest, network.engine(browserHost).cachedRecords(on: InterfaceID(1)).count)
         }

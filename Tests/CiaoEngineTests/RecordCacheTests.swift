@@ -1,12 +1,13 @@
 import CiaoEngine
 import CiaoSimulation
+import CiaoTestFixtures
 import CiaoWire
 import Testing
 
 /// Cache rules (RFC 6762 §6, §7.1, §10.2) and bounded state under a flood.
 @Suite struct RecordCacheTests {
-    static let hostName = Querier.name("printer.local.")
-    static let instance = Support.instance("Printer")
+    static let hostName = Names.name("printer.local.")
+    static let instance = Names.instance("Printer")
 
     struct Setup {
         var network: SimulatedNetwork
@@ -16,11 +17,8 @@ import Testing
     }
 
     static func setUp(seed: UInt64, cacheCapacity: Int = 4096) -> Setup {
-        var network = SimulatedNetwork(seed: seed)
-        let link = network.addLink()
-        let observer = network.addHost(named: nil, links: [link])
-        let browserHost = network.addHost(named: "beta", links: [link], cacheCapacity: cacheCapacity)
-        network.run(for: .seconds(3))
+        let (network, link, observer, browserHost) = SimulatedNetwork.observerAndBrowser(
+            seed: seed, settle: .seconds(3), cacheCapacity: cacheCapacity)
         return Setup(network: network, link: link, observer: observer, browserHost: browserHost)
     }
 
@@ -39,9 +37,9 @@ import Testing
         let query = setup.network.withStack(setup.browserHost) { engine, now in
             engine.startQuery(name: Self.hostName, type: .a, at: now)
         }
-        Querier.inject(Querier.response([Self.a(10)]), from: setup.observer, on: setup.link, into: &setup.network)
+        setup.network.inject(Messages.response([Self.a(10)]), from: setup.observer, on: setup.link)
         setup.network.run(for: .seconds(5))
-        Querier.inject(Querier.response([Self.a(20)]), from: setup.observer, on: setup.link, into: &setup.network)
+        setup.network.inject(Messages.response([Self.a(20)]), from: setup.observer, on: setup.link)
         let changedAt = setup.network.now + .milliseconds(1)
         setup.network.run(for: .milliseconds(500))
         // Within the second, both are still cached.
@@ -62,17 +60,16 @@ import Testing
         let query = setup.network.withStack(setup.browserHost) { engine, now in
             engine.startQuery(name: Self.hostName, type: .a, at: now)
         }
-        Querier.inject(Querier.response([Self.a(1)]), from: setup.observer, on: setup.link, into: &setup.network)
+        setup.network.inject(Messages.response([Self.a(1)]), from: setup.observer, on: setup.link)
         setup.network.run(for: .milliseconds(300))
-        Querier.inject(Querier.response([Self.a(2)]), from: setup.observer, on: setup.link, into: &setup.network)
+        setup.network.inject(Messages.response([Self.a(2)]), from: setup.observer, on: setup.link)
         setup.network.run(for: .seconds(3))
         #expect(Self.cachedA(setup) == [Self.a(1), Self.a(2)])
         // Both in one packet later: neither flushes the other, and they refresh.
-        Querier.inject(
-            Querier.response([Self.a(1), Self.a(2)]), from: setup.observer, on: setup.link, into: &setup.network)
+        setup.network.inject(Messages.response([Self.a(1), Self.a(2)]), from: setup.observer, on: setup.link)
         setup.network.run(for: .seconds(3))
         #expect(Self.cachedA(setup) == [Self.a(1), Self.a(2)])
-        Querier.inject(Querier.response([Self.a(3)]), from: setup.observer, on: setup.link, into: &setup.network)
+        setup.network.inject(Messages.response([Self.a(3)]), from: setup.observer, on: setup.link)
         let flushedAt = setup.network.now + .milliseconds(1)
         setup.network.run(for: .seconds(3))
         #expect(Self.cachedA(setup) == [Self.a(3)])
@@ -83,8 +80,7 @@ import Testing
         #expect(removals.count == 2)
         #expect(removals.allSatisfy { $0.time == flushedAt + .seconds(1) })
         // Records without the bit are shared: they flush nothing.
-        Querier.inject(
-            Querier.response([Self.a(4, flush: false)]), from: setup.observer, on: setup.link, into: &setup.network)
+        setup.network.inject(Messages.response([Self.a(4, flush: false)]), from: setup.observer, on: setup.link)
         setup.network.run(for: .seconds(3))
         #expect(Self.cachedA(setup) == [Self.a(3), Self.a(4, flush: false)])
     }
@@ -98,8 +94,8 @@ import Testing
         var browsers = [ResolvingBrowser(host: browserHost)]
         browsers[0].start(&network)
         network.run(until: network.now + .seconds(3), browsers: &browsers)
-        #expect(browsers[0].resolved.keys.contains(Support.instance("Web")))
-        let newTXT = try! TXTData(strings: [Array("v=2".utf8)])
+        #expect(browsers[0].resolved.keys.contains(Names.instance("Web")))
+        let newTXT = Services.txt(["v=2"])
         network.withStack(publisher) { engine, now in engine.updateTXT(registration, to: newTXT, at: now) }
         network.run(until: network.now + .seconds(10), browsers: &browsers)
         let updates = browsers[0].updates.compactMap { entry -> ResourceRecord? in
@@ -117,23 +113,20 @@ import Testing
     @Test func knownAnswersInQueriesAreNotCached() {
         var setup = Self.setUp(seed: 43)
         let query = setup.network.withStack(setup.browserHost) { engine, now in
-            engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+            engine.startQuery(name: Names.serviceType, type: .ptr, at: now)
         }
-        let records = Querier.serviceRecords(
+        let records = Services.records(
             instance: Self.instance, host: Self.hostName, address: IPv4Address(198, 18, 0, 5))
-        let question = Question(name: Support.serviceType, type: .ptr)
-        Querier.inject(
-            Querier.query([question], knownAnswers: records), from: setup.observer, on: setup.link,
-            into: &setup.network)
+        let question = Messages.question(Names.serviceType, .ptr)
+        setup.network.inject(Messages.query([question], knownAnswers: records), from: setup.observer, on: setup.link)
         // Also the same records in the answer section of a message that is a query (QR clear) with TC.
-        var truncated = Message(questions: [question], answers: records)
-        truncated.header.isTruncated = true
-        Querier.inject(try! truncated.encoded(), from: setup.observer, on: setup.link, into: &setup.network)
+        let truncated = Messages.query([question], knownAnswers: records, truncated: true)
+        setup.network.inject(truncated, from: setup.observer, on: setup.link)
         setup.network.run(for: .seconds(5))
         #expect(setup.network.engine(setup.browserHost).cachedRecords(on: InterfaceID(1)).isEmpty)
         #expect(setup.network.browsed(query, by: setup.browserHost).isEmpty)
         // The same records in a response are cached.
-        Querier.inject(Querier.response(records), from: setup.observer, on: setup.link, into: &setup.network)
+        setup.network.inject(Messages.response(records), from: setup.observer, on: setup.link)
         setup.network.run(for: .seconds(1))
         #expect(setup.network.browsed(query, by: setup.browserHost) == [Self.instance])
     }
@@ -143,22 +136,20 @@ import Testing
     @Test func responsesFromOtherPortsAreIgnored() {
         var setup = Self.setUp(seed: 44)
         let query = setup.network.withStack(setup.browserHost) { engine, now in
-            engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+            engine.startQuery(name: Names.serviceType, type: .ptr, at: now)
         }
-        let records = Querier.serviceRecords(
+        let records = Services.records(
             instance: Self.instance, host: Self.hostName, address: IPv4Address(198, 18, 0, 5))
         for port: UInt16 in [53, 5354, 12345, 0] {
-            Querier.inject(
-                Querier.response(records), from: setup.observer, on: setup.link, port: port, into: &setup.network)
+            setup.network.inject(Messages.response(records), from: setup.observer, on: setup.link, port: port)
         }
-        var failed = Message(header: .response(), answers: records)
+        var failed = Messages.response(records)
         failed.header.flags |= 0x0003  // NXDOMAIN
-        Querier.inject(try! failed.encoded(), from: setup.observer, on: setup.link, into: &setup.network)
+        setup.network.inject(failed, from: setup.observer, on: setup.link)
         setup.network.run(for: .seconds(5))
         #expect(setup.network.engine(setup.browserHost).cachedRecords(on: InterfaceID(1)).isEmpty)
         #expect(setup.network.browsed(query, by: setup.browserHost).isEmpty)
-        Querier.inject(
-            Querier.response(records), from: setup.observer, on: setup.link, port: mdnsPort, into: &setup.network)
+        setup.network.inject(Messages.response(records), from: setup.observer, on: setup.link, port: mdnsPort)
         setup.network.run(for: .seconds(1))
         #expect(setup.network.browsed(query, by: setup.browserHost) == [Self.instance])
     }
@@ -169,8 +160,7 @@ import Testing
         _ = setup.network.withStack(setup.browserHost) { engine, now in
             engine.startQuery(name: Self.hostName, type: .a, at: now)
         }
-        Querier.inject(
-            Querier.response([Self.a(9, ttl: 0)]), from: setup.observer, on: setup.link, into: &setup.network)
+        setup.network.inject(Messages.response([Self.a(9, ttl: 0)]), from: setup.observer, on: setup.link)
         setup.network.run(for: .seconds(2))
         #expect(Self.cachedA(setup).isEmpty)
         #expect(

@@ -1,4 +1,5 @@
 @testable import CiaoEngine
+import CiaoTestFixtures
 import CiaoWire
 import Testing
 
@@ -12,9 +13,7 @@ import Testing
     private func service(_ instance: String, _ type: String = "_http._tcp.local.", subtypes: [String] = [])
         -> Registration
     {
-        let service = ServiceRegistration(
-            instanceName: instance, serviceType: DomainName(type)!, subtypes: subtypes, port: 80,
-            txt: try! TXTData(strings: []))
+        let service = Services.registration(instance, type: Names.name(type), subtypes: subtypes, port: 80, txt: [])
         return Registration(kind: .service(service), label: instance, state: .waitingForInterface)
     }
 

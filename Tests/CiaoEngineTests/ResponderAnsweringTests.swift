@@ -1,5 +1,6 @@
 import CiaoEngine
 import CiaoSimulation
+import CiaoTestFixtures
 import CiaoWire
 import Testing
 
@@ -11,15 +12,15 @@ import Testing
         observer: SimulatedNetwork.HostID
     )
 
-    static let web = Support.instance("Web")
-    static let alpha = Responder.name("alpha.local.")
+    static let web = Names.instance("Web")
+    static let alpha = Names.name("alpha.local.")
 
     /// A publisher `alpha` with `Web._ciao._tcp` established, and an observer; links delay 1 ms.
     static func established(seed: UInt64 = 1, services: [String] = ["Web"]) -> Fixture {
-        var fixture = Responder.publisherAndObserver(seed: seed)
+        var fixture = SimulatedNetwork.publisherAndObserver(seed: seed)
         for service in services {
             fixture.network.withStack(fixture.publisher) { engine, now in
-                _ = engine.register(Support.service(service), at: now)
+                _ = engine.register(Services.registration(service), at: now)
             }
         }
         // Past probing and all announcements, and then some, so nothing was multicast in the last second.
@@ -35,11 +36,11 @@ import Testing
         for seed in UInt64(1)...40 {
             var (network, link, publisher, observer) = Self.established(seed: seed)
             let arrival = network.now + .milliseconds(1)
-            network.inject(Responder.query([Responder.question(Support.serviceType, .ptr)]), from: observer, on: link)
+            network.inject(Messages.query([Messages.question(Names.serviceType, .ptr)]), from: observer, on: link)
             network.run(for: .seconds(1))
-            let responses = network.sent(by: publisher, since: arrival).filter(\.isResponse)
+            let responses = network.sentMessages(.responses, by: publisher, since: arrival)
             try #require(responses.count == 1, "seed \(seed)")
-            #expect(responses[0].isMulticast && responses[0].answers(Support.serviceType, .ptr))
+            #expect(responses[0].isMulticast && responses[0].answers(Names.serviceType, .ptr))
             delays.append(responses[0].time - arrival)
         }
         #expect(delays.allSatisfy { $0 >= .milliseconds(20) && $0 <= .milliseconds(120) }, "\(delays)")
@@ -53,13 +54,13 @@ import Testing
     func queriesArrivingTogetherGetOneResponse(seed: UInt64) throws {
         var (network, link, publisher, observer) = Self.established(seed: seed)
         let first = network.now + .milliseconds(1)
-        network.inject(Responder.query([Responder.question(Support.serviceType, .ptr)]), from: observer, on: link)
+        network.inject(Messages.query([Messages.question(Names.serviceType, .ptr)]), from: observer, on: link)
         network.run(for: .milliseconds(10))
-        network.inject(Responder.query([Responder.question(Responder.servicesName, .ptr)]), from: observer, on: link)
+        network.inject(Messages.query([Messages.question(Names.servicesName, .ptr)]), from: observer, on: link)
         network.run(for: .seconds(1))
-        let responses = network.sent(by: publisher, since: first).filter(\.isResponse)
+        let responses = network.sentMessages(.responses, by: publisher, since: first)
         try #require(responses.count == 1)
-        #expect(responses[0].answers(Support.serviceType, .ptr) && responses[0].answers(Responder.servicesName, .ptr))
+        #expect(responses[0].answers(Names.serviceType, .ptr) && responses[0].answers(Names.servicesName, .ptr))
         // Each answer goes 20–120 ms after its own query at the earliest: the first one's may
         // wait for the second's (aggregation, at most 500 ms more).
         let second = first + .milliseconds(10)
@@ -70,9 +71,9 @@ import Testing
     @Test func uniqueAnswersAreSentAtOnce() throws {
         var (network, link, publisher, observer) = Self.established()
         let arrival = network.now + .milliseconds(1)
-        network.inject(Responder.query([Responder.question(Self.web, .srv)]), from: observer, on: link)
+        network.inject(Messages.query([Messages.question(Self.web, .srv)]), from: observer, on: link)
         network.run(for: .seconds(1))
-        let responses = network.sent(by: publisher, since: arrival).filter(\.isResponse)
+        let responses = network.sentMessages(.responses, by: publisher, since: arrival)
         try #require(responses.count == 1)
         #expect(responses[0].time == arrival)
         #expect(responses[0].isMulticast)
@@ -91,13 +92,13 @@ import Testing
         let start = network.now
         for _ in 0..<100 {
             network.inject(
-                Responder.query([
-                    Responder.question(Support.serviceType, .ptr), Responder.question(Self.web, .srv),
-                    Responder.question(Self.web, .txt), Responder.question(Self.alpha, .a),
+                Messages.query([
+                    Messages.question(Names.serviceType, .ptr), Messages.question(Self.web, .srv),
+                    Messages.question(Self.web, .txt), Messages.question(Self.alpha, .a),
                 ]), from: observer, on: link)
             network.run(for: .milliseconds(50))
         }
-        let responses = network.sent(by: publisher, since: start).filter { $0.isResponse && $0.isMulticast }
+        let responses = network.sentMessages(.responses, by: publisher, since: start).filter { $0.isMulticast }
         // About one response a second (shared and unique answers to one query go together).
         #expect(responses.count >= 4)
         var last: [ResourceRecord: Instant] = [:]
@@ -126,18 +127,18 @@ import Testing
         let other = network.addHost(named: nil, links: [link])
         network.run(for: .seconds(2))
         let start = network.now
-        let question = Responder.question(Support.serviceType, .ptr)
-        network.inject(Responder.query([question]), from: other, on: link)
+        let question = Messages.question(Names.serviceType, .ptr)
+        network.inject(Messages.query([question]), from: other, on: link)
         network.run(for: .milliseconds(truncated ? 300 : 900))
-        let first = network.sent(by: publisher, since: start).filter {
-            $0.isResponse && $0.answers(Support.serviceType, .ptr)
+        let first = network.sentMessages(.responses, by: publisher, since: start).filter {
+            $0.answers(Names.serviceType, .ptr)
         }
         try #require(first.count == 1)
         let asked = network.now
-        network.inject(Responder.query([question], truncated: truncated), from: observer, on: link)
+        network.inject(Messages.query([question], truncated: truncated), from: observer, on: link)
         network.run(for: .seconds(2))
-        let second = network.sent(by: publisher, since: asked).filter {
-            $0.isResponse && $0.answers(Support.serviceType, .ptr)
+        let second = network.sentMessages(.responses, by: publisher, since: asked).filter {
+            $0.answers(Names.serviceType, .ptr)
         }
         try #require(second.count == 1, "the query went unanswered")
         #expect(second[0].time - first[0].time == .seconds(1))
@@ -148,18 +149,18 @@ import Testing
     /// the new one, which would leave both in caches (§10.2).
     @Test func aHeldBackAnswerReplacedMeanwhileIsNotSent() throws {
         var (network, link, publisher, observer) = Self.established(services: [])
-        let id = network.withStack(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
+        let id = network.withStack(publisher) { engine, now in engine.register(Services.registration("Web"), at: now) }
         network.run(for: .seconds(8))
-        let question = Responder.question(Self.web, .txt)
-        network.inject(Responder.query([question]), from: observer, on: link)
+        let question = Messages.question(Self.web, .txt)
+        network.inject(Messages.query([question]), from: observer, on: link)
         network.run(for: .milliseconds(500))
-        network.inject(Responder.query([question]), from: observer, on: link)
+        network.inject(Messages.query([question]), from: observer, on: link)
         network.run(for: .milliseconds(200))
         let updated = network.now
-        let newTXT = try TXTData(strings: [Array("v=2".utf8)])
+        let newTXT = Services.txt(["v=2"])
         network.withStack(publisher) { engine, now in engine.updateTXT(id, to: newTXT, at: now) }
         network.run(for: .seconds(3))
-        let txts = network.sent(by: publisher, since: updated).filter(\.isResponse).flatMap {
+        let txts = network.sentMessages(.responses, by: publisher, since: updated).flatMap {
             $0.message.answers.filter { $0.type == .txt }
         }
         #expect(!txts.isEmpty, "the update is announced")
@@ -174,13 +175,13 @@ import Testing
         let other = network.addHost(named: nil, links: [link])
         network.run(for: .seconds(2))
         let start = network.now
-        let question = Responder.question(Support.serviceType, .ptr)
-        network.inject(Responder.query([question], truncated: true), from: observer, on: link)
+        let question = Messages.question(Names.serviceType, .ptr)
+        network.inject(Messages.query([question], truncated: true), from: observer, on: link)
         network.run(for: .milliseconds(10))
-        network.inject(Responder.query([question]), from: other, on: link)
+        network.inject(Messages.query([question]), from: other, on: link)
         network.run(for: .seconds(3))
-        let responses = network.sent(by: publisher, since: start).filter {
-            $0.isResponse && $0.answers(Support.serviceType, .ptr)
+        let responses = network.sentMessages(.responses, by: publisher, since: start).filter {
+            $0.answers(Names.serviceType, .ptr)
         }
         #expect(responses.count == 1, "\(responses.map(\.time))")
     }
@@ -191,13 +192,13 @@ import Testing
         let start = network.now
         let proposal = ResponderConflictTests.conflictingSRV(for: Self.web)
         for _ in 0..<20 {
-            var probe = Responder.query([Responder.question(Self.web, .any)])
+            var probe = Messages.query([Messages.question(Self.web, .any)])
             probe.authorities = [proposal]
             network.inject(probe, from: observer, on: link)
             network.run(for: .milliseconds(100))
         }
-        let defences = network.sent(by: publisher, since: start).filter {
-            $0.isResponse && $0.isMulticast && $0.answers(Self.web, .srv)
+        let defences = network.sentMessages(.responses, by: publisher, since: start).filter {
+            $0.isMulticast && $0.answers(Self.web, .srv)
         }
         let gaps = zip(defences.dropFirst(), defences).map { $0.time - $1.time }
         #expect(defences.count >= 6)
@@ -214,12 +215,12 @@ import Testing
     func legacyUnicastQueriesGetALegacyReply(sentToTheGroup: Bool) throws {
         var (network, link, publisher, observer) = Self.established()
         let start = network.now
-        let question = Responder.question(Support.serviceType, .ptr)
+        let question = Messages.question(Names.serviceType, .ptr)
         network.inject(
-            Responder.query([question], id: 0x4A7B), from: observer, on: link, port: 40_000,
+            Messages.query([question], id: 0x4A7B), from: observer, on: link, port: 40_000,
             to: sentToTheGroup ? nil : publisher)
         network.run(for: .seconds(1))
-        let sent = network.sent(by: publisher, since: start)
+        let sent = network.sentMessages(by: publisher, since: start)
         try #require(sent.count == 1)
         let reply = sent[0]
         #expect(
@@ -229,13 +230,13 @@ import Testing
         #expect(reply.time == start + .milliseconds(1))
         #expect(reply.message.header.id == 0x4A7B)
         #expect(reply.message.questions == [question])
-        #expect(reply.answers(Support.serviceType, .ptr))
+        #expect(reply.answers(Names.serviceType, .ptr))
         #expect(!reply.message.additionals.isEmpty)
         for record in reply.message.answers + reply.message.additionals {
             #expect(!record.cacheFlush && record.ttl <= 10 && record.ttl > 0, "\(record)")
         }
         // The observer received exactly that.
-        #expect(network.received(by: observer).contains { !$0.isMulticast })
+        #expect(network.receivedMessages(by: observer).contains { !$0.isMulticast })
     }
 
     /// dig's queries for `_ciao._tcp.local.` PTR, as captured (CiaoWireTests'
@@ -260,10 +261,9 @@ import Testing
         let services = (1...25).map { "Service number \($0)" }
         var (network, link, publisher, observer) = Self.established(services: services)
         let start = network.now
-        Querier.inject(
-            edns ? Self.digQueryWithEDNS : Self.digQuery, from: observer, on: link, port: 56_278, into: &network)
+        network.inject(edns ? Self.digQueryWithEDNS : Self.digQuery, from: observer, on: link, port: 56_278)
         network.run(for: .seconds(1))
-        let sent = network.sent(by: publisher, since: start)
+        let sent = network.sentMessages(by: publisher, since: start)
         try #require(sent.count == 1, "one datagram, not \(sent.count)")
         let reply = sent[0]
         #expect(reply.message.header.id == (edns ? 0x9765 : 0xAA60))
@@ -290,13 +290,13 @@ import Testing
         let services = (1...25).map { "Service number \($0)" }
         var (network, link, publisher, observer) = Self.established(services: services)
         let start = network.now
-        var query = Responder.query([Responder.question(Support.serviceType, .ptr)], id: 0x0BAD)
+        var query = Messages.query([Messages.question(Names.serviceType, .ptr)], id: 0x0BAD)
         var option = ResourceRecord.opt(udpPayloadSize: 512)
         if edns == "version 1" { option.ttl = 0x0001_0000 }
         query.additionals = edns == "two OPT" ? [option, option] : [option]
         network.inject(query, from: observer, on: link, port: 40_000)
         network.run(for: .seconds(1))
-        let sent = network.sent(by: publisher, since: start)
+        let sent = network.sentMessages(by: publisher, since: start)
         try #require(sent.count == 1)
         let reply = sent[0].message
         #expect(reply.header.id == 0x0BAD)
@@ -319,14 +319,14 @@ import Testing
         var (network, link, publisher, observer) = Self.established()
         let start = network.now
         network.inject(
-            Responder.query([Responder.question(Support.serviceType, .ptr, qu: true)]), from: observer, on: link)
+            Messages.query([Messages.question(Names.serviceType, .ptr, qu: true)]), from: observer, on: link)
         network.run(for: .seconds(1))
-        let sent = network.sent(by: publisher, since: start)
+        let sent = network.sentMessages(by: publisher, since: start)
         try #require(sent.count == 1)
         #expect(
             sent[0].destination
                 == .unicast(SocketAddress(network.address(of: observer, on: link, family: .v4), port: mdnsPort)))
-        #expect(sent[0].answers(Support.serviceType, .ptr))
+        #expect(sent[0].answers(Names.serviceType, .ptr))
         #expect(sent[0].message.header.id == 0)
         #expect(sent[0].message.answers.allSatisfy { $0.ttl == 4500 })
     }
@@ -339,12 +339,12 @@ import Testing
         let start = network.now
         let own = network.address(of: publisher, on: link, family: .v4)
         network.inject(
-            Responder.query([Responder.question(Support.serviceType, .ptr, qu: true)]), from: observer, on: link,
+            Messages.query([Messages.question(Names.serviceType, .ptr, qu: true)]), from: observer, on: link,
             sourceAddress: own)
         network.run(for: .seconds(1))
-        let sent = network.sent(by: publisher, since: start)
+        let sent = network.sentMessages(by: publisher, since: start)
         try #require(sent.count == 1)
-        #expect(sent[0].isMulticast && sent[0].answers(Support.serviceType, .ptr))
+        #expect(sent[0].isMulticast && sent[0].answers(Names.serviceType, .ptr))
         #expect(sent[0].time - start >= .milliseconds(20))
     }
 
@@ -354,9 +354,9 @@ import Testing
         var (network, link, publisher, observer) = Self.established()
         network.run(for: .seconds(40))  // SRV TTL 120: a quarter is 30 s
         let start = network.now
-        network.inject(Responder.query([Responder.question(Self.web, .srv, qu: true)]), from: observer, on: link)
+        network.inject(Messages.query([Messages.question(Self.web, .srv, qu: true)]), from: observer, on: link)
         network.run(for: .seconds(1))
-        let sent = network.sent(by: publisher, since: start)
+        let sent = network.sentMessages(by: publisher, since: start)
         try #require(sent.count == 1)
         #expect(sent[0].isMulticast && sent[0].answers(Self.web, .srv))
     }
@@ -366,9 +366,9 @@ import Testing
         var (network, link, publisher, observer) = Self.established()
         network.run(for: .seconds(40))
         let start = network.now
-        network.inject(Responder.query([Responder.question(Self.web, .srv)]), from: observer, on: link, to: publisher)
+        network.inject(Messages.query([Messages.question(Self.web, .srv)]), from: observer, on: link, to: publisher)
         network.run(for: .seconds(1))
-        let sent = network.sent(by: publisher, since: start)
+        let sent = network.sentMessages(by: publisher, since: start)
         try #require(sent.count == 1)
         #expect(!sent[0].isMulticast && sent[0].answers(Self.web, .srv))
     }
@@ -385,10 +385,10 @@ import Testing
         let start = network.now
         let offLink = IPAddress.v4(IPv4Address(203, 0, 113, 5))
         network.inject(
-            Responder.query([Responder.question(Self.web, .srv, qu: qu)], id: 7), from: observer, on: link,
+            Messages.query([Messages.question(Self.web, .srv, qu: qu)], id: 7), from: observer, on: link,
             port: port, sourceAddress: offLink, to: unicast ? publisher : nil)
         network.run(for: .seconds(1))
-        let sent = network.sent(by: publisher, family: nil, since: start)
+        let sent = network.sentMessages(by: publisher, family: nil, since: start)
         #expect(!sent.contains { !$0.isMulticast }, "\(sent.map(\.destination))")
         if unicast { #expect(sent.isEmpty) }
     }
@@ -403,12 +403,12 @@ import Testing
         let observer = network.addHost(named: nil, links: [link])
         let v4 = SimulatedNetwork.interface(for: publisher, on: link).addresses.filter { $0.address.family == .v4 }
         network.setAddresses(v4, of: publisher, on: link)
-        Responder.register(Support.service("Web"), on: publisher, in: &network)
+        network.register(Services.registration("Web"), on: publisher)
         network.run(for: .seconds(8))
         let start = network.now
-        network.inject(Responder.query([Responder.question(Self.alpha, .aaaa)]), from: observer, on: link)
+        network.inject(Messages.query([Messages.question(Self.alpha, .aaaa)]), from: observer, on: link)
         network.run(for: .seconds(1))
-        let sent = network.sent(by: publisher, family: nil, since: start)
+        let sent = network.sentMessages(by: publisher, family: nil, since: start)
         try #require(sent.count == 1)
         #expect(sent[0].time == start + .milliseconds(1))
         let answers = sent[0].message.answers
@@ -422,7 +422,7 @@ import Testing
         #expect(nsec.types.contains(.a) && !nsec.types.contains(.aaaa))
         #expect(!sent[0].allRecords.contains { $0.type == .aaaa })
         // The host never sent anything over IPv6 after losing its IPv6 address.
-        #expect(network.sent(by: publisher, family: .v6, since: .zero + .milliseconds(1)).isEmpty)
+        #expect(network.sentMessages(by: publisher, family: .v6, since: .zero + .milliseconds(1)).isEmpty)
     }
 
     /// A name we do not own gets no NSEC and no answer.
@@ -430,12 +430,12 @@ import Testing
         var (network, link, publisher, observer) = Self.established()
         let start = network.now
         network.inject(
-            Responder.query([
-                Responder.question(Responder.name("beta.local."), .aaaa),
-                Responder.question(Support.instance("Other"), .srv),
+            Messages.query([
+                Messages.question(Names.name("beta.local."), .aaaa),
+                Messages.question(Names.instance("Other"), .srv),
             ]), from: observer, on: link)
         network.run(for: .seconds(1))
-        #expect(network.sent(by: publisher, family: nil, since: start).isEmpty)
+        #expect(network.sentMessages(by: publisher, family: nil, since: start).isEmpty)
     }
 
     // MARK: Known-answer suppression (§7.1, §7.2)
@@ -447,12 +447,12 @@ import Testing
         var (network, link, publisher, observer) = Self.established()
         let start = network.now
         network.inject(
-            Responder.query(
-                [Responder.question(Support.serviceType, .ptr)],
-                knownAnswers: [Responder.ptr(to: Self.web, ttl: ttl)]), from: observer, on: link)
+            Messages.query(
+                [Messages.question(Names.serviceType, .ptr)],
+                knownAnswers: [Services.ptr(to: Self.web, ttl: ttl)]), from: observer, on: link)
         network.run(for: .seconds(1))
-        let sent = network.sent(by: publisher, family: nil, since: start)
-        #expect(sent.contains { $0.answers(Support.serviceType, .ptr) } == answered)
+        let sent = network.sentMessages(by: publisher, family: nil, since: start)
+        #expect(sent.contains { $0.answers(Names.serviceType, .ptr) } == answered)
     }
 
     /// Known answers that span packets (TC): the answer is held 400–500 ms, and the known answer
@@ -462,42 +462,42 @@ import Testing
         // Without a follow-up: answered 400–500 ms later.
         var (network, link, publisher, observer) = Self.established(seed: seed, services: ["Web", "Printer"])
         var start = network.now
-        let question = Responder.question(Support.serviceType, .ptr)
+        let question = Messages.question(Names.serviceType, .ptr)
         network.inject(
-            Responder.query([question], knownAnswers: [Responder.ptr(to: Support.instance("Other"))], truncated: true),
+            Messages.query([question], knownAnswers: [Services.ptr(to: Names.instance("Other"))], truncated: true),
             from: observer, on: link)
         network.run(for: .seconds(1))
-        var responses = network.sent(by: publisher, since: start).filter(\.isResponse)
+        var responses = network.sentMessages(.responses, by: publisher, since: start)
         try #require(responses.count == 1)
         let delay = responses[0].time - (start + .milliseconds(1))
         #expect(delay >= .milliseconds(400) && delay <= .milliseconds(500), "\(delay)")
-        #expect(responses[0].answers(Support.serviceType, .ptr))
+        #expect(responses[0].answers(Names.serviceType, .ptr))
 
         // With a follow-up listing one of our PTRs: only the other is answered.
         network.run(for: .seconds(2))
         start = network.now
-        network.inject(Responder.query([question], truncated: true), from: observer, on: link)
+        network.inject(Messages.query([question], truncated: true), from: observer, on: link)
         network.run(for: .milliseconds(30))
-        network.inject(Responder.query([], knownAnswers: [Responder.ptr(to: Self.web)]), from: observer, on: link)
+        network.inject(Messages.query([], knownAnswers: [Services.ptr(to: Self.web)]), from: observer, on: link)
         network.run(for: .seconds(1))
-        responses = network.sent(by: publisher, since: start).filter(\.isResponse)
+        responses = network.sentMessages(.responses, by: publisher, since: start)
         try #require(responses.count == 1)
         #expect(responses[0].time - start >= .milliseconds(400))
-        let ptrs = responses[0].message.answers.filter { $0.type == .ptr && $0.name == Support.serviceType }
-        #expect(ptrs.map(\.data) == [.ptr(Support.instance("Printer"))])
+        let ptrs = responses[0].message.answers.filter { $0.type == .ptr && $0.name == Names.serviceType }
+        #expect(ptrs.map(\.data) == [.ptr(Names.instance("Printer"))])
 
         // And with both known: nothing at all.
         network.run(for: .seconds(2))
         start = network.now
         network.inject(
-            Responder.query([question], knownAnswers: [Responder.ptr(to: Self.web)], truncated: true),
+            Messages.query([question], knownAnswers: [Services.ptr(to: Self.web)], truncated: true),
             from: observer, on: link)
         network.run(for: .milliseconds(30))
         network.inject(
-            Responder.query([], knownAnswers: [Responder.ptr(to: Support.instance("Printer"))]), from: observer,
+            Messages.query([], knownAnswers: [Services.ptr(to: Names.instance("Printer"))]), from: observer,
             on: link)
         network.run(for: .seconds(1))
-        #expect(network.sent(by: publisher, family: nil, since: start).isEmpty)
+        #expect(network.sentMessages(by: publisher, family: nil, since: start).isEmpty)
     }
 
     // MARK: Duplicate answer suppression (§7.4)
@@ -508,32 +508,30 @@ import Testing
     func duplicateAnswersAreSuppressed(ttl: UInt32, sent expected: Bool) throws {
         var (network, link, publisher, observer) = Self.established()
         let start = network.now
-        network.inject(Responder.query([Responder.question(Support.serviceType, .ptr)]), from: observer, on: link)
+        network.inject(Messages.query([Messages.question(Names.serviceType, .ptr)]), from: observer, on: link)
         network.run(for: .milliseconds(5))
         network.inject(
-            Message(header: .response(), answers: [Responder.ptr(to: Self.web, ttl: ttl)]), from: observer, on: link)
+            Messages.response([Services.ptr(to: Self.web, ttl: ttl)]), from: observer, on: link)
         network.run(for: .seconds(1))
-        let sent = network.sent(by: publisher, since: start)
-        #expect(sent.contains { $0.answers(Support.serviceType, .ptr) } == expected)
+        let sent = network.sentMessages(by: publisher, since: start)
+        #expect(sent.contains { $0.answers(Names.serviceType, .ptr) } == expected)
     }
 
     /// Two publishers of the same service type share the `_services._dns-sd._udp` PTR: asked for it,
     /// only one of them sends it.
     @Test(arguments: [UInt64(1), 2, 3, 4, 5])
     func sharedRecordOfTwoHostsIsSentOnce(seed: UInt64) throws {
-        var network = SimulatedNetwork(seed: seed)
-        let link = network.addLink()
-        let alpha = network.addHost(named: "alpha", links: [link])
-        let beta = network.addHost(named: "beta", links: [link])
+        var (network, link, alpha, beta) = SimulatedNetwork.alphaAndBeta(seed: seed)
         let observer = network.addHost(named: nil, links: [link])
-        network.withStack(alpha) { engine, now in _ = engine.register(Support.service("A"), at: now) }
-        network.withStack(beta) { engine, now in _ = engine.register(Support.service("B"), at: now) }
+        network.withStack(alpha) { engine, now in _ = engine.register(Services.registration("A"), at: now) }
+        network.withStack(beta) { engine, now in _ = engine.register(Services.registration("B"), at: now) }
         network.run(for: .seconds(8))
         let start = network.now
-        network.inject(Responder.query([Responder.question(Responder.servicesName, .ptr)]), from: observer, on: link)
+        network.inject(Messages.query([Messages.question(Names.servicesName, .ptr)]), from: observer, on: link)
         network.run(for: .seconds(1))
-        let responses = (network.sent(by: alpha, since: start) + network.sent(by: beta, since: start)).filter(
-            \.isResponse)
+        let responses = (network.sentMessages(by: alpha, since: start) + network.sentMessages(by: beta, since: start))
+            .filter(
+                \.isResponse)
         let times = responses.map(\.time).sorted()
         // Unless both picked delays within the 1 ms link delay of each other, one answer only.
         if times.count == 2 { #expect(times[1] - times[0] <= .milliseconds(1)) } else { #expect(times.count == 1) }
@@ -546,9 +544,9 @@ import Testing
     @Test func ptrAnswersCarryTheServiceAndAddressesAsAdditionals() throws {
         var (network, link, publisher, observer) = Self.established()
         let start = network.now
-        network.inject(Responder.query([Responder.question(Support.serviceType, .ptr)]), from: observer, on: link)
+        network.inject(Messages.query([Messages.question(Names.serviceType, .ptr)]), from: observer, on: link)
         network.run(for: .seconds(1))
-        let response = try #require(network.sent(by: publisher, since: start).first(where: { $0.isResponse }))
+        let response = try #require(network.sentMessages(by: publisher, since: start).first(where: { $0.isResponse }))
         #expect(response.message.answers.map(\.type) == [.ptr])
         let additionals = response.message.additionals
         #expect(Set(additionals.filter { $0.name == Self.web }.map(\.type)) == [.srv, .txt])
@@ -565,10 +563,10 @@ import Testing
         var (network, link, publisher, observer) = Self.established()
         let start = network.now
         network.inject(
-            Responder.query([Responder.question(Self.alpha, .a), Responder.question(Self.alpha, .any)]), from: observer,
+            Messages.query([Messages.question(Self.alpha, .a), Messages.question(Self.alpha, .any)]), from: observer,
             on: link)
         network.run(for: .seconds(1))
-        let response = try #require(network.sent(by: publisher, since: start).first(where: { $0.isResponse }))
+        let response = try #require(network.sentMessages(by: publisher, since: start).first(where: { $0.isResponse }))
         let answers = response.message.answers
         #expect(answers.map(\.type).sorted() == [.a, .aaaa].sorted())
         #expect(response.message.additionals.map(\.type) == [.nsec])
@@ -579,26 +577,24 @@ import Testing
     /// itself an answer has only its TXT there; the host's records go once (RFC 6762 §6: a
     /// record is not repeated in a response).
     @Test func additionalRecordsAreNotRepeatedForAnInstanceAnsweredTwice() throws {
-        var (network, link, publisher, observer) = Responder.publisherAndObserver(seed: 1)
-        var printer = Support.service("Printer")
-        printer.subtypes = ["_color"]
+        var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 1)
         network.withStack(publisher) { engine, now in
-            _ = engine.register(printer, at: now)
-            _ = engine.register(Support.service("Web"), at: now)
+            _ = engine.register(Services.registration("Printer", subtypes: ["_color"]), at: now)
+            _ = engine.register(Services.registration("Web"), at: now)
         }
         network.run(for: .seconds(8))
-        let subtype = try DomainName(labels: ["_color", "_sub"]).appending(Support.serviceType)
-        let printerName = Support.instance("Printer")
+        let subtype = try DomainName(labels: ["_color", "_sub"]).appending(Names.serviceType)
+        let printerName = Names.instance("Printer")
         func response(to questions: [Question]) throws -> Message {
             let start = network.now
-            network.inject(Responder.query(questions), from: observer, on: link)
+            network.inject(Messages.query(questions), from: observer, on: link)
             network.run(for: .seconds(2))
-            let responses = network.sent(by: publisher, since: start).filter(\.isResponse).map(\.message)
+            let responses = network.sentMessages(.responses, by: publisher, since: start).map(\.message)
             return try #require(responses.first { $0.answers.contains { $0.type == .ptr } })
         }
         // Answers that are all PTRs.
         let bothPTRs = try response(to: [
-            Responder.question(Support.serviceType, .ptr), Responder.question(subtype, .ptr),
+            Messages.question(Names.serviceType, .ptr), Messages.question(subtype, .ptr),
         ])
         #expect(bothPTRs.answers.filter { $0.data == .ptr(printerName) }.count == 2, "type and subtype PTR")
         #expect(bothPTRs.additionals.filter { $0.name == printerName }.map(\.type).sorted() == [.srv, .txt].sorted())
@@ -606,7 +602,7 @@ import Testing
             bothPTRs.additionals.filter { $0.name == Self.alpha }.map(\.type).sorted() == [.a, .aaaa, .nsec].sorted())
         // An SRV among the answers.
         let withSRV = try response(to: [
-            Responder.question(Support.serviceType, .ptr), Responder.question(Self.web, .srv),
+            Messages.question(Names.serviceType, .ptr), Messages.question(Self.web, .srv),
         ])
         #expect(withSRV.answers.contains { $0.name == Self.web && $0.type == .srv })
         #expect(withSRV.additionals.filter { $0.name == Self.web }.map(\.type) == [.txt], "the SRV is an answer")
@@ -618,27 +614,25 @@ import Testing
     /// subtypes), once in the first packet and twice in the second, which two large instances
     /// force apart: each packet carries the SRV and TXT of every instance it names, once.
     @Test func anInstanceNamedTwiceInALaterPacketHasItsRecordsThereOnce() throws {
-        var (network, link, publisher, observer) = Responder.publisherAndObserver(seed: 1)
+        var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 1)
         let large = (0..<3).map { "\($0)=" + String(repeating: "x", count: 230) }
         network.withStack(publisher) { engine, now in
-            var tiny = Support.service("Tiny")
-            tiny.subtypes = ["_a", "_b"]
-            _ = engine.register(tiny, at: now)
-            _ = engine.register(Support.service("Large 1", txt: large), at: now)
-            _ = engine.register(Support.service("Large 2", txt: large), at: now)
+            _ = engine.register(Services.registration("Tiny", subtypes: ["_a", "_b"]), at: now)
+            _ = engine.register(Services.registration("Large 1", txt: large), at: now)
+            _ = engine.register(Services.registration("Large 2", txt: large), at: now)
         }
         network.run(for: .seconds(8))
         let start = network.now
         let questions = try [
-            Support.serviceType, DomainName(labels: ["_a", "_sub"]).appending(Support.serviceType),
-            DomainName(labels: ["_b", "_sub"]).appending(Support.serviceType),
+            Names.serviceType, DomainName(labels: ["_a", "_sub"]).appending(Names.serviceType),
+            DomainName(labels: ["_b", "_sub"]).appending(Names.serviceType),
         ]
-        .map { Responder.question($0, .ptr) }
-        network.inject(Responder.query(questions), from: observer, on: link)
+        .map { Messages.question($0, .ptr) }
+        network.inject(Messages.query(questions), from: observer, on: link)
         network.run(for: .seconds(2))
-        let packets = network.sent(by: publisher, since: start).filter(\.isResponse).map(\.message)
+        let packets = network.sentMessages(.responses, by: publisher, since: start).map(\.message)
             .filter { $0.answers.contains { $0.type == .ptr } }
-        let tiny = Support.instance("Tiny")
+        let tiny = Names.instance("Tiny")
         let tinyNamings = packets.map { $0.answers.filter { $0.data == .ptr(tiny) }.count }
         try #require(tinyNamings.count == 2 && tinyNamings[0] == 1 && tinyNamings[1] == 2, "layout: \(tinyNamings)")
         for packet in packets {
@@ -665,7 +659,7 @@ import Testing
         network.run(for: .seconds(2))
         let start = network.now
         network.withStack(browser) { engine, now in
-            _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+            _ = engine.startQuery(name: Names.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(1))
         return (network, publisher, start)
@@ -723,7 +717,7 @@ import Testing
             }
             let (network, publisher, start) = Self.browsedByANewcomer(seed: 12) { network, publisher in
                 network.withStack(publisher) { engine, now in
-                    _ = engine.register(Support.service("Big", txt: strings), at: now)
+                    _ = engine.register(Services.registration("Big", txt: strings), at: now)
                 }
                 _ = network.registerServices(20, on: publisher)
             }
@@ -733,7 +727,7 @@ import Testing
             let response = burst.filter { $0.time == burst.first?.time }.map(\.message)
             let hostRecords = response.flatMap(\.additionals).filter { $0.name == Self.alpha }
             #expect(Set(hostRecords.map(\.type)) == [.a, .aaaa, .nsec], "TXT of \(txtSize) bytes: \(hostRecords)")
-            let big = response.firstIndex { $0.answers.contains { $0.data == .ptr(Support.instance("Big")) } }
+            let big = response.firstIndex { $0.answers.contains { $0.data == .ptr(Names.instance("Big")) } }
             if let big, big + 1 < response.count, !response[big].additionals.contains(where: { $0.name == Self.alpha })
             {
                 crowdedOut += 1

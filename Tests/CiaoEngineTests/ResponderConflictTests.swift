@@ -1,5 +1,6 @@
 import CiaoEngine
 import CiaoSimulation
+import CiaoTestFixtures
 import CiaoWire
 import Testing
 
@@ -8,13 +9,11 @@ import Testing
     /// An established owner of `X` defends it; a newcomer probing `X` becomes `X (2)`.
     @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6, 7, 8, 9, 10])
     func newcomerProbingAnOwnedNameIsRenamed(seed: UInt64) throws {
-        var network = SimulatedNetwork(seed: seed)
-        let link = network.addLink(.init(delay: .milliseconds(1)...(.milliseconds(4))))
-        let owner = network.addHost(named: "alpha", links: [link])
-        let newcomer = network.addHost(named: "beta", links: [link])
-        let ownerID = Responder.register(Support.service("X", port: 1), on: owner, in: &network)
-        let newcomerID = Responder.register(Support.service("X", port: 2), on: newcomer, in: &network)
-        let x = Support.instance("X"), x2 = Support.instance("X (2)")
+        var (network, _, owner, newcomer) = SimulatedNetwork.alphaAndBeta(
+            seed: seed, conditions: .init(delay: .milliseconds(1)...(.milliseconds(4))))
+        let ownerID = network.register(Services.registration("X", port: 1), on: owner)
+        let newcomerID = network.register(Services.registration("X", port: 2), on: newcomer)
+        let x = Names.instance("X"), x2 = Names.instance("X (2)")
 
         #expect(network.engine(owner).name(of: ownerID) == x)
         #expect(network.engine(newcomer).name(of: newcomerID) == x2)
@@ -22,7 +21,10 @@ import Testing
         #expect(
             network.events(of: newcomer) == [.renamed(newcomerID, from: x, to: x2), .registered(newcomerID, name: x2)])
         // The newcomer never announced X.
-        #expect(!network.sent(by: newcomer).contains { $0.isResponse && $0.message.answers.contains { $0.name == x } })
+        #expect(
+            !network.sentMessages(by: newcomer).contains {
+                $0.isResponse && $0.message.answers.contains { $0.name == x }
+            })
     }
 
     /// With renaming off the newcomer reports `.nameConflict`, stops probing and never announces.
@@ -30,60 +32,56 @@ import Testing
     /// multicast after (§8.1): mDNSResponder takes a multicast defence alone for a possibly
     /// spurious conflict and waits a second more before it renames.
     @Test func aQUProbeIsDefendedByUnicastFirst() throws {
-        var (network, link, owner, prober) = Responder.publisherAndObserver(seed: 8)
-        Responder.register(Support.service("X"), on: owner, in: &network)
+        var (network, link, owner, prober) = SimulatedNetwork.publisherAndObserver(seed: 8)
+        network.register(Services.registration("X"), on: owner)
         network.run(for: .seconds(3))
         let source = SocketAddress(network.address(of: prober, on: link, family: .v4), port: mdnsPort)
         let rival = ResourceRecord(
-            name: Support.instance("X"), cacheFlush: true, ttl: 120,
-            data: .srv(SRVData(port: 9, target: Responder.name("rival.local."))))
-        var probe = Message(
-            questions: [Responder.question(Support.instance("X"), .any, qu: true)], authorities: [rival])
-        probe.header.id = 0
+            name: Names.instance("X"), cacheFlush: true, ttl: 120,
+            data: .srv(SRVData(port: 9, target: Names.name("rival.local."))))
+        let probe = Messages.probe([Messages.question(Names.instance("X"), .any, qu: true)], proposing: [rival])
         let start = network.now
-        network.inject(try probe.encoded(), from: prober, on: link, source: source)
+        network.inject(probe, from: prober, on: link)
         network.run(for: .milliseconds(50))
-        let defences = network.sent(by: owner, since: start).filter { $0.answers(Support.instance("X"), .srv) }
+        let defences = network.sentMessages(by: owner, since: start).filter { $0.answers(Names.instance("X"), .srv) }
         let first = try #require(defences.first)
         #expect(first.destination == .unicast(source))
         #expect(defences.contains { $0.isMulticast })
     }
 
     @Test func newcomerWithoutRenamingReportsNameConflict() throws {
-        var network = SimulatedNetwork(seed: 3)
-        let link = network.addLink()
-        let owner = network.addHost(named: "alpha", links: [link])
-        let newcomer = network.addHost(named: "beta", links: [link])
-        let ownerID = Responder.register(Support.service("X"), on: owner, in: &network)
-        let newcomerID = Responder.register(
-            Support.service("X", port: 9, allowsRenaming: false), on: newcomer, in: &network)
-        let x = Support.instance("X")
+        var (network, _, owner, newcomer) = SimulatedNetwork.alphaAndBeta(seed: 3)
+        let ownerID = network.register(Services.registration("X"), on: owner)
+        let newcomerID = network.register(Services.registration("X", port: 9, allowsRenaming: false), on: newcomer)
+        let x = Names.instance("X")
 
         let conflict = try #require(
             network.timedEvents(of: newcomer).first { $0.event == .nameConflict(newcomerID, name: x) })
         #expect(network.events(of: newcomer) == [.nameConflict(newcomerID, name: x)])
         #expect(network.engine(newcomer).name(of: newcomerID) == nil)
         #expect(network.engine(owner).name(of: ownerID) == x)
-        let newcomerSent = network.sent(by: newcomer)
+        let newcomerSent = network.sentMessages(by: newcomer)
         #expect(!newcomerSent.contains { $0.isProbe && $0.asks(about: x) && $0.time > conflict.time })
         #expect(!newcomerSent.contains { $0.isResponse && $0.allRecords.contains { $0.name == x } })
         // Nothing is left behind: no more probes, ever.
         network.run(for: .seconds(10))
         #expect(
-            !network.sent(by: newcomer, family: nil, since: conflict.time + .milliseconds(1)).contains { $0.isProbe })
+            !network.sentMessages(by: newcomer, family: nil, since: conflict.time + .milliseconds(1)).contains {
+                $0.isProbe
+            })
     }
 
     /// After establishment, another host answering with different SRV data for our name makes us
     /// probe again (§9); if nobody defends, we keep the name and announce it again.
     @Test func oneOffConflictAfterEstablishmentReprobesAndKeepsTheName() throws {
-        var (network, link, publisher, observer) = Responder.publisherAndObserver(seed: 5)
-        let id = Responder.register(Support.service("Web"), on: publisher, in: &network)
-        let web = Support.instance("Web")
+        var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 5)
+        let id = network.register(Services.registration("Web"), on: publisher)
+        let web = Names.instance("Web")
         let conflictAt = network.now
-        network.inject(Message(header: .response(), answers: [Self.conflictingSRV(for: web)]), from: observer, on: link)
+        network.inject(Messages.response([Self.conflictingSRV(for: web)]), from: observer, on: link)
         network.run(for: .seconds(5))
 
-        let sent = network.sent(by: publisher, since: conflictAt)
+        let sent = network.sentMessages(by: publisher, since: conflictAt)
         let probes = sent.filter { $0.isProbe && $0.asks(about: web) }
         #expect(probes.count == 3)
         let first = try #require(probes.first)
@@ -95,18 +93,18 @@ import Testing
 
     /// …and if the other host keeps defending the name while we re-probe, we rename (§9).
     @Test func defendedConflictAfterEstablishmentRenames() throws {
-        var (network, link, publisher, observer) = Responder.publisherAndObserver(seed: 6)
-        let id = Responder.register(Support.service("Web"), on: publisher, in: &network)
-        let web = Support.instance("Web"), web2 = Support.instance("Web (2)")
+        var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 6)
+        let id = network.register(Services.registration("Web"), on: publisher)
+        let web = Names.instance("Web"), web2 = Names.instance("Web (2)")
         let conflictAt = network.now
-        network.inject(Message(header: .response(), answers: [Self.conflictingSRV(for: web)]), from: observer, on: link)
+        network.inject(Messages.response([Self.conflictingSRV(for: web)]), from: observer, on: link)
         // The observer now defends Web against every probe.
         Self.defend(until: network.now + .seconds(5), in: &network, observer: observer, link: link) { $0 == web }
 
         #expect(network.engine(publisher).name(of: id) == web2)
         let events = network.timedEvents(of: publisher).filter { $0.time >= conflictAt }.map(\.event)
         #expect(events == [.renamed(id, from: web, to: web2), .registered(id, name: web2)])
-        let sent = network.sent(by: publisher, since: conflictAt)
+        let sent = network.sentMessages(by: publisher, since: conflictAt)
         #expect(sent.contains { $0.isProbe && $0.asks(about: web) })
         #expect(sent.filter { $0.isProbe && $0.asks(about: web2) }.count == 3)
         #expect(sent.contains { $0.isResponse && $0.answers(web2, .srv) })
@@ -122,17 +120,17 @@ import Testing
         var (network, link, owners) = Self.partitionedOwnersOfWeb(seed: seed)
         let browser = network.addHost(named: "gamma", links: [link])
         let query = network.withStack(browser) { engine, now in
-            engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+            engine.startQuery(name: Names.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(5))
-        let web = Support.instance("Web")
+        let web = Names.instance("Web")
         #expect(owners.names(in: network) == [web], "both took the name while apart")
 
         network.setConditions(.init(delay: .milliseconds(1)...(.milliseconds(3))), on: link)
         network.run(for: .seconds(10))
 
         let names = owners.names(in: network)
-        #expect(names == [web, Support.instance("Web (2)")])
+        #expect(names == [web, Names.instance("Web (2)")])
         #expect(network.browsed(query, by: browser).isSuperset(of: names))
     }
 
@@ -152,12 +150,12 @@ import Testing
         let healedAt = network.now
         let browser = network.addHost(named: "gamma", links: [link])
         network.withStack(browser) { engine, now in
-            _ = engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
-            _ = engine.startQuery(name: Support.instance("Web"), type: .srv, at: now)
+            _ = engine.startQuery(name: Names.serviceType, type: .ptr, at: now)
+            _ = engine.startQuery(name: Names.instance("Web"), type: .srv, at: now)
         }
         network.run(for: .seconds(90))
         #expect(
-            owners.names(in: network) == [Support.instance("Web")], "unicast answers alone: no owner hears the other")
+            owners.names(in: network) == [Names.instance("Web")], "unicast answers alone: no owner hears the other")
         network.run(until: healedAt + .seconds(120))
         #expect(owners.names(in: network).count == 2, "\(owners.names(in: network))")
     }
@@ -179,7 +177,7 @@ import Testing
         let hosts = ["alpha", "beta"].enumerated().map { index, name in
             let host = network.addHost(named: name, links: [link])
             let id = network.withStack(host) { engine, now in
-                engine.register(Support.service("Web", port: UInt16(index + 1)), at: now)
+                engine.register(Services.registration("Web", port: UInt16(index + 1)), at: now)
             }
             return (host, id)
         }
@@ -192,45 +190,45 @@ import Testing
         var network = SimulatedNetwork(seed: 8)
         let link = network.addLink()
         let owner = network.addHost(named: "alpha", links: [link])
-        Responder.register(Support.service("Web"), on: owner, in: &network)
+        network.register(Services.registration("Web"), on: owner)
         let newcomer = network.addHost(named: "alpha", links: [link])
-        let printer = Responder.register(Support.service("Printer"), on: newcomer, in: &network)
-        let alpha = Responder.name("alpha.local."), alpha2 = Responder.name("alpha-2.local.")
+        let printer = network.register(Services.registration("Printer"), on: newcomer)
+        let alpha = Names.name("alpha.local."), alpha2 = Names.name("alpha-2.local.")
 
         #expect(network.engine(owner).hostName == alpha)
         #expect(network.engine(newcomer).hostName == alpha2)
         #expect(network.events(of: newcomer).contains(.hostRenamed(from: alpha, to: alpha2)))
-        let announced = network.sent(by: newcomer).filter(\.isResponse).flatMap(\.message.answers)
+        let announced = network.sentMessages(.responses, by: newcomer).flatMap(\.message.answers)
         let targets = announced.compactMap { record -> DomainName? in
-            if case .srv(let srv) = record.data, record.name == Support.instance("Printer") { return srv.target }
+            if case .srv(let srv) = record.data, record.name == Names.instance("Printer") { return srv.target }
             return nil
         }
         #expect(!targets.isEmpty && targets.allSatisfy { $0 == alpha2 })
         #expect(!announced.contains { $0.name == alpha && $0.ttl > 0 })
-        #expect(network.engine(newcomer).name(of: printer) == Support.instance("Printer"))
+        #expect(network.engine(newcomer).name(of: printer) == Names.instance("Printer"))
     }
 
     /// A host-name conflict after establishment, defended by the other host, renames the host
     /// and announces the services' SRV records again with the new target (§9, §8.4).
     @Test func hostNameConflictAfterEstablishmentReannouncesSRV() throws {
-        var (network, link, publisher, observer) = Responder.publisherAndObserver(seed: 9)
-        Responder.register(Support.service("Web"), on: publisher, in: &network)
-        let alpha = Responder.name("alpha.local."), alpha2 = Responder.name("alpha-2.local.")
+        var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 9)
+        network.register(Services.registration("Web"), on: publisher)
+        let alpha = Names.name("alpha.local."), alpha2 = Names.name("alpha-2.local.")
         let conflictAt = network.now
         let impostor = ResourceRecord(name: alpha, cacheFlush: true, ttl: 120, data: .a(IPv4Address(198, 18, 0, 200)))
-        network.inject(Message(header: .response(), answers: [impostor]), from: observer, on: link)
+        network.inject(Messages.response([impostor]), from: observer, on: link)
         Self.defend(until: network.now + .seconds(6), in: &network, observer: observer, link: link, with: impostor) {
             $0 == alpha
         }
 
         #expect(network.engine(publisher).hostName == alpha2)
         #expect(network.events(of: publisher).contains(.hostRenamed(from: alpha, to: alpha2)))
-        let sent = network.sent(by: publisher, since: conflictAt)
+        let sent = network.sentMessages(by: publisher, since: conflictAt)
         let renamedAt = try #require(
             network.timedEvents(of: publisher).first { $0.event == .hostRenamed(from: alpha, to: alpha2) }?.time)
         let srvAnnouncements = sent.filter { $0.time > renamedAt && $0.isResponse }.flatMap(\.message.answers).filter {
             if case .srv(let srv) = $0.data {
-                return $0.name == Support.instance("Web") && srv.target == alpha2 && $0.cacheFlush
+                return $0.name == Names.instance("Web") && srv.target == alpha2 && $0.cacheFlush
             }
             return false
         }
@@ -241,17 +239,18 @@ import Testing
     /// A misbehaving host that answers every probe with conflicting records: after 15 conflicts in
     /// 10 s the responder waits at least 5 s between attempts, for as long as the storm lasts (§8.1).
     @Test func conflictStormSlowsProbingDown() throws {
-        var (network, link, publisher, observer) = Responder.publisherAndObserver(seed: 12)
-        let id = network.withStack(publisher) { engine, now in engine.register(Support.service("Storm"), at: now) }
+        var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 12)
+        let id = network.withStack(publisher) { engine, now in engine.register(Services.registration("Storm"), at: now)
+        }
         let start = network.now
         Self.defend(until: start + .seconds(60), in: &network, observer: observer, link: link) {
-            $0.isSubdomain(of: Support.serviceType)
+            $0.isSubdomain(of: Names.serviceType)
         }
         let conflicts = network.timedEvents(of: publisher).compactMap { timed -> Instant? in
             if case .renamed(id, _, _) = timed.event { return timed.time }
             return nil
         }
-        let attempts = network.sent(by: publisher, since: start).filter(\.isProbe).map(\.time)
+        let attempts = network.sentMessages(.probes, by: publisher, since: start).map(\.time)
         // Fast at first: 15 conflicts well within 10 s.
         try #require(conflicts.count > 20, "\(conflicts.count) conflicts")
         #expect(conflicts[14] - conflicts[0] < .seconds(10))
@@ -261,47 +260,48 @@ import Testing
             #expect(next - conflict >= .seconds(5), "probe \(next - conflict) after the conflict at \(conflict)")
         }
         #expect(conflicts.count < 15 + 60 / 5 + 1)
-        #expect(network.engine(publisher).name(of: id) == Support.instance("Storm (\(conflicts.count + 1))"))
+        #expect(network.engine(publisher).name(of: id) == Names.instance("Storm (\(conflicts.count + 1))"))
     }
 
     /// One conflicting answer that arrives over IPv4 and again over IPv6 is one conflict: the
     /// established name goes back to probing once, and with nobody defending keeps its name (§9).
     @Test func oneAnswerOverBothFamiliesReprobesOnceAndKeepsTheName() {
-        var (network, link, publisher, observer) = Responder.publisherAndObserver(seed: 21)
-        let id = Responder.register(Support.service("Web"), on: publisher, in: &network)
-        let web = Support.instance("Web")
+        var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 21)
+        let id = network.register(Services.registration("Web"), on: publisher)
+        let web = Names.instance("Web")
         let start = network.now
-        let answer = Message(header: .response(), answers: [Self.conflictingSRV(for: web)])
+        let answer = Messages.response([Self.conflictingSRV(for: web)])
         network.inject(answer, from: observer, on: link)
         network.inject(
             answer, from: observer, on: link, sourceAddress: network.address(of: observer, on: link, family: .v6))
         network.run(for: .seconds(5))
         #expect(network.engine(publisher).name(of: id) == web)
         #expect(!network.events(of: publisher).contains { if case .renamed = $0 { true } else { false } })
-        #expect(network.sent(by: publisher, since: start).filter { $0.isProbe && $0.asks(about: web) }.count == 3)
+        #expect(
+            network.sentMessages(by: publisher, since: start).filter { $0.isProbe && $0.asks(about: web) }.count == 3)
     }
 
     /// Only class IN conflicts (§9): a record of our name in another class changes nothing.
     @Test func aRecordOfAnotherClassIsNoConflict() {
-        var (network, link, publisher, observer) = Responder.publisherAndObserver(seed: 22)
-        let id = Responder.register(Support.service("Web"), on: publisher, in: &network)
-        let web = Support.instance("Web")
+        var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 22)
+        let id = network.register(Services.registration("Web"), on: publisher)
+        let web = Names.instance("Web")
         var chaos = Self.conflictingSRV(for: web)
         chaos.rrClass = RecordClass(rawValue: 3)
         let start = network.now
-        network.inject(Message(header: .response(), answers: [chaos]), from: observer, on: link)
+        network.inject(Messages.response([chaos]), from: observer, on: link)
         network.run(for: .seconds(3))
         #expect(network.engine(publisher).name(of: id) == web)
-        #expect(!network.sent(by: publisher, since: start).contains { $0.isProbe })
+        #expect(!network.sentMessages(by: publisher, since: start).contains { $0.isProbe })
     }
 
     /// A host name is reported renamed only once the new one is won: under a host that answers
     /// every host-name probe, no rename is reported and no service claims to be registered.
     @Test func aHostNameNeverWonIsNeverReported() {
-        var (network, link, publisher, observer) = Responder.publisherAndObserver(seed: 23)
-        network.withStack(publisher) { engine, now in _ = engine.register(Support.service("Web"), at: now) }
+        var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 23)
+        network.withStack(publisher) { engine, now in _ = engine.register(Services.registration("Web"), at: now) }
         let impostor = ResourceRecord(
-            name: Responder.name("alpha.local."), cacheFlush: true, ttl: 120,
+            name: Names.name("alpha.local."), cacheFlush: true, ttl: 120,
             data: .a(IPv4Address(198, 18, 0, 200)))
         Self.defend(until: network.now + .seconds(8), in: &network, observer: observer, link: link, with: impostor) {
             $0.description.hasPrefix("alpha")
@@ -316,7 +316,7 @@ import Testing
     static func conflictingSRV(for instance: DomainName) -> ResourceRecord {
         ResourceRecord(
             name: instance, cacheFlush: true, ttl: 120,
-            data: .srv(SRVData(port: 4242, target: Responder.name("impostor.local."))))
+            data: .srv(SRVData(port: 4242, target: Names.name("impostor.local."))))
     }
 
     /// Runs the network until `end`, with `observer` answering every probe for a name matching
@@ -328,20 +328,16 @@ import Testing
         var seen = network.received(by: observer).count
         while network.now < end {
             network.run(for: .milliseconds(2))
-            let received = network.received(by: observer)
-            for datagram in received[seen...] {
-                guard let message = try? Message(decoding: datagram.bytes), !message.header.isResponse,
-                    !message.authorities.isEmpty
-                else { continue }
-                let answers = message.questions.filter { defended($0.name) }.map { question in
+            for probe in network.receivedMessages(.probes, by: observer, skipping: seen) {
+                let answers = probe.message.questions.filter { defended($0.name) }.map { question in
                     var answer = record ?? conflictingSRV(for: question.name)
                     answer.name = question.name
                     return answer
                 }
                 guard !answers.isEmpty else { continue }
-                network.inject(Message(header: .response(), answers: answers), from: observer, on: link)
+                network.inject(Messages.response(answers), from: observer, on: link)
             }
-            seen = received.count
+            seen = network.received(by: observer).count
         }
     }
 
@@ -353,7 +349,7 @@ import Testing
         let link = network.addLink()
         let publisher = network.addHost(named: "twin", links: [link])
         _ = network.addHost(named: "twin", links: [link])
-        network.withStack(publisher) { engine, now in _ = engine.register(Support.service("Web"), at: now) }
+        network.withStack(publisher) { engine, now in _ = engine.register(Services.registration("Web"), at: now) }
         network.run(for: .seconds(10))
         let finalHost = network.engine(publisher).hostName
         let announcedTargets = network.sentMessages(by: publisher).flatMap { $0.message.answers }.compactMap {

@@ -1,5 +1,6 @@
 import CiaoEngine
 import CiaoSimulation
+import CiaoTestFixtures
 import CiaoWire
 import Testing
 
@@ -9,50 +10,47 @@ import Testing
     /// but keeps the `_services._dns-sd._udp` PTR; the last one says goodbye to that too. A
     /// browser sees the service go.
     @Test func deregisterSaysGoodbyeKeepingSharedRecordsStillInUse() throws {
-        var network = SimulatedNetwork(seed: 21)
-        let link = network.addLink()
-        let publisher = network.addHost(named: "alpha", links: [link])
-        let browser = network.addHost(named: "beta", links: [link])
-        let web = network.withStack(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
+        var (network, _, publisher, browser) = SimulatedNetwork.alphaAndBeta(seed: 21)
+        let web = network.withStack(publisher) { engine, now in engine.register(Services.registration("Web"), at: now) }
         let printer = network.withStack(publisher) { engine, now in
-            engine.register(Support.service("Printer"), at: now)
+            engine.register(Services.registration("Printer"), at: now)
         }
         let query = network.withStack(browser) { engine, now in
-            engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+            engine.startQuery(name: Names.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(8))
-        #expect(network.browsed(query, by: browser) == [Support.instance("Web"), Support.instance("Printer")])
+        #expect(network.browsed(query, by: browser) == [Names.instance("Web"), Names.instance("Printer")])
 
         var start = network.now
         network.withStack(publisher) { engine, now in engine.deregister(web, at: now) }
         network.run(for: .seconds(2))
-        var goodbyes = network.sent(by: publisher, since: start).filter(\.isResponse)
+        var goodbyes = network.sentMessages(.responses, by: publisher, since: start)
         try #require(goodbyes.count == 1)
         #expect(goodbyes[0].time == start)
         var records = goodbyes[0].message.answers
         #expect(records.allSatisfy { $0.ttl == 0 })
-        #expect(records.contains { $0.name == Support.serviceType && $0.data == .ptr(Support.instance("Web")) })
-        #expect(Set(records.filter { $0.name == Support.instance("Web") }.map(\.type)).isSuperset(of: [.srv, .txt]))
-        #expect(!records.contains { $0.name == Responder.servicesName })
-        #expect(!records.contains { $0.name == Responder.name("alpha.local.") })
+        #expect(records.contains { $0.name == Names.serviceType && $0.data == .ptr(Names.instance("Web")) })
+        #expect(Set(records.filter { $0.name == Names.instance("Web") }.map(\.type)).isSuperset(of: [.srv, .txt]))
+        #expect(!records.contains { $0.name == Names.servicesName })
+        #expect(!records.contains { $0.name == Names.name("alpha.local.") })
         #expect(
-            !records.contains { $0.name == Support.instance("Printer") || $0.data == .ptr(Support.instance("Printer")) }
+            !records.contains { $0.name == Names.instance("Printer") || $0.data == .ptr(Names.instance("Printer")) }
         )
-        #expect(network.browsed(query, by: browser) == [Support.instance("Printer")])
+        #expect(network.browsed(query, by: browser) == [Names.instance("Printer")])
         #expect(network.engine(publisher).name(of: web) == nil)
 
         start = network.now
         network.withStack(publisher) { engine, now in engine.deregister(printer, at: now) }
         network.run(for: .seconds(2))
-        goodbyes = network.sent(by: publisher, since: start).filter(\.isResponse)
+        goodbyes = network.sentMessages(.responses, by: publisher, since: start)
         try #require(goodbyes.count == 1)
         records = goodbyes[0].message.answers
         #expect(records.allSatisfy { $0.ttl == 0 })
-        #expect(records.contains { $0.name == Responder.servicesName && $0.data == .ptr(Support.serviceType) })
-        #expect(records.contains { $0.data == .ptr(Support.instance("Printer")) })
+        #expect(records.contains { $0.name == Names.servicesName && $0.data == .ptr(Names.serviceType) })
+        #expect(records.contains { $0.data == .ptr(Names.instance("Printer")) })
         #expect(network.browsed(query, by: browser).isEmpty)
         // The host's records leave with the last service: no service names them any more.
-        #expect(Set(records.filter { $0.name == Responder.name("alpha.local.") }.map(\.type)) == [.a, .aaaa, .nsec])
+        #expect(Set(records.filter { $0.name == Names.name("alpha.local.") }.map(\.type)) == [.a, .aaaa, .nsec])
     }
 
     /// Many services withdrawn together leave in packets full of goodbyes, not one packet each:
@@ -60,15 +58,14 @@ import Testing
     /// sees them all go, and the type's `_services._dns-sd._udp` PTR stays while a service of the
     /// type is still published.
     @Test func deregisteringManyAtOnceSharesPackets() throws {
-        var network = SimulatedNetwork(seed: 24)
-        let link = network.addLink()
-        let publisher = network.addHost(named: "alpha", links: [link])
-        let browser = network.addHost(named: "beta", links: [link])
+        var (network, _, publisher, browser) = SimulatedNetwork.alphaAndBeta(seed: 24)
         let ids = (0..<301).map { index in
-            network.withStack(publisher) { engine, now in engine.register(Support.service("Svc \(index)"), at: now) }
+            network.withStack(publisher) { engine, now in
+                engine.register(Services.registration("Svc \(index)"), at: now)
+            }
         }
         let query = network.withStack(browser) { engine, now in
-            engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+            engine.startQuery(name: Names.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(10))
         try #require(network.browsed(query, by: browser).count == 301)
@@ -76,25 +73,25 @@ import Testing
         let start = network.now
         network.withStack(publisher) { engine, now in engine.deregister(ids.dropLast(), at: now) }
         network.run(for: .seconds(2))
-        let goodbyes = network.sent(by: publisher, since: start).filter(\.isResponse)
+        let goodbyes = network.sentMessages(.responses, by: publisher, since: start)
         #expect(goodbyes.allSatisfy { $0.time == start && $0.message.answers.allSatisfy { $0.ttl == 0 } })
         let records = goodbyes.flatMap(\.message.answers)
         #expect(Set(records.map(\.description)).count == 300 * 4, "each PTR, SRV, TXT and NSEC once")
         #expect(goodbyes.count <= 2 * 30, "\(goodbyes.count) packets for 1200 goodbyes")
-        #expect(!records.contains { $0.name == Responder.servicesName })
-        #expect(network.browsed(query, by: browser) == [Support.instance("Svc 300")])
+        #expect(!records.contains { $0.name == Names.servicesName })
+        #expect(network.browsed(query, by: browser) == [Names.instance("Svc 300")])
     }
 
     /// A service still probing leaves without goodbyes, having announced nothing.
     @Test func deregisterWhileProbingSendsNothing() throws {
-        var (network, _, publisher, _) = Responder.publisherAndObserver(seed: 22)
+        var (network, _, publisher, _) = SimulatedNetwork.publisherAndObserver(seed: 22)
         let start = network.now
-        let id = network.withStack(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
+        let id = network.withStack(publisher) { engine, now in engine.register(Services.registration("Web"), at: now) }
         network.run(for: .milliseconds(300))
         network.withStack(publisher) { engine, now in engine.deregister(id, at: now) }
         network.run(for: .seconds(5))
-        let web = Support.instance("Web")
-        let sent = network.sent(by: publisher, since: start).filter {
+        let web = Names.instance("Web")
+        let sent = network.sentMessages(by: publisher, since: start).filter {
             $0.asks(about: web) || $0.allRecords.contains { $0.name == web }
         }
         #expect(sent.allSatisfy { $0.isProbe })
@@ -106,28 +103,25 @@ import Testing
     /// alone, as mDNSResponder does: nothing else changed (§8.4). A browser watching the TXT
     /// sees the new one replace the old.
     @Test func txtUpdateIsAnnounced() throws {
-        var network = SimulatedNetwork(seed: 23)
-        let link = network.addLink()
-        let publisher = network.addHost(named: "alpha", links: [link])
-        let browser = network.addHost(named: "beta", links: [link])
+        var (network, _, publisher, browser) = SimulatedNetwork.alphaAndBeta(seed: 23)
         let id = network.withStack(publisher) { engine, now in
-            engine.register(Support.service("Web", txt: ["v=1"]), at: now)
+            engine.register(Services.registration("Web", txt: ["v=1"]), at: now)
         }
         network.run(for: .seconds(8))
-        let web = Support.instance("Web")
+        let web = Names.instance("Web")
         let query = network.withStack(browser) { engine, now in engine.startQuery(name: web, type: .txt, at: now) }
         network.run(for: .seconds(2))
         #expect(
             network.events(of: browser).contains {
-                if case .added(query, let r, _) = $0 { r.data == .txt(Responder.txt(["v=1"])) } else { false }
+                if case .added(query, let r, _) = $0 { r.data == .txt(Services.txt(["v=1"])) } else { false }
             })
 
         let start = network.now
-        let newTXT = Responder.txt(["v=2", "path=/"])
+        let newTXT = Services.txt(["v=2", "path=/"])
         network.withStack(publisher) { engine, now in engine.updateTXT(id, to: newTXT, at: now) }
         network.run(for: .seconds(5))
-        let announcements = network.sent(by: publisher, since: start).filter {
-            $0.isResponse && $0.isMulticast && $0.message.answers.contains { $0.name == web && $0.data == .txt(newTXT) }
+        let announcements = network.sentMessages(.responses, by: publisher, since: start).filter {
+            $0.isMulticast && $0.message.answers.contains { $0.name == web && $0.data == .txt(newTXT) }
         }
         try #require(announcements.count >= 2)
         #expect(announcements[0].time == start)
@@ -143,8 +137,8 @@ import Testing
             })
         // The old TXT is never sent again.
         #expect(
-            !network.sent(by: publisher, since: start).contains {
-                $0.allRecords.contains { $0.data == .txt(Responder.txt(["v=1"])) && $0.ttl > 0 }
+            !network.sentMessages(by: publisher, since: start).contains {
+                $0.allRecords.contains { $0.data == .txt(Services.txt(["v=1"])) && $0.ttl > 0 }
             })
         #expect(network.engine(publisher).name(of: id) == web)
     }
@@ -155,8 +149,8 @@ import Testing
     func noAnswerFollowsTheGoodbye(seed: UInt64) {
         var published = PublishedWeb(seed: seed)
         let observer = published.network.addHost(named: nil, links: [published.links[0]])
-        let query = Querier.query([Question(name: Support.serviceType, type: .ptr)])
-        Querier.inject(query, from: observer, on: published.links[0], into: &published.network)
+        let query = Messages.query([Messages.question(Names.serviceType, .ptr)])
+        published.network.inject(query, from: observer, on: published.links[0])
         published.network.run(for: .milliseconds(5))
         let withdrawn = published.network.now
         published.network.withStack(published.publisher) { engine, now in
@@ -164,17 +158,17 @@ import Testing
         }
         published.network.run(for: .seconds(2))
         let resent = published.network.sentMessages(by: published.publisher).filter { $0.time >= withdrawn }
-            .flatMap(\.message.answers).filter { $0.type == .ptr && $0.name == Support.serviceType && $0.ttl > 0 }
+            .flatMap(\.message.answers).filter { $0.type == .ptr && $0.name == Names.serviceType && $0.ttl > 0 }
         #expect(resent.isEmpty, "PTR sent again after its goodbye")
     }
     /// A goodbye someone else sends for records we still publish (a second responder on our host
     /// leaving, or a forgery) is refuted: we multicast them again within the once-a-second rule,
     /// and a browser keeps the service and the host's address.
     @Test func aGoodbyeForOurRecordsIsRefuted() throws {
-        var (network, link, publisher, observer) = Responder.publisherAndObserver(seed: 31, hostName: "vm")
+        var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 31, hostName: "vm")
         let browser = network.addHost(named: "beta", links: [link])
-        Responder.register(Support.service("Web"), on: publisher, in: &network)
-        let instance = Support.instance("Web")
+        network.register(Services.registration("Web"), on: publisher)
+        let instance = Names.instance("Web")
         let query = network.withStack(browser) { engine, now in engine.startQuery(name: instance, type: .srv, at: now)
         }
         network.run(for: .seconds(2))
@@ -183,19 +177,19 @@ import Testing
         let address = network.address(of: publisher, on: link, family: .v4)
         let forged = [
             srv.goodbyeCopy,
-            ResourceRecord(name: Responder.name("vm.local."), cacheFlush: true, ttl: 0, data: address.recordData),
+            ResourceRecord(name: Names.name("vm.local."), cacheFlush: true, ttl: 0, data: address.recordData),
         ]
         let start = network.now
-        network.inject(Message(header: .response(), answers: forged), from: observer, on: link)
+        network.inject(Messages.response(forged), from: observer, on: link)
         network.run(for: .seconds(3))
-        let refutations = network.sent(by: publisher, since: start).filter {
-            $0.isResponse && $0.answers(instance, .srv)
+        let refutations = network.sentMessages(.responses, by: publisher, since: start).filter {
+            $0.answers(instance, .srv)
         }
         let first = try #require(refutations.first)
         #expect(first.time - start <= .seconds(1))
         #expect(
             first.message.answers.contains {
-                $0.name == Responder.name("vm.local.") && $0.data == address.recordData && $0.ttl > 0
+                $0.name == Names.name("vm.local.") && $0.data == address.recordData && $0.ttl > 0
             })
         #expect(!network.events(of: browser).contains(.removed(query, srv, InterfaceID(1))))
         #expect(

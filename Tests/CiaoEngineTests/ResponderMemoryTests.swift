@@ -1,5 +1,6 @@
 @testable import CiaoEngine
 import CiaoSimulation
+import CiaoTestFixtures
 import CiaoWire
 import Testing
 
@@ -14,7 +15,7 @@ import Testing
         network.recordsEvents = false
         let link = network.addLink()
         let publisher = network.addHost(named: "alpha", links: [link])
-        let id = network.withStack(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
+        let id = network.withStack(publisher) { engine, now in engine.register(Services.registration("Web"), at: now) }
         network.run(for: .seconds(5))
         func remembered() -> Int {
             network.engine(publisher).interfaces.states.map(\.lastMulticast.count).reduce(0, +)
@@ -22,7 +23,7 @@ import Testing
         let afterStart = remembered()
         for minute in 1...180 {
             network.withStack(publisher) { engine, now in
-                engine.updateTXT(id, to: try! TXTData(strings: [Array("n=\(minute)".utf8)]), at: now)
+                engine.updateTXT(id, to: Services.txt(["n=\(minute)"]), at: now)
             }
             network.run(for: .seconds(60))
         }

@@ -1,5 +1,6 @@
 import CiaoEngine
 import CiaoSimulation
+import CiaoTestFixtures
 import CiaoWire
 import Testing
 
@@ -10,8 +11,8 @@ import Testing
     @Test(.long) func simultaneousRegistrationEndsWithOneOwnerOverManySeeds() {
         let clock = ContinuousClock()
         let started = clock.now
-        let shared = Support.instance("Shared")
-        let renamed = Support.instance("Shared (2)")
+        let shared = Names.instance("Shared")
+        let renamed = Names.instance("Shared (2)")
         var failures: [String] = []
         for seed in UInt64(0)..<1000 {
             var network = SimulatedNetwork(seed: seed)
@@ -22,10 +23,10 @@ import Testing
             // Half the seeds register while the host names are still probing, half once established.
             if seed % 2 == 1 { network.run(for: .seconds(2)) }
             let a = network.withStack(alpha) { engine, now in
-                engine.register(Support.service("Shared", port: 1), at: now)
+                engine.register(Services.registration("Shared", port: 1), at: now)
             }
             let b = network.withStack(beta) { engine, now in
-                engine.register(Support.service("Shared", port: 2), at: now)
+                engine.register(Services.registration("Shared", port: 2), at: now)
             }
             // Decided within ~2.5 s: the loser defers 1 s, hears the winner, renames and probes again.
             network.run(for: .milliseconds(3500))
@@ -60,12 +61,12 @@ import Testing
     /// cache-flush bit on unique records only (§8.1, §8.3).
     @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6, 7, 8])
     func probesThenAnnouncementsFollowTheSchedule(seed: UInt64) throws {
-        var (network, _, publisher, _) = Responder.publisherAndObserver(seed: seed)
+        var (network, _, publisher, _) = SimulatedNetwork.publisherAndObserver(seed: seed)
         let registeredAt = network.now
-        let id = network.withStack(publisher) { engine, now in engine.register(Support.service("Web"), at: now) }
+        let id = network.withStack(publisher) { engine, now in engine.register(Services.registration("Web"), at: now) }
         network.run(for: .seconds(6))
-        let instance = Support.instance("Web")
-        let sent = network.sent(by: publisher, since: registeredAt)
+        let instance = Names.instance("Web")
+        let sent = network.sentMessages(by: publisher, since: registeredAt)
 
         let probes = sent.filter { $0.isProbe && $0.asks(about: instance) }
         try #require(probes.count == 3, "probes at \(probes.map(\.time))")
@@ -118,11 +119,11 @@ import Testing
         let link = network.addLink()
         let publisher = network.addHost(named: "alpha", links: [link])
         network.withStack(publisher) { engine, now in
-            _ = engine.register(Support.service("One"), at: now)
-            _ = engine.register(Support.service("Two"), at: now)
+            _ = engine.register(Services.registration("One"), at: now)
+            _ = engine.register(Services.registration("Two"), at: now)
         }
         network.run(for: .seconds(5))
-        let probes = network.sent(by: publisher).filter(\.isProbe)
+        let probes = network.sentMessages(.probes, by: publisher)
         try #require(probes.count == 3)
         let reverseNames = SimulatedNetwork.interface(for: publisher, on: link).addresses.map(
             \.address.reverseMappingName)
@@ -131,29 +132,29 @@ import Testing
                 Set(probe.message.questions.map(\.name))
                     == Set(
                         [
-                            Responder.name("alpha.local."), Support.instance("One"), Support.instance("Two"),
+                            Names.name("alpha.local."), Names.instance("One"), Names.instance("Two"),
                         ] + reverseNames))
         }
-        let hostProposal = probes[0].message.authorities.filter { $0.name == Responder.name("alpha.local.") }
+        let hostProposal = probes[0].message.authorities.filter { $0.name == Names.name("alpha.local.") }
         #expect(Set(hostProposal.map(\.type)) == [.a, .aaaa])
         let reverseProposal = probes[0].message.authorities.filter { reverseNames.contains($0.name) }
         #expect(
-            reverseProposal.count == 2 && reverseProposal.allSatisfy { $0.data == .ptr(Responder.name("alpha.local.")) }
+            reverseProposal.count == 2 && reverseProposal.allSatisfy { $0.data == .ptr(Names.name("alpha.local.")) }
         )
     }
 
     /// An instance name over 63 bytes is cut at a character boundary rather than giving an invalid
     /// (or wrong) name; the probes and records use the cut name.
     @Test func overlongInstanceNameIsCutToALabel() throws {
-        var (network, _, publisher, _) = Responder.publisherAndObserver(seed: 13)
+        var (network, _, publisher, _) = SimulatedNetwork.publisherAndObserver(seed: 13)
         let long = String(repeating: "ü", count: 40)  // 80 bytes
-        let id = Responder.register(Support.service(long), on: publisher, in: &network)
-        let expected = Support.instance(String(repeating: "ü", count: 31))
+        let id = network.register(Services.registration(long), on: publisher)
+        let expected = Names.instance(String(repeating: "ü", count: 31))
         #expect(network.engine(publisher).name(of: id) == expected)
         #expect(network.events(of: publisher) == [.registered(id, name: expected)])
         // Nothing was ever published at the service type's own name but the PTR.
-        let records = network.sent(by: publisher).flatMap(\.allRecords)
-        #expect(records.filter { $0.name == Support.serviceType }.allSatisfy { $0.type == .ptr })
+        let records = network.sentMessages(by: publisher).flatMap(\.allRecords)
+        #expect(records.filter { $0.name == Names.serviceType }.allSatisfy { $0.type == .ptr })
         #expect(records.contains { $0.name == expected && $0.type == .srv })
     }
 }

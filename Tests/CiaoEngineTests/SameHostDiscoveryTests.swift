@@ -1,5 +1,6 @@
 import CiaoEngine
 import CiaoSimulation
+import CiaoTestFixtures
 import CiaoWire
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
     private func browseOwnType(seed: UInt64 = 1) -> (PublishedWeb, QueryID) {
         var published = PublishedWeb(seed: seed)
         let query = published.network.withStack(published.publisher) { engine, now in
-            engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+            engine.startQuery(name: Names.serviceType, type: .ptr, at: now)
         }
         published.network.run(for: .seconds(1))
         return (published, query)
@@ -18,10 +19,10 @@ import Testing
     @Test func ownServiceIsFoundAndResolvedOnItsOwnHost() throws {
         let (published, query) = browseOwnType()
         var network = published.network
-        #expect(network.browsed(query, by: published.publisher) == [Support.instance("Web")])
+        #expect(network.browsed(query, by: published.publisher) == [Names.instance("Web")])
         let host = network.engine(published.publisher).hostName
         let srvQuery = network.withStack(published.publisher) { engine, now in
-            engine.startQuery(name: Support.instance("Web"), type: .srv, at: now)
+            engine.startQuery(name: Names.instance("Web"), type: .srv, at: now)
         }
         let addressQuery = network.withStack(published.publisher) { engine, now in
             engine.startQuery(name: host, type: .a, at: now)
@@ -50,9 +51,9 @@ import Testing
     @Test func ownTXTUpdateIsReportedAsUpdated() throws {
         var (published, _) = browseOwnType()
         let txtQuery = published.network.withStack(published.publisher) { engine, now in
-            engine.startQuery(name: Support.instance("Web"), type: .txt, at: now)
+            engine.startQuery(name: Names.instance("Web"), type: .txt, at: now)
         }
-        let newTXT = try TXTData(strings: [Array("v=2".utf8)])
+        let newTXT = Services.txt(["v=2"])
         published.network.withStack(published.publisher) { engine, now in
             engine.updateTXT(published.registration, to: newTXT, at: now)
         }
@@ -78,13 +79,13 @@ import Testing
         let link = network.addLink()
         let host = network.addHost(named: "solo", links: [link])
         let query = network.withStack(host) { engine, now in
-            _ = engine.register(Support.service("Early"), at: now)
-            return engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+            _ = engine.register(Services.registration("Early"), at: now)
+            return engine.startQuery(name: Names.serviceType, type: .ptr, at: now)
         }
         network.run(for: .milliseconds(200))
         #expect(network.browsed(query, by: host).isEmpty)
         network.run(for: .seconds(2))
-        #expect(network.browsed(query, by: host) == [Support.instance("Early")])
+        #expect(network.browsed(query, by: host) == [Names.instance("Early")])
     }
 
     @Test func renamedOwnServiceIsReportedUnderItsNewName() {
@@ -92,17 +93,17 @@ import Testing
         let link = network.addLink()
         let first = network.addHost(named: "first", links: [link])
         let second = network.addHost(named: "second", links: [link])
-        network.withStack(first) { engine, now in _ = engine.register(Support.service("Same", port: 1), at: now) }
+        network.withStack(first) { engine, now in _ = engine.register(Services.registration("Same", port: 1), at: now) }
         network.run(for: .seconds(5))
         let query = network.withStack(second) { engine, now in
-            _ = engine.register(Support.service("Same", port: 2), at: now)
-            return engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+            _ = engine.register(Services.registration("Same", port: 2), at: now)
+            return engine.startQuery(name: Names.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(5))
-        #expect(network.browsed(query, by: second) == [Support.instance("Same"), Support.instance("Same (2)")])
+        #expect(network.browsed(query, by: second) == [Names.instance("Same"), Names.instance("Same (2)")])
         let ownAdds = network.events(of: second).filter {
             if case .added(query, let record, _) = $0 {
-                record.data == .ptr(Support.instance("Same (2)"))
+                record.data == .ptr(Names.instance("Same (2)"))
             } else {
                 false
             }
@@ -121,10 +122,10 @@ import Testing
         let interface = SimulatedNetwork.interface(for: host, on: link).id
         let ours = SocketAddress(network.address(of: host, on: link, family: .v4), port: mdnsPort)
         let theirs = SocketAddress(.v4(IPv4Address(198, 18, 0, 99)), port: mdnsPort)
-        let local = Responder.ptr(to: Support.instance("Beside Us"))
-        let remote = Responder.ptr(to: Support.instance("Elsewhere"))
+        let local = Services.ptr(to: Names.instance("Beside Us"))
+        let remote = Services.ptr(to: Names.instance("Elsewhere"))
         for (record, source) in [(local, ours), (remote, theirs)] {
-            let bytes = try Message(header: .response(), answers: [record]).encoded()
+            let bytes = try Messages.response([record]).encoded()
             network.withStack(host) { engine, now in
                 _ = engine.receive(
                     ReceivedDatagram(bytes: bytes, source: source, interface: interface, isMulticast: true), at: now)
@@ -133,6 +134,6 @@ import Testing
         let engine = network.engine(host)
         #expect(engine.arrival(of: local, on: interface)?.isFromThisHost == true)
         #expect(engine.arrival(of: remote, on: interface)?.isFromThisHost == false)
-        #expect(engine.arrival(of: Responder.ptr(to: Support.instance("Never Sent")), on: interface) == nil)
+        #expect(engine.arrival(of: Services.ptr(to: Names.instance("Never Sent")), on: interface) == nil)
     }
 }

@@ -1,5 +1,6 @@
 import CiaoEngine
 import CiaoSimulation
+import CiaoTestFixtures
 import CiaoWire
 import Testing
 
@@ -14,10 +15,10 @@ import Testing
         let hosts = (0..<5).map { network.addHost(named: "host\($0)", links: [link]) }
         for (index, host) in hosts.enumerated() {
             _ = network.withStack(host) { engine, now in
-                engine.register(Support.service("Shared \(index % 2)"), at: now)
+                engine.register(Services.registration("Shared \(index % 2)"), at: now)
             }
             _ = network.withStack(host) { engine, now in
-                engine.startQuery(name: Support.serviceType, type: .ptr, at: now)
+                engine.startQuery(name: Names.serviceType, type: .ptr, at: now)
             }
         }
         network.run(for: .seconds(60))

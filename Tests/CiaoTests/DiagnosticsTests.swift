@@ -1,4 +1,5 @@
 import CiaoEngine
+import CiaoTestFixtures
 import CiaoWire
 import Synchronization
 import Testing
@@ -48,21 +49,20 @@ import Testing
     }
 
     @Test func messagesAreSummedUpInOneLine() throws {
-        let name = try DomainName(parsing: "alpha.local.")
+        let name = Names.name("alpha.local.")
         let records = (1...6).map { ResourceRecord(name: name, ttl: 120, data: .a(IPv4Address(198, 18, 0, UInt8($0)))) }
-        var probe = Message(
-            questions: [Question(name: name, type: .any, unicastResponse: true)], authorities: [records[0]])
+        var probe = Messages.probe([Messages.question(name, .any, qu: true)], proposing: [records[0]])
         probe.header.isTruncated = true
         #expect(MessageSummary.describe(probe) == "for alpha.local. ANY (QU), proposing 1 record, truncated")
         #expect(
-            MessageSummary.describe(Message(questions: [Question(name: name, type: .a)], answers: records))
+            MessageSummary.describe(Messages.query([Messages.question(name, .a)], knownAnswers: records))
                 == "for alpha.local. A, 6 known answers")
         #expect(
-            MessageSummary.describe(Message(header: .response(), answers: records, additionals: [records[0]]))
+            MessageSummary.describe(Messages.response(records, additionals: [records[0]]))
                 == "alpha.local. A, alpha.local. A, alpha.local. A, alpha.local. A and 2 more, 1 additional record")
         var goodbye = records[0]
         goodbye.ttl = 0
-        #expect(MessageSummary.describe(Message(header: .response(), answers: [goodbye])) == "alpha.local. A (goodbye)")
+        #expect(MessageSummary.describe(Messages.response([goodbye])) == "alpha.local. A (goodbye)")
     }
 
     @Test func countersComeInInterfaceOrderIPv4First() {

@@ -1,5 +1,6 @@
 import CiaoEngine
 import CiaoSimulation
+import CiaoTestFixtures
 
 @testable import Ciao
 
@@ -27,11 +28,6 @@ struct DriverPair {
         browser = network.addHost(named: "beta", links: [link], makeStack: DiscoveryDriver.init)
     }
 
-    /// The updates of `host`'s driver, in order.
-    func updates(of host: DriverNetwork.HostID) -> [BackendUpdate] {
-        network.events.filter { $0.host == host }.map(\.event)
-    }
-
     /// What the browser's browses reported, but the families PTR records came over (``heardOver``)
     /// and resolutions (``resolved``).
     var browseUpdates: [BrowseUpdate] {
@@ -52,7 +48,7 @@ struct DriverPair {
 
     /// What the browser's resolutions reported: those of resolves and of resolving browses.
     var resolved: [ResolvedService] {
-        updates(of: browser).flatMap { update -> [ResolvedService] in
+        network.events(of: browser).flatMap { update -> [ResolvedService] in
             switch update {
             case .resolved(_, let resolved): [resolved]
             case .browse(_, let updates): updates.compactMap { if case .resolved(let r) = $0 { r } else { nil } }
@@ -62,24 +58,24 @@ struct DriverPair {
     }
 
     var types: [ServiceType] {
-        updates(of: browser).compactMap { if case .serviceType(_, let type) = $0 { type } else { nil } }
+        network.events(of: browser).compactMap { if case .serviceType(_, let type) = $0 { type } else { nil } }
     }
 
     /// The batches of record events the browser's lookups received.
     var recordBatches: [[RecordEvent]] {
-        updates(of: browser).compactMap { if case .records(_, let events) = $0 { events } else { nil } }
+        network.events(of: browser).compactMap { if case .records(_, let events) = $0 { events } else { nil } }
     }
 
     var publicationUpdates: [DriverNetwork.HostID: [PublicationUpdate]] {
         [publisher, browser].reduce(into: [:]) { result, host in
-            result[host] = updates(of: host).compactMap {
+            result[host] = network.events(of: host).compactMap {
                 if case .publication(_, let update) = $0 { update } else { nil }
             }
         }
     }
 
     private var allBrowseUpdates: [BrowseUpdate] {
-        updates(of: browser).flatMap { update -> [BrowseUpdate] in
+        network.events(of: browser).flatMap { update -> [BrowseUpdate] in
             if case .browse(_, let updates) = update { updates } else { [] }
         }
     }

@@ -1,5 +1,6 @@
 @testable import CiaoEngine
 import CiaoSimulation
+import CiaoTestFixtures
 import CiaoWire
 import Foundation
 import Synchronization
@@ -183,7 +184,7 @@ import Testing
         let v6 = harness.network.address(of: harness.publisher, on: harness.link, family: .v6)
         #expect(Set(harness.resolved.map(\.service.name)) == Set(names))
         #expect(harness.resolved.allSatisfy { $0.addresses == [v4.description, v6.description] })
-        let alpha = try DomainName(parsing: "alpha.local.")
+        let alpha = Names.name("alpha.local.")
         #expect(harness.network.engine(harness.browser).queriesByName[alpha]?.count == 2, "one A and one AAAA query")
 
         harness.send(.cancel(tokens[0]), on: harness.browser)
@@ -200,10 +201,10 @@ import Testing
         for token in tokens.dropFirst() {
             harness.send(.cancel(token), on: harness.browser)
         }
-        let sentBefore = harness.network.transmissions.count
+        let cancelledAt = harness.network.now
         harness.network.run(for: .seconds(7200))
-        let browser = harness.network.transmissions[sentBefore...].filter { $0.sender == harness.browser }
-        let questions: [Question] = browser.flatMap { (try? Message(decoding: $0.datagram.bytes))?.questions ?? [] }
+        let questions = harness.network.sentMessages(by: harness.browser, family: nil, since: cancelledAt)
+            .flatMap(\.message.questions)
         let addressQuestions = questions.filter { $0.type == .a || $0.type == .aaaa }
         #expect(addressQuestions.isEmpty, "\(addressQuestions)")
     }
@@ -299,7 +300,7 @@ import Testing
                     bytes: answer.datagram.bytes, source: SocketAddress(source, port: 5353), interface: interface.id,
                     isMulticast: true), at: now)
         }
-        let batch = harness.updates(of: harness.browser).last { update in
+        let batch = harness.network.events(of: harness.browser).last { update in
             if case .browse(_, let updates) = update { updates.contains(.found(web)) } else { false }
         }
         guard case .browse(_, let updates)? = batch else {

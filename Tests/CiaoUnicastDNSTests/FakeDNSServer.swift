@@ -1,10 +1,10 @@
 import CiaoEngine
+import CiaoTestFixtures
 import CiaoUnicastDNS
 import CiaoWire
 
 /// Builders for what a server sends back, from the query the client sent.
 enum FakeDNSServer {
-    static func name(_ text: String) -> DomainName { try! DomainName(parsing: text) }
 
     static let primary = DNSServer(.ipv4(IPv4Address(198, 18, 0, 53)))
     static let secondary = DNSServer(.ipv6(IPv6Address("fd00:198:18::53")!))
@@ -31,10 +31,11 @@ enum FakeDNSServer {
 
     static func soa(_ zone: String, ttl: UInt32 = 3600, minimum: UInt32 = 30) -> ResourceRecord {
         ResourceRecord(
-            name: name(zone), ttl: ttl,
+            name: Names.name(zone), ttl: ttl,
             data: .soa(
                 SOAData(
-                    primaryServer: name("ns.\(zone)"), responsibleMailbox: name("hostmaster.\(zone)"), serial: 1,
+                    primaryServer: Names.name("ns.\(zone)"), responsibleMailbox: Names.name("hostmaster.\(zone)"),
+                    serial: 1,
                     refresh: 3600, retry: 900, expire: 604800, minimum: minimum)))
     }
 }

@@ -1,4 +1,5 @@
 import CiaoEngine
+import CiaoTestFixtures
 import CiaoUnicastDNS
 import CiaoWire
 import Testing
@@ -8,8 +9,8 @@ private typealias S = FakeDNSServer
 /// The stub resolver against replies built by hand, in virtual time: matching, retries over the
 /// servers, TCP after TC, negative and positive caching, and hostile replies.
 @Suite struct UnicastDNSClientTests {
-    let name = S.name("_http._tcp.lab.example.")
-    let instance = S.name("Printer._http._tcp.lab.example.")
+    let name = Names.name("_http._tcp.lab.example.")
+    let instance = Names.name("Printer._http._tcp.lab.example.")
 
     private func ptr(ttl: UInt32 = 120) -> ResourceRecord {
         ResourceRecord(name: name, ttl: ttl, data: .ptr(instance))
@@ -40,7 +41,7 @@ private typealias S = FakeDNSServer
         #expect(answer.outcome == .records && answer.records.map(\.data) == [.ptr(instance)] && answer.ttl == 120)
         #expect(client.takeFinishedAttempts() == [sent.attempt])
         // From the cache 100 s later, the TTL counted down; no query goes out.
-        client.query(S.name("_HTTP._tcp.LAB.example."), type: .ptr, at: .seconds(101))
+        client.query(Names.name("_HTTP._tcp.LAB.example."), type: .ptr, at: .seconds(101))
         #expect(client.takeTransmissions().isEmpty)
         #expect(try client.takeCompletions().first?.result.get().ttl == 20)
         client.query(name, type: .ptr, cacheUse: .none, at: .seconds(101))
@@ -151,7 +152,8 @@ private typealias S = FakeDNSServer
         client.receive(S.reply(to: udp.message, truncated: true), on: udp.attempt, from: S.primary, at: .zero)
         let tcp = try #require(client.takeTransmissions().first)
         let many = (0..<600).map { index in
-            ResourceRecord(name: name, ttl: 120, data: .ptr(S.name("Service number \(index)._http._tcp.lab.example.")))
+            ResourceRecord(
+                name: name, ttl: 120, data: .ptr(Names.name("Service number \(index)._http._tcp.lab.example.")))
         }
         let bytes = S.reply(to: tcp.message, answers: many)
         #expect(bytes.count > 9000)
@@ -181,12 +183,12 @@ private typealias S = FakeDNSServer
     }
 
     @Test func cnameChainIsFollowedInsideTheReplyOnlyAndBounded() throws {
-        let host = S.name("printer.lab.example.")
+        let host = Names.name("printer.lab.example.")
         func chain(_ length: Int, loop: Bool = false) -> [ResourceRecord] {
             (0..<length).map { index in
-                let next = loop && index == length - 1 ? host : S.name("alias\(index + 1).lab.example.")
+                let next = loop && index == length - 1 ? host : Names.name("alias\(index + 1).lab.example.")
                 return ResourceRecord(
-                    name: index == 0 ? host : S.name("alias\(index).lab.example."), ttl: 60,
+                    name: index == 0 ? host : Names.name("alias\(index).lab.example."), ttl: 60,
                     data: .canonicalName(next))
             }
         }
@@ -198,12 +200,13 @@ private typealias S = FakeDNSServer
             client.receive(S.reply(to: sent.message, answers: answers), on: sent.attempt, from: S.primary, at: .zero)
             return try #require(try client.takeCompletions().first?.result.get())
         }
-        let outside = ResourceRecord(name: S.name("victim.example."), ttl: 60, data: .a(IPv4Address(192, 0, 2, 1)))
+        let outside = ResourceRecord(name: Names.name("victim.example."), ttl: 60, data: .a(IPv4Address(192, 0, 2, 1)))
         let short = try resolve(
-            chain(3) + [outside, ResourceRecord(name: S.name("alias3.lab.example."), ttl: 60, data: .a(address))])
-        #expect(short.records.map(\.data) == [.a(address)] && short.records[0].name == S.name("alias3.lab.example."))
+            chain(3) + [outside, ResourceRecord(name: Names.name("alias3.lab.example."), ttl: 60, data: .a(address))])
+        #expect(
+            short.records.map(\.data) == [.a(address)] && short.records[0].name == Names.name("alias3.lab.example."))
         let long = try resolve(
-            chain(12) + [ResourceRecord(name: S.name("alias12.lab.example."), ttl: 60, data: .a(address))])
+            chain(12) + [ResourceRecord(name: Names.name("alias12.lab.example."), ttl: 60, data: .a(address))])
         #expect(long.outcome == .noData)
         #expect(try resolve(chain(4, loop: true)).outcome == .noData)
         #expect(try resolve([outside]).outcome == .noData)
@@ -227,7 +230,7 @@ private typealias S = FakeDNSServer
         #expect(throws: UnicastDNSError.noServers) { try none.takeCompletions().first?.result.get() }
         var client = S.client()
         for index in 0...UnicastDNSClient<SplitMix64>.maximumPendingQueries {
-            client.query(S.name("n\(index).lab.example."), type: .a, at: .zero)
+            client.query(Names.name("n\(index).lab.example."), type: .a, at: .zero)
         }
         #expect(client.pendingCount == 1024)
         #expect(throws: UnicastDNSError.tooManyQueries(limit: 1024)) {

@@ -1,5 +1,6 @@
 @testable import CiaoUnicastDNS
 @testable import CiaoWire
+import CiaoTestFixtures
 import Foundation
 import Testing
 
@@ -16,15 +17,15 @@ import Testing
     static func key(named name: String = "ciao-test.") throws -> TSIGKey {
         let text = try String(contentsOf: captures.appendingPathComponent("ciao-test.key"), encoding: .utf8)
         let key = try TSIGKey(bindKeyFile: text)
-        return try TSIGKey(name: try DomainName(parsing: name), secret: key.secret)
+        return try TSIGKey(name: Names.name(name), secret: key.secret)
     }
 
     /// Reads the reply to the captured request of `name`, with the request's own MAC and ID.
     static func read(_ name: String, key: TSIGKey) throws -> Result<UpdateResponse?, RegistrationError> {
         let request = try capture("\(name)-request")
         let requestRecord = try TSIGRecord(in: request, at: try TSIG.unsignedMessage(request).recordOffset)
-        let zone = try DomainName(parsing: "lab.example.")
-        let instance = try DomainName(parsing: "ciao.lab.example.")
+        let zone = Names.name("lab.example.")
+        let instance = Names.name("ciao.lab.example.")
         let response = try capture("\(name)-response")
         return Result { () throws(RegistrationError) in
             try UpdateResponse.read(
@@ -52,7 +53,7 @@ import Testing
 
     @Test func aReplyToAnotherIDIsNotOurs() throws {
         let response = try Self.capture("signed-response")
-        let zone = try DomainName(parsing: "lab.example.")
+        let zone = Names.name("lab.example.")
         let other = UInt16(response[0]) << 8 | UInt16(response[1]) ^ 1
         #expect(
             try UpdateResponse.read(

@@ -1,14 +1,14 @@
+import CiaoTestFixtures
 import CiaoUnicastDNS
 import CiaoWire
 import Testing
 
 /// The SOA walk to a registration's zone and the server that takes its updates.
 @Suite struct UpdateServerLocatorTests {
-    static func name(_ text: String) -> DomainName { try! DomainName(parsing: text) }
-    static let zone = name("lab.example.")
-    static let typeName = name("_http._tcp.lab.example.")
+    static let zone = Names.name("lab.example.")
+    static let typeName = Names.name("_http._tcp.lab.example.")
     static let soa = SOAData(
-        primaryServer: name("ns.lab.example."), responsibleMailbox: name("admin.lab.example."), serial: 1,
+        primaryServer: Names.name("ns.lab.example."), responsibleMailbox: Names.name("admin.lab.example."), serial: 1,
         refresh: 3600, retry: 600, expire: 86400, minimum: 10)
 
     static func answer(_ name: DomainName, _ type: RecordType, _ records: [RecordData]) -> Result<
@@ -25,17 +25,17 @@ import Testing
     @Test func theWalkGoesUpToTheSOAThenToThePrimarysAddress() {
         var locator = UpdateServerLocator(name: Self.typeName)
         #expect(locator.firstStep == .query(Self.typeName, .soa))
-        #expect(locator.answered(Self.answer(Self.typeName, .soa, [])) == .query(Self.name("_tcp.lab.example."), .soa))
+        #expect(locator.answered(Self.answer(Self.typeName, .soa, [])) == .query(Names.name("_tcp.lab.example."), .soa))
         #expect(
-            locator.answered(Self.answer(Self.name("_tcp.lab.example."), .soa, [])) == .query(Self.zone, .soa))
+            locator.answered(Self.answer(Names.name("_tcp.lab.example."), .soa, [])) == .query(Self.zone, .soa))
         #expect(
             locator.answered(Self.answer(Self.zone, .soa, [Self.soaRecord]))
-                == .query(Self.name("_dns-update._udp.lab.example."), .srv))
+                == .query(Names.name("_dns-update._udp.lab.example."), .srv))
         #expect(
-            locator.answered(Self.answer(Self.name("_dns-update._udp.lab.example."), .srv, []))
-                == .query(Self.name("ns.lab.example."), .a))
+            locator.answered(Self.answer(Names.name("_dns-update._udp.lab.example."), .srv, []))
+                == .query(Names.name("ns.lab.example."), .a))
         #expect(
-            locator.answered(Self.answer(Self.name("ns.lab.example."), .a, [.a(IPv4Address(198, 18, 0, 1))]))
+            locator.answered(Self.answer(Names.name("ns.lab.example."), .a, [.a(IPv4Address(198, 18, 0, 1))]))
                 == .found(zone: Self.zone, server: DNSServer(parsing: "198.18.0.1")!))
     }
 
@@ -43,17 +43,17 @@ import Testing
         var locator = UpdateServerLocator(name: Self.zone)
         _ = locator.firstStep
         _ = locator.answered(Self.answer(Self.zone, .soa, [Self.soaRecord]))
-        let service = Self.name("_dns-update._udp.lab.example.")
+        let service = Names.name("_dns-update._udp.lab.example.")
         #expect(
             locator.answered(
-                Self.answer(service, .srv, [.srv(SRVData(port: 5353, target: Self.name("updates.lab.example.")))]))
-                == .query(Self.name("updates.lab.example."), .a))
+                Self.answer(service, .srv, [.srv(SRVData(port: 5353, target: Names.name("updates.lab.example.")))]))
+                == .query(Names.name("updates.lab.example."), .a))
         #expect(
-            locator.answered(Self.answer(Self.name("updates.lab.example."), .a, []))
-                == .query(Self.name("updates.lab.example."), .aaaa))
+            locator.answered(Self.answer(Names.name("updates.lab.example."), .a, []))
+                == .query(Names.name("updates.lab.example."), .aaaa))
         #expect(
             locator.answered(
-                Self.answer(Self.name("updates.lab.example."), .aaaa, [.aaaa(IPv6Address("fd00:198:18::1")!)]))
+                Self.answer(Names.name("updates.lab.example."), .aaaa, [.aaaa(IPv6Address("fd00:198:18::1")!)]))
                 == .found(zone: Self.zone, server: DNSServer(parsing: "fd00:198:18::1#5353")!))
     }
 
@@ -62,16 +62,16 @@ import Testing
         var locator = UpdateServerLocator(name: Self.typeName, server: server)
         _ = locator.firstStep
         _ = locator.answered(Self.answer(Self.typeName, .soa, []))
-        _ = locator.answered(Self.answer(Self.name("_tcp.lab.example."), .soa, []))
+        _ = locator.answered(Self.answer(Names.name("_tcp.lab.example."), .soa, []))
         #expect(
             locator.answered(Self.answer(Self.zone, .soa, [Self.soaRecord])) == .found(zone: Self.zone, server: server))
     }
 
     @Test func noSOAUpToTheTopLevelAndFailedQueriesAreTypedErrors() {
-        var walk = UpdateServerLocator(name: Self.name("a.example."))
+        var walk = UpdateServerLocator(name: Names.name("a.example."))
         _ = walk.firstStep
-        #expect(walk.answered(Self.answer(Self.name("a.example."), .soa, [])) == .query(Self.name("example."), .soa))
-        guard case .failed(.zoneNotFound) = walk.answered(Self.answer(Self.name("example."), .soa, [])) else {
+        #expect(walk.answered(Self.answer(Names.name("a.example."), .soa, [])) == .query(Names.name("example."), .soa))
+        guard case .failed(.zoneNotFound) = walk.answered(Self.answer(Names.name("example."), .soa, [])) else {
             Issue.record("the walk went on to the root")
             return
         }
@@ -91,7 +91,7 @@ import Testing
         let elsewhere = Result<DNSAnswer, UnicastDNSError>.success(
             DNSAnswer(
                 name: Self.typeName, type: .soa, outcome: .records,
-                records: [ResourceRecord(name: Self.name("evil.example."), ttl: 300, data: Self.soaRecord)], ttl: 300))
-        #expect(locator.answered(elsewhere) == .query(Self.name("_tcp.lab.example."), .soa))
+                records: [ResourceRecord(name: Names.name("evil.example."), ttl: 300, data: Self.soaRecord)], ttl: 300))
+        #expect(locator.answered(elsewhere) == .query(Names.name("_tcp.lab.example."), .soa))
     }
 }

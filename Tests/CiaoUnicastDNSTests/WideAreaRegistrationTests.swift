@@ -1,3 +1,4 @@
+import CiaoTestFixtures
 import CiaoUnicastDNS
 import CiaoWire
 import Foundation
@@ -6,9 +7,8 @@ import Testing
 /// ``WideAreaRegistration`` against a server that carries out the updates (``FakeUpdateServer``):
 /// what lands in the zone after each step, conflicts, errors, retransmission and leases.
 @Suite struct WideAreaRegistrationTests {
-    static func name(_ text: String) -> DomainName { try! DomainName(parsing: text) }
-    static let zone = name("lab.example.")
-    static let key = try! TSIGKey(name: name("ciao-lab."), secret: Array("a secret of the lab's own, 32 b!".utf8))
+    static let zone = Names.name("lab.example.")
+    static let key = try! TSIGKey(name: Names.name("ciao-lab."), secret: Array("a secret of the lab's own, 32 b!".utf8))
     static let start = WideAreaRegistration.Time(monotonic: .seconds(100), unixSeconds: 1_800_000_000)
 
     static func records(
@@ -16,9 +16,9 @@ import Testing
         txt: [String] = ["rp=ipp"]
     ) -> ServiceRegistrationRecords {
         try! ServiceRegistrationRecords(
-            instanceName: instance, serviceType: name("_ipp._tcp.lab.example."), subtypes: ["_universal"],
-            srv: SRVData(port: port, target: name("\(host).lab.example.")),
-            txt: try! TXTData(strings: txt.map { Array($0.utf8) }),
+            instanceName: instance, serviceType: Names.name("_ipp._tcp.lab.example."), subtypes: ["_universal"],
+            srv: SRVData(port: port, target: Names.name("\(host).lab.example.")),
+            txt: Services.txt(txt),
             ipv4Addresses: [IPv4Address("198.18.0.2")!])
     }
 
@@ -57,10 +57,10 @@ import Testing
         #expect(events == [.registered(name: "Kitchen Printer", lease: nil)])
         #expect(server.records == Set(Self.records().all))
         let update = try #require(server.updatesSeen.first)
-        #expect(update.answers == [DNSUpdate.nameIsNotInUse(Self.name("Kitchen\\032Printer._ipp._tcp.lab.example."))])
+        #expect(update.answers == [DNSUpdate.nameIsNotInUse(Names.name("Kitchen\\032Printer._ipp._tcp.lab.example."))])
         #expect(
             Self.records().pointers.map(\.name) == [
-                Self.name("_ipp._tcp.lab.example."), Self.name("_universal._sub._ipp._tcp.lab.example."),
+                Names.name("_ipp._tcp.lab.example."), Names.name("_universal._sub._ipp._tcp.lab.example."),
             ])
     }
 
@@ -83,14 +83,14 @@ import Testing
         _ = Self.exchange(first.start(at: Self.start), &first, &server)
         var second = Self.registration(renaming: false)
         let events = Self.exchange(second.start(at: Self.start), &second, &server)
-        #expect(events == [.failed(.nameInUse(Self.name("Kitchen\\032Printer._ipp._tcp.lab.example.")))])
+        #expect(events == [.failed(.nameInUse(Names.name("Kitchen\\032Printer._ipp._tcp.lab.example.")))])
     }
 
     @Test func aTXTUpdateReplacesTheRRset() throws {
         var server = FakeUpdateServer(zone: Self.zone, key: Self.key)
         var registration = Self.registration()
         _ = Self.exchange(registration.start(at: Self.start), &registration, &server)
-        let txt = try TXTData(strings: [Array("rp=ipp/print".utf8), Array("color=T".utf8)])
+        let txt = Services.txt(["rp=ipp/print", "color=T"])
         #expect(Self.exchange(registration.updateTXT(txt, at: Self.start), &registration, &server) == [.txtUpdated])
         #expect(server.records == Set(Self.records().replacingTXT(with: txt).all))
     }
@@ -104,7 +104,7 @@ import Testing
         _ = Self.exchange(registration.start(at: Self.start), &registration, &server)
         #expect(Self.exchange(registration.stop(at: Self.start), &registration, &server) == [.deregistered])
         #expect(server.records == theirs)
-        #expect(server.records(named: Self.name("_ipp._tcp.lab.example.")).count == 1)
+        #expect(server.records(named: Names.name("_ipp._tcp.lab.example.")).count == 1)
     }
 
     @Test func aStopBeforeTheReplyDeregistersOnceRegistered() {
@@ -127,7 +127,7 @@ import Testing
                 .failed(.refused(zone: Self.zone))
             ])
         let otherSecret = try! TSIGKey(
-            name: Self.name("ciao-lab."), secret: Array("not the secret the server has!!!".utf8))
+            name: Names.name("ciao-lab."), secret: Array("not the secret the server has!!!".utf8))
         var wrongKey = FakeUpdateServer(zone: Self.zone, key: otherSecret)
         var second = Self.registration()
         // the server cannot verify the request and answers NOTAUTH unsigned (RFC 8945 §5.3.2)

@@ -1,3 +1,5 @@
+import CiaoEngine
+import CiaoTestFixtures
 import Testing
 @testable import CiaoWire
 
@@ -94,9 +96,7 @@ import Testing
             let text = instance.description
             let parsed = try DomainName(parsing: text)
             #expect(parsed.isIdentical(to: instance), "presentation \(text)")
-            let message = Message(
-                header: .response(),
-                answers: [ResourceRecord(name: type, ttl: 4500, data: .ptr(instance))])
+            let message = Messages.response([ResourceRecord(name: type, ttl: 4500, data: .ptr(instance))])
             let decoded = try Message(decoding: message.encoded())
             guard case .ptr(let target) = decoded.answers.first?.data else {
                 Issue.record("no PTR decoded for \(text)")
@@ -122,18 +122,5 @@ import Testing
             bytes += encoded
         }
         return bytes.isEmpty ? [UInt8(ascii: "x")] : bytes
-    }
-}
-
-/// A small seeded generator so property tests are reproducible.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

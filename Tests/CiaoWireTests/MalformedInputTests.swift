@@ -1,13 +1,13 @@
+import CiaoEngine
+import CiaoTestFixtures
 import Testing
 @testable import CiaoWire
 
 /// Every class of malformed input (the decoder contract, docs/ARCHITECTURE.md) gives a typed error or a skipped record.
 @Suite struct MalformedInputTests {
-    typealias F = Fixtures
-
     /// A one-question query whose question name is `nameBytes` followed by QTYPE/QCLASS.
     private func query(nameBytes: [UInt8], prefix: [UInt8] = []) -> [UInt8] {
-        F.header(counts: [1]) + prefix + nameBytes + [0, 1, 0, 1]
+        RawPackets.header(counts: [1]) + prefix + nameBytes + [0, 1, 0, 1]
     }
 
     private func expectError(
@@ -27,7 +27,7 @@ import Testing
 
     @Test func twoPointerLoop() {
         // Offset 12 points to 14, offset 14 points back to 12.
-        expectError(F.header(counts: [1]) + [0xC0, 14, 0xC0, 12, 0, 1, 0, 1], .tooManyPointers)
+        expectError(RawPackets.header(counts: [1]) + [0xC0, 14, 0xC0, 12, 0, 1, 0, 1], .tooManyPointers)
     }
 
     @Test func pointerChain1500Deep() {
@@ -38,7 +38,7 @@ import Testing
             body += [0xC0 | UInt8(target >> 8), UInt8(target & 0xFF)]
         }
         body += [0, 0, 1, 0, 1]
-        expectError(F.header(counts: [1]) + body, .tooManyPointers)
+        expectError(RawPackets.header(counts: [1]) + body, .tooManyPointers)
     }
 
     @Test func pointerChainWithinTheCapDecodes() throws {
@@ -48,9 +48,9 @@ import Testing
             let target = 12 + 2 * (index + 1)
             body += [0xC0, UInt8(target)]
         }
-        body += F.wire("local.") + [0, 1, 0, 1]
-        let message = try Message(decoding: F.header(counts: [1]) + body)
-        #expect(message.questions.first?.name == F.name("local."))
+        body += RawPackets.wire("local.") + [0, 1, 0, 1]
+        let message = try Message(decoding: RawPackets.header(counts: [1]) + body)
+        #expect(message.questions.first?.name == Names.name("local."))
     }
 
     @Test func pointerPastTheEnd() {
@@ -64,20 +64,21 @@ import Testing
 
     @Test func pointerToAPointerIsFollowed() throws {
         // Name "a" + pointer → 20; at 20 a pointer → 22; at 22 "local". Accepted: RFC 1035 allows it.
-        let bytes = F.header(counts: [1]) + [1, 0x61, 0xC0, 20, 0, 1, 0, 1, 0xC0, 22] + F.wire("local.")
+        let bytes =
+            RawPackets.header(counts: [1]) + [1, 0x61, 0xC0, 20, 0, 1, 0, 1, 0xC0, 22] + RawPackets.wire("local.")
         let message = try Message(decoding: bytes)
-        #expect(message.questions.first?.name == F.name("a.local."))
+        #expect(message.questions.first?.name == Names.name("a.local."))
     }
 
     @Test func forwardPointerIsAccepted() throws {
         // The question points forward to the answer's owner name.
-        let owner = F.wire("host.local.")
+        let owner = RawPackets.wire("host.local.")
         let questionEnd = 12 + 2 + 4
         let bytes =
-            F.header(counts: [1, 1]) + [0xC0, UInt8(questionEnd), 0, 1, 0, 1]
-            + owner + F.fields(type: 1, rdlength: 4) + [10, 0, 0, 1]
+            RawPackets.header(counts: [1, 1]) + [0xC0, UInt8(questionEnd), 0, 1, 0, 1]
+            + owner + RawPackets.fields(type: 1, rdlength: 4) + [10, 0, 0, 1]
         let message = try Message(decoding: bytes)
-        #expect(message.questions.first?.name == F.name("host.local."))
+        #expect(message.questions.first?.name == Names.name("host.local."))
         #expect(message.answers.first?.data == .a(IPv4Address(10, 0, 0, 1)))
     }
 
@@ -110,14 +111,16 @@ import Testing
             body += label + [0xC0 | UInt8((12 + 66 * (index + 1)) >> 8), UInt8((12 + 66 * (index + 1)) & 0xFF)]
         }
         body += [0, 0, 1, 0, 1]
-        expectError(F.header(counts: [1]) + body, .nameTooLong)
+        expectError(RawPackets.header(counts: [1]) + body, .nameTooLong)
     }
 
     @Test func countsFarBeyondTheBody() {
-        let body = Array(F.wire("a.local.").prefix(20))
-        expectError(F.header(counts: [0xFFFF]) + body + Array(repeating: 0, count: 20 - body.count), .truncated)
-        expectError(F.header(counts: [0, 0xFFFF]) + Array(repeating: 0, count: 20), .truncated)
-        expectError(F.header(counts: [0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF]) + Array(repeating: 0, count: 20), .truncated)
+        let body = Array(RawPackets.wire("a.local.").prefix(20))
+        expectError(
+            RawPackets.header(counts: [0xFFFF]) + body + Array(repeating: 0, count: 20 - body.count), .truncated)
+        expectError(RawPackets.header(counts: [0, 0xFFFF]) + Array(repeating: 0, count: 20), .truncated)
+        expectError(
+            RawPackets.header(counts: [0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF]) + Array(repeating: 0, count: 20), .truncated)
     }
 
     @Test(arguments: 0...11)
@@ -126,22 +129,27 @@ import Testing
     }
 
     @Test func emptyHeaderOnlyMessageDecodes() throws {
-        #expect(try Message(decoding: F.header(counts: [])) == Message())
+        #expect(try Message(decoding: RawPackets.header(counts: [])) == Message())
     }
 
     @Test func rdlengthPastTheEnd() {
-        let bytes = F.header(counts: [0, 1]) + F.wire("a.local.") + F.fields(type: 1, rdlength: 40) + [1, 2, 3, 4]
+        let bytes =
+            RawPackets.header(counts: [0, 1]) + RawPackets.wire("a.local.") + RawPackets.fields(type: 1, rdlength: 40)
+            + [1, 2, 3, 4]
         expectError(bytes, .truncated)
     }
 
     @Test func datagramOver9000Bytes() {
-        expectError(F.header(counts: []) + Array(repeating: 0, count: 9000 - 12 + 1), .messageTooLong(length: 9001))
-        #expect(throws: Never.self) { try Message.decode(F.header(counts: []) + Array(repeating: 0, count: 9000 - 12)) }
+        expectError(
+            RawPackets.header(counts: []) + Array(repeating: 0, count: 9000 - 12 + 1), .messageTooLong(length: 9001))
+        #expect(throws: Never.self) {
+            try Message.decode(RawPackets.header(counts: []) + Array(repeating: 0, count: 9000 - 12))
+        }
     }
 
     @Test(arguments: [UInt8(1), 2, 4, 5, 15])
     func nonzeroOpcode(opcode: UInt8) {
-        expectError(F.header(flags: UInt16(opcode) << 11, counts: []), .unsupportedOpcode(opcode))
+        expectError(RawPackets.header(flags: UInt16(opcode) << 11, counts: []), .unsupportedOpcode(opcode))
     }
 
     // MARK: Records skipped via RDLENGTH, the rest of the message kept
@@ -151,15 +159,17 @@ import Testing
         type: UInt16, rdata: [UInt8], rdlength: Int? = nil, _ reason: DecodingError.Reason,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
-        let good = F.wire("good.local.") + F.fields(type: 1, rdlength: 4) + [198, 18, 0, 1]
-        let bad = F.wire("bad.local.") + F.fields(type: type, rdlength: rdlength ?? rdata.count) + rdata
-        let bytes = F.header(flags: 0x8400, counts: [0, 3]) + good + bad + good
+        let good = RawPackets.wire("good.local.") + RawPackets.fields(type: 1, rdlength: 4) + [198, 18, 0, 1]
+        let bad =
+            RawPackets.wire("bad.local.") + RawPackets.fields(type: type, rdlength: rdlength ?? rdata.count) + rdata
+        let bytes = RawPackets.header(flags: 0x8400, counts: [0, 3]) + good + bad + good
         let decoded = try Message.decode(bytes)
         #expect(decoded.message.answers.count == 2, sourceLocation: sourceLocation)
-        #expect(decoded.message.answers.allSatisfy { $0.name == F.name("good.local.") }, sourceLocation: sourceLocation)
+        #expect(
+            decoded.message.answers.allSatisfy { $0.name == Names.name("good.local.") }, sourceLocation: sourceLocation)
         #expect(decoded.skippedRecords.count == 1, sourceLocation: sourceLocation)
         #expect(decoded.skippedRecords.first?.index == 1, sourceLocation: sourceLocation)
-        #expect(decoded.skippedRecords.first?.name == F.name("bad.local."), sourceLocation: sourceLocation)
+        #expect(decoded.skippedRecords.first?.name == Names.name("bad.local."), sourceLocation: sourceLocation)
         #expect(decoded.skippedRecords.first?.error.reason == reason, sourceLocation: sourceLocation)
     }
 
@@ -195,14 +205,15 @@ import Testing
     @Test func rdataDecodingShorterThanRDLength() throws {
         // A PTR whose name ends 3 bytes before RDLENGTH says.
         try expectSkipped(
-            type: 12, rdata: F.wire("x.local.") + [1, 2, 3], .rdataLengthMismatch(declared: 12, decoded: 9))
+            type: 12, rdata: RawPackets.wire("x.local.") + [1, 2, 3], .rdataLengthMismatch(declared: 12, decoded: 9))
     }
 
     @Test func rdataDecodingLongerThanRDLength() throws {
         // A PTR whose name runs past RDLENGTH (the rest of the name spills into the next record).
-        try expectSkipped(type: 12, rdata: Array(F.wire("x.local.").prefix(4)), .truncated)
+        try expectSkipped(type: 12, rdata: Array(RawPackets.wire("x.local.").prefix(4)), .truncated)
         // SRV whose target is cut by RDLENGTH.
-        try expectSkipped(type: 33, rdata: [0, 0, 0, 0, 0, 80] + Array(F.wire("host.local.").prefix(3)), .truncated)
+        try expectSkipped(
+            type: 33, rdata: [0, 0, 0, 0, 0, 80] + Array(RawPackets.wire("host.local.").prefix(3)), .truncated)
     }
 
     @Test func badPointerInsideRDataSkipsOnlyThatRecord() throws {
@@ -211,7 +222,7 @@ import Testing
 
     /// Random mutations of a real answer never crash and either decode or give a typed error.
     @Test func randomMutationsNeverCrash() throws {
-        let original = try Fixtures.dnsSDAnswer.encoded()
+        let original = try Messages.dnsSDAnswer.encoded()
         var random = SplitMix64(seed: 42)
         var outcomes = (decoded: 0, failed: 0)
         for _ in 0..<20_000 {
@@ -256,17 +267,17 @@ import Testing
     }
 
     @Test func mxAndSOANamesAreExpanded() throws {
-        let owner = Fixtures.wire("example.local.")
+        let owner = RawPackets.wire("example.local.")
         // MX 10 → pointer to the owner; SOA with two pointers and 20 bytes of serial and timers.
-        let mx = owner + Fixtures.fields(type: 15, rdlength: 4) + [0, 10, 0xC0, 12]
+        let mx = owner + RawPackets.fields(type: 15, rdlength: 4) + [0, 10, 0xC0, 12]
         let soaOwner: [UInt8] = [0xC0, 12]
-        let soa = soaOwner + Fixtures.fields(type: 6, rdlength: 24) + [0xC0, 12, 0xC0, 12] + Array(1...20)
-        let message = try Message(decoding: Fixtures.header(flags: 0x8400, counts: [0, 2]) + mx + soa)
+        let soa = soaOwner + RawPackets.fields(type: 6, rdlength: 24) + [0xC0, 12, 0xC0, 12] + Array(1...20)
+        let message = try Message(decoding: RawPackets.header(flags: 0x8400, counts: [0, 2]) + mx + soa)
         #expect(message.answers[0].data == .unknown(RecordType(15), [0, 10] + owner))
         #expect(message.answers[1].data == .unknown(RecordType(6), owner + owner + Array(1...20)))
         // An SOA cut short inside its fixed fields is skipped, not misread.
-        let shortSOA = soaOwner + Fixtures.fields(type: 6, rdlength: 10) + [0xC0, 12, 0xC0, 12] + Array(1...6)
-        let decoded = try Message.decode(Fixtures.header(flags: 0x8400, counts: [0, 2]) + mx + shortSOA)
+        let shortSOA = soaOwner + RawPackets.fields(type: 6, rdlength: 10) + [0xC0, 12, 0xC0, 12] + Array(1...6)
+        let decoded = try Message.decode(RawPackets.header(flags: 0x8400, counts: [0, 2]) + mx + shortSOA)
         #expect(decoded.skippedRecords.map(\.error.reason) == [.truncated])
     }
 
@@ -298,13 +309,11 @@ import Testing
     @Test func entryTooLargeReportsTheSizeAlone() throws {
         let long = String(repeating: "b", count: 63) + "." + String(repeating: "c", count: 63) + ".local."
         let pointer = try DomainName(parsing: String(repeating: "z", count: 63) + "." + long)
-        let message = Message(
-            header: .response(),
-            answers: [
-                ResourceRecord(name: try DomainName(parsing: long), ttl: 1, data: .a(IPv4Address(1, 2, 3, 4))),
-                ResourceRecord(name: try DomainName(parsing: "x.local."), ttl: 1, data: .ptr(pointer)),
-            ])
-        let alone = try Message(header: .response(), answers: [message.answers[1]]).encoded().count - MessageHeader.size
+        let message = Messages.response([
+            ResourceRecord(name: try DomainName(parsing: long), ttl: 1, data: .a(IPv4Address(1, 2, 3, 4))),
+            ResourceRecord(name: try DomainName(parsing: "x.local."), ttl: 1, data: .ptr(pointer)),
+        ])
+        let alone = try Messages.response([message.answers[1]]).encoded().count - MessageHeader.size
         #expect(throws: EncodingError.entryTooLarge(size: alone, maximumSize: 224)) {
             try message.encodedPackets(maximumSize: 224)
         }

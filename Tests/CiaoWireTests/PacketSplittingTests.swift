@@ -1,12 +1,11 @@
+import CiaoTestFixtures
 import Testing
 @testable import CiaoWire
 
 @Suite struct PacketSplittingTests {
-    typealias F = Fixtures
-
     /// `count` PTR records for distinct instances of `_ciao._tcp.local.`.
     private func pointers(_ count: Int, ttl: UInt32 = 4500) -> [ResourceRecord] {
-        let type = F.name("_ciao._tcp.local.")
+        let type = Names.serviceType
         return (0..<count).map { index in
             ResourceRecord(
                 name: type, ttl: ttl, data: .ptr(try! type.prepending(label: Array("Service number \(index)".utf8))))
@@ -14,12 +13,12 @@ import Testing
     }
 
     @Test func smallMessageIsOnePacket() throws {
-        let packets = try F.dnsSDAnswer.encodedPackets()
-        #expect(packets == [try F.dnsSDAnswer.encoded()])
+        let packets = try Messages.dnsSDAnswer.encodedPackets()
+        #expect(packets == [try Messages.dnsSDAnswer.encoded()])
     }
 
     @Test func knownAnswerListSplitsWithTruncationBit() throws {
-        let question = Question(name: F.name("_ciao._tcp.local."), type: .ptr)
+        let question = Question(name: Names.serviceType, type: .ptr)
         let query = Message(questions: [question], answers: pointers(300))
         #expect(throws: EncodingError.messageTooLarge(maximumSize: 1500)) { try query.encoded(maximumSize: 1500) }
         let packets = try query.encodedPackets(maximumSize: 1500)
@@ -36,7 +35,7 @@ import Testing
     }
 
     @Test func responsesSplitWithoutTruncationBit() throws {
-        let response = Message(header: .response(), answers: pointers(400))
+        let response = Messages.response(pointers(400))
         let packets = try response.encodedPackets()
         #expect(packets.count == 2)
         #expect(packets.allSatisfy { $0.count <= Message.maximumSize })
@@ -46,7 +45,7 @@ import Testing
     }
 
     @Test func additionalRecordsThatDoNotFitAreLeftOut() throws {
-        var response = Message(header: .response(), answers: pointers(1))
+        var response = Messages.response(pointers(1))
         response.additionals = pointers(200)
         let packets = try response.encodedPackets(maximumSize: 1000)
         #expect(packets.count == 1)
@@ -58,8 +57,8 @@ import Testing
 
     @Test func entryLargerThanAPacketIsAnError() throws {
         let big = ResourceRecord(
-            name: F.name("big.local."), ttl: 1, data: .unknown(RecordType(65280), Array(repeating: 0, count: 600)))
-        let message = Message(header: .response(), answers: [big])
+            name: Names.name("big.local."), ttl: 1, data: .unknown(RecordType(65280), Array(repeating: 0, count: 600)))
+        let message = Messages.response([big])
         #expect(throws: EncodingError.self) { try message.encodedPackets(maximumSize: 512) }
         do {
             _ = try message.encodedPackets(maximumSize: 512)
@@ -68,7 +67,7 @@ import Testing
                 Issue.record("unexpected \(error)")
                 return
             }
-            #expect(size == F.name("big.local.").wireLength + 10 + 600)
+            #expect(size == Names.name("big.local.").wireLength + 10 + 600)
         }
     }
 
@@ -111,7 +110,7 @@ import Testing
     /// Questions that do not fit are cut like answers: the header says TC, and nothing is thrown.
     @Test func truncatingEncodingCutsQuestionsThatDoNotFit() throws {
         let questions = (0..<40).map {
-            Question(name: try! F.name("_ciao._tcp.local.").prepending(label: Array("Service \($0)".utf8)), type: .srv)
+            Question(name: try! Names.serviceType.prepending(label: Array("Service \($0)".utf8)), type: .srv)
         }
         var query = Message(header: .response(id: 3), questions: questions)
         query.additionals = [.opt(udpPayloadSize: 512)]
@@ -131,13 +130,13 @@ import Testing
         #expect(message.answers == response.answers)
         #expect(!message.additionals.isEmpty && message.additionals.count < 100)
         #expect(
-            try Message(header: .response(), answers: pointers(3)).encodedTruncating(maximumSize: 512)
-                == (try Message(header: .response(), answers: pointers(3)).encoded()))
+            try Messages.response(pointers(3)).encodedTruncating(maximumSize: 512)
+                == (try Messages.response(pointers(3)).encoded()))
     }
 
     @Test func compressionSurvivesPacketBoundaries() throws {
         // Each packet must be decodable alone: no pointer may reach into an earlier packet.
-        let packets = try Message(header: .response(), answers: pointers(400)).encodedPackets(maximumSize: 700)
+        let packets = try Messages.response(pointers(400)).encodedPackets(maximumSize: 700)
         #expect(packets.count > 5)
         for packet in packets {
             let decoded = try Message.decode(packet)
@@ -150,18 +149,17 @@ import Testing
     /// Names of many labels hold more suffixes than a short message's hint (three an entry), so the
     /// table grows within one packet, and later names still point at earlier ones.
     @Test func eachPacketOfALongMessageIsCompressedAsIfEncodedAlone() throws {
-        let response = Message(header: .response(), answers: pointers(3000))
+        let response = Messages.response(pointers(3000))
         let packets = try response.encodedPackets(maximumSize: 1460)
         #expect(packets.count > 30)
         for packet in packets {
-            let alone = Message(header: .response(), answers: try Message(decoding: packet).answers)
+            let alone = Messages.response(try Message(decoding: packet).answers)
             #expect(packet == (try alone.encoded(maximumSize: 1460)))
         }
-        let names = (0..<40).map { F.name("a.b.c.d.e.f.g.h.i.host-\($0).local.") }
-        let deep = Message(
-            header: .response(),
-            answers: names.map {
-                ResourceRecord(name: $0, ttl: 120, data: .ptr(F.name("a.b.c.d.e.f.g.h.i.host-0.local.")))
+        let names = (0..<40).map { Names.name("a.b.c.d.e.f.g.h.i.host-\($0).local.") }
+        let deep = Messages.response(
+            names.map {
+                ResourceRecord(name: $0, ttl: 120, data: .ptr(Names.name("a.b.c.d.e.f.g.h.i.host-0.local.")))
             })
         let packet = try deep.encoded()
         #expect(try Message(decoding: packet).answers == deep.answers)

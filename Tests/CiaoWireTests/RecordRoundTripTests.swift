@@ -1,14 +1,15 @@
+import CiaoTestFixtures
 import Testing
 @testable import CiaoWire
 
 @Suite struct RecordRoundTripTests {
-    static let owner = Fixtures.name("Ciao Test\\.One._ciao._tcp.local.")
+    static let owner = Names.name("Ciao Test\\.One._ciao._tcp.local.")
 
     static let records: [RecordData] = [
         .a(IPv4Address(198, 18, 0, 1)),
         .aaaa(IPv6Address("fe80::1:2:3:4")!),
-        .ptr(Fixtures.name("Other._ciao._tcp.local.")),
-        .srv(SRVData(priority: 1, weight: 2, port: 5353, target: Fixtures.name("host.local."))),
+        .ptr(Names.name("Other._ciao._tcp.local.")),
+        .srv(SRVData(priority: 1, weight: 2, port: 5353, target: Names.name("host.local."))),
         .srv(SRVData(port: 1, target: .root)),
         .txt(try! TXTData(strings: [Array("a=b".utf8), [], [0, 0xFF, 0x3D], Array(repeating: 0x41, count: 255)])),
         .txt(try! TXTData(wireBytes: [])),
@@ -62,7 +63,7 @@ import Testing
 
     @Test func cacheFlushIsTheClassTopBit() throws {
         let record = ResourceRecord(name: Self.owner, cacheFlush: true, ttl: 120, data: .a(IPv4Address(1, 2, 3, 4)))
-        let bytes = try Message(header: .response(), answers: [record]).encoded()
+        let bytes = try Messages.response([record]).encoded()
         let classOffset = 12 + Self.owner.wireLength + 2
         #expect(Array(bytes[classOffset...(classOffset + 1)]) == [0x80, 0x01])
     }
@@ -70,9 +71,9 @@ import Testing
     @Test func nsecBitmapMatchesRFC4034Example() throws {
         // RFC 4034 §4.3: A, MX, RRSIG, NSEC, TYPE1234 → windows 0 and 4.
         let nsec = NSECData(
-            nextDomainName: Fixtures.name("host.example.com."),
+            nextDomainName: Names.name("host.example.com."),
             types: [RecordType(1), RecordType(15), RecordType(46), RecordType(47), RecordType(1234)])
-        let bytes = try Message(header: .response(), answers: [ResourceRecord(name: .root, ttl: 1, data: .nsec(nsec))])
+        let bytes = try Messages.response([ResourceRecord(name: .root, ttl: 1, data: .nsec(nsec))])
             .encoded()
         // Header, root owner, fixed fields, then the 18-byte uncompressed next name.
         let bitmaps = Array(bytes[(12 + 1 + 10 + 18)...])
@@ -89,33 +90,31 @@ import Testing
     }
 
     @Test func dnsSDAnswerCompressesSharedSuffixes() throws {
-        let bytes = try Fixtures.dnsSDAnswer.encoded()
+        let bytes = try Messages.dnsSDAnswer.encoded()
         let uncompressed =
             12 + 5 * 10
-            + [Fixtures.dnsSDAnswer.answers, Fixtures.dnsSDAnswer.additionals].joined().reduce(0) {
+            + [Messages.dnsSDAnswer.answers, Messages.dnsSDAnswer.additionals].joined().reduce(0) {
                 $0 + $1.name.wireLength
             }
         #expect(bytes.count < uncompressed)
-        #expect(try Message(decoding: bytes) == Fixtures.dnsSDAnswer)
+        #expect(try Message(decoding: bytes) == Messages.dnsSDAnswer)
         // The instance name is written once; later owners point at it.
         let instance = Array("Living Room Speaker".utf8)
         #expect(bytes.indices.filter { bytes[$0...].starts(with: instance) }.count == 1)
     }
 
     @Test func encodingIsDeterministic() throws {
-        let first = try Fixtures.dnsSDAnswer.encoded()
-        for _ in 0..<10 { #expect(try Fixtures.dnsSDAnswer.encoded() == first) }
+        let first = try Messages.dnsSDAnswer.encoded()
+        for _ in 0..<10 { #expect(try Messages.dnsSDAnswer.encoded() == first) }
     }
 
     @Test func compressionPreservesCase() throws {
-        let lower = Fixtures.name("host.local.")
-        let upper = Fixtures.name("HOST.local.")
-        let message = Message(
-            header: .response(),
-            answers: [
-                ResourceRecord(name: lower, ttl: 1, data: .a(IPv4Address(1, 1, 1, 1))),
-                ResourceRecord(name: upper, ttl: 1, data: .a(IPv4Address(2, 2, 2, 2))),
-            ])
+        let lower = Names.name("host.local.")
+        let upper = Names.name("HOST.local.")
+        let message = Messages.response([
+            ResourceRecord(name: lower, ttl: 1, data: .a(IPv4Address(1, 1, 1, 1))),
+            ResourceRecord(name: upper, ttl: 1, data: .a(IPv4Address(2, 2, 2, 2))),
+        ])
         let decoded = try Message(decoding: message.encoded())
         #expect(decoded.answers[1].name.isIdentical(to: upper))
     }

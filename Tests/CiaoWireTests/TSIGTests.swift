@@ -1,3 +1,4 @@
+import CiaoTestFixtures
 import CiaoWire
 import Foundation
 import Testing
@@ -125,7 +126,7 @@ import Testing
         #expect(throws: TSIGError.badKey(unknown.name)) {
             try TSIG.verify(Self.capture("unknown-key-response"), with: key, requestMAC: nil, at: now)
         }
-        let plain = try Message(header: .response(), answers: []).encoded()
+        let plain = try Messages.response([]).encoded()
         #expect(throws: TSIGError.unsigned) { try TSIG.verify(plain, with: key, requestMAC: nil, at: now) }
         let request = try Self.capture("signed-request")
         for cut in [1, 10, 40] {
