@@ -109,7 +109,7 @@ public struct MDNSEngine {
     public func hasInterface(_ id: InterfaceID) -> Bool { interfaces.contains(id) }
 
     /// The current name of a registration, or nil once it is gone.
-    public func name(of id: RegistrationID) -> DomainName? { registrations[.registration(id)]?.name }
+    public func name(of id: RegistrationID) -> DomainName? { registrations[.service(id)]?.name }
 
     /// Records cached on `interface`, for inspection.
     public func cachedRecords(on interface: InterfaceID) -> [ResourceRecord] {
@@ -221,12 +221,12 @@ public struct MDNSEngine {
 
     /// Replaces a service's TXT record and announces it again (RFC 6762 §8.4).
     public mutating func updateTXT(_ id: RegistrationID, to txt: TXTData, at now: Instant) {
-        guard var registration = registrations[.registration(id)], var service = registration.service else { return }
+        guard var registration = registrations[.service(id)], var service = registration.service else { return }
         service.txt = txt
         registration.kind = .service(service)
         noteOwnRecordsChanged(of: registration)
         registration.txtChanged(at: now)
-        registrations[.registration(id)] = registration
+        registrations[.service(id)] = registration
     }
 
     /// Withdraws a service with goodbyes (RFC 6762 §10.1).

@@ -221,7 +221,7 @@ final class RuntimeLoop {
     /// Hands the datagrams to the driver one by one, sending what each calls for before the next:
     /// the engine stamps a multicast with the time it handled the datagram, for the once-a-second
     /// rule (RFC 6762 §6), so the send must not wait for the rest of the batch, however long. The
-    /// batch's events are delivered after it. Returns the multicast datagrams sent over `family`.
+    /// batch's updates are delivered after it. Returns the multicast datagrams sent over `family`.
     @discardableResult
     private func handle(_ packets: [ReceivedPacket], countingMulticastOver family: IPFamily) -> Int {
         var multicastSent = 0

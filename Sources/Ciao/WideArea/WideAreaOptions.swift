@@ -6,8 +6,8 @@ public struct WideAreaOptions: Hashable, Sendable {
     /// The server to send updates to, as `198.18.0.1`, `fd00::53` or with a port `198.18.0.1#5353`;
     /// nil: the zone's primary, as its SOA record names it.
     public var server: String?
-    /// The SRV target, registered in the zone with this host's global addresses; nil: this
-    /// machine's host name in the domain.
+    /// The label of the SRV target, registered in the zone (`<label>.<domain>`) with this host's
+    /// global addresses; nil: this machine's host name in the domain.
     public var hostName: String?
 
     /// Options for publishing with `key`.

@@ -75,7 +75,7 @@ extension MDNSEngine {
         var result = UniqueRecords()
         for owner in owners(publishing: query.name) {
             guard let registration = registrations[owner] else { continue }
-            if case .registration(let id) = owner {
+            if case .service(let id) = owner {
                 guard reportedRegistrations.contains(id), registration.appliesTo(interface.id) else { continue }
             }
             for record in registration.records(hostName: registrations.host.name, interface: interface)

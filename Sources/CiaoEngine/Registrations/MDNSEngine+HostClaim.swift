@@ -110,7 +110,7 @@ extension MDNSEngine {
             if hostClaim == .owned { ownRecordsChanged = true }
             hostClaim = .heldByAnother(
                 confirmAt: now + lifetime.scaled(by: Self.heldHostNameConfirmation), expiresAt: now + lifetime)
-            for id in reportHostNameIfRenamed() { registrations[.registration(id)]?.announceAgain(at: now) }
+            for id in reportHostNameIfRenamed() { registrations[.service(id)]?.announceAgain(at: now) }
         }
     }
 

@@ -58,7 +58,7 @@ extension MDNSEngine {
         var newlyRegistered: [RegistrationID] = []
         // Only names with a probe or announcement due: established ones (most of them, with many
         // services) are neither copied nor written back.
-        let due = registrations.ids { $0.isDue(at: now) }.map(RecordOwner.registration)
+        let due = registrations.ids { $0.isDue(at: now) }.map(RecordOwner.service)
         let owners = (ownsHostName && registrations.host.isDue(at: now) ? [RecordOwner.host] : []) + due
         for owner in owners {
             guard var registration = registrations[owner] else { continue }
@@ -77,7 +77,7 @@ extension MDNSEngine {
                 } else {
                     // Three probes without conflict: the name is ours (§8.3).
                     registration.won(at: now)
-                    if let id = owner.registrationID, !reportedRegistrations.contains(id) {
+                    if let id = owner.serviceID, !reportedRegistrations.contains(id) {
                         newlyRegistered.append(id)
                     }
                     if owner == .host { hostNameSettled = true }
@@ -95,14 +95,14 @@ extension MDNSEngine {
         if hostNameSettled {
             // Their SRV records name the new host name: announced again with it (§8.4).
             for id in reportHostNameIfRenamed() {
-                guard var registration = registrations[.registration(id)] else { continue }
+                guard var registration = registrations[.service(id)] else { continue }
                 registration.announceAgain(sent: 1, at: now + .seconds(1))
-                registrations[.registration(id)] = registration
+                registrations[.service(id)] = registration
                 announcing.append(registration)
             }
         }
         for id in newlyRegistered {
-            guard let registration = registrations[.registration(id)] else { continue }
+            guard let registration = registrations[.service(id)] else { continue }
             reportedRegistrations.insert(id)
             noteOwnRecordsChanged(of: registration)
             events.append(.registered(id, name: registration.name))
@@ -286,7 +286,7 @@ extension MDNSEngine {
         guard var registration = registrations[owner] else { return }
         let oldName = registration.name
         if owner != .host { noteOwnRecordsChanged(of: registration) }
-        if let id = owner.registrationID, registration.service?.allowsRenaming == false {
+        if let id = owner.serviceID, registration.service?.allowsRenaming == false {
             registrations.remove(id)
             reportedRegistrations.remove(id)
             events.append(.nameConflict(id, name: oldName))
@@ -303,7 +303,7 @@ extension MDNSEngine {
         let delay =
             registration.isThrottled ? Self.conflictBackoff : random.duration(in: Self.firstProbeDelay)
         registration.startProbing(at: now + delay)
-        if let id = owner.registrationID {
+        if let id = owner.serviceID {
             registrations[owner] = registration
             reportedRegistrations.remove(id)
             events.append(.renamed(id, from: oldName, to: registration.name))

@@ -2,19 +2,19 @@
 /// one registered service (RFC 6762 §8). The host orders first, then services by registration.
 enum RecordOwner: Hashable, Comparable {
     case host
-    case registration(RegistrationID)
+    case service(RegistrationID)
 
     /// The service's ID; nil for the host.
-    var registrationID: RegistrationID? {
-        if case .registration(let id) = self { return id }
+    var serviceID: RegistrationID? {
+        if case .service(let id) = self { return id }
         return nil
     }
 
     static func < (lhs: RecordOwner, rhs: RecordOwner) -> Bool {
         switch (lhs, rhs) {
-        case (.host, .host), (.registration, .host): false
-        case (.host, .registration): true
-        case (.registration(let left), .registration(let right)): left < right
+        case (.host, .host), (.service, .host): false
+        case (.host, .service): true
+        case (.service(let left), .service(let right)): left < right
         }
     }
 }

@@ -32,14 +32,14 @@ struct RegistrationTable {
         get {
             switch owner {
             case .host: host
-            case .registration(let id): byID[id]
+            case .service(let id): byID[id]
             }
         }
         set {
             switch owner {
             case .host:
                 if let newValue { host = newValue }
-            case .registration(let id):
+            case .service(let id):
                 if let newValue { replace(id, with: newValue) } else { remove(id) }
             }
         }
@@ -80,7 +80,7 @@ struct RegistrationTable {
     /// ``RecordOwner`` order.
     func owners(publishing name: DomainName, includingHost: Bool) -> [RecordOwner] {
         let hostMatches: [RecordOwner] = includingHost && host.publishes(name) ? [.host] : []
-        return hostMatches + (byName[name] ?? []).map(RecordOwner.registration)
+        return hostMatches + (byName[name] ?? []).map(RecordOwner.service)
     }
 
     private mutating func replace(_ id: RegistrationID, with registration: Registration) {
