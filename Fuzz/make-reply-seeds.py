@@ -19,6 +19,9 @@ import os
 import struct
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import seed_files  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "ReplySeeds")
 
@@ -167,13 +170,7 @@ rdata = name("hmac-sha256") + u16(0) + u32(0x6B0FD4B5 + 1000) + u16(300) + u16(0
 rdata += u16(6) + u16(0) + u32(0x6B0FD4B5 + 1000)
 seeds["update-badtime-unsigned"] = control(SOA) + update_reply(rcode=9, ar=[badtime + u16(len(rdata)) + rdata])
 
-os.makedirs(OUT, exist_ok=True)
-for old in os.listdir(OUT):
-    if old.endswith(".bin"):
-        os.remove(os.path.join(OUT, old))
-for key, data in seeds.items():
-    with open(os.path.join(OUT, key + ".bin"), "wb") as fh:
-        fh.write(data)
+seed_files.write(OUT, seeds)
 
 # --- Captures: BIND's TSIG replies (as sent, and with the ID patched), avahi's legacy reply ----
 captures = os.path.join(HERE, "..", "Tests", "CiaoWireTests", "Captures")

@@ -18,6 +18,9 @@ import shutil
 import struct
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import seed_files  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "Seeds")
 
@@ -276,13 +279,7 @@ full = seeds["response-dnssd-compressed"]
 for cut in (11, 20, 44, 62, 75, len(full) - 1):
     seeds["truncated-%03d" % cut] = full[:cut]
 
-os.makedirs(OUT, exist_ok=True)
-for old in os.listdir(OUT):
-    if old.endswith(".bin"):
-        os.remove(os.path.join(OUT, old))
-for key, data in seeds.items():
-    with open(os.path.join(OUT, key + ".bin"), "wb") as fh:
-        fh.write(data)
+seed_files.write(OUT, seeds)
 
 captures = os.path.join(HERE, "..", "Tests", "CiaoWireTests", "Captures")
 copied = 0
