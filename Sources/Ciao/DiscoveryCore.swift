@@ -99,38 +99,30 @@ final class DiscoveryCore: Sendable {
     private func apply(_ updates: [BrowseUpdate]) {
         state.withLock { state in
             guard !state.isStopped else { return }
-            // Each service's last update in the batch, in the order first mentioned; the set of
-            // services itself is not copied, so a batch costs what it mentions.
-            var mentioned: [Service] = []
-            var last: [Service: BrowseUpdate] = [:]
             // Services found before this batch whose PTR came over another family.
             var heardOverAnother: [Service] = []
             var resolved: [ResolvedService] = []
             for update in updates {
-                let service: Service
                 switch update {
-                case .found(let found), .removed(let found):
-                    service = found
+                case .found, .removed:
+                    break
                 case .fromThisHost(let ours):
                     state.servicesFromThisHost.insert(ours)
-                    continue
                 case .heardOver(let heard, let families):
                     if state.families.updateValue(families, forKey: heard) != families,
                         state.services.contains(heard)
                     {
                         heardOverAnother.append(heard)
                     }
-                    continue
                 case .resolved(let result):
                     resolved.append(result)
-                    continue
                 }
-                if last.updateValue(update, forKey: service) == nil { mentioned.append(service) }
             }
+            // The set of services itself is not copied, so a batch costs what it mentions.
             var removed: [Service] = []
             var found: [Service] = []
-            for service in mentioned {
-                switch last[service]! {
+            for update in updates.lastMentions {
+                switch update {
                 case .found(let instance) where !state.services.contains(instance):
                     state.services.insert(instance)
                     found.append(instance)

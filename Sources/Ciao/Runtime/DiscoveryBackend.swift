@@ -100,3 +100,22 @@ enum BrowseUpdate: Hashable, Sendable {
     /// families its addresses came over changed.
     case resolved(ResolvedService)
 }
+
+extension [BrowseUpdate] {
+    /// The change of membership one batch makes: each service's last `found` or `removed` in it,
+    /// as that update spells it, in the order the services are first mentioned. A discovery
+    /// session applies it, and a resolving browse counts its finds by it, so the two count alike.
+    var lastMentions: [BrowseUpdate] {
+        var mentioned: [Service] = []
+        var last: [Service: BrowseUpdate] = [:]
+        for update in self {
+            switch update {
+            case .found(let service), .removed(let service):
+                if last.updateValue(update, forKey: service) == nil { mentioned.append(service) }
+            case .fromThisHost, .heardOver, .resolved:
+                continue
+            }
+        }
+        return mentioned.map { last[$0]! }
+    }
+}

@@ -28,7 +28,6 @@ struct DiscoveryDriver {
     private var directory = ServiceDirectory()
     /// The time of the latest input, at which updates are worked out.
     private var now = Instant.zero
-    private var updates: [BackendUpdate] = []
     /// The engine's events about publications, kept while ``reportsDiagnostics`` is on.
     private var publicationEvents: [EngineEvent] = []
 
@@ -116,11 +115,11 @@ struct DiscoveryDriver {
     /// The updates since the last call, in order. Working them out can start queries (a
     /// resolution follows its SRV target's addresses), so datagrams may follow them.
     mutating func takeUpdates() -> [BackendUpdate] {
+        var updates: [BackendUpdate] = []
         while case let events = engine.takeEvents(), !events.isEmpty {
             if reportsDiagnostics { publicationEvents += events.filter(\.isAboutPublication) }
             updates += directory.handle(events, engine: &engine, at: now)
         }
-        defer { updates = [] }
         return updates
     }
 

@@ -256,8 +256,6 @@ struct ServiceDirectory {
         var browseBatches: [QueryID: [BrowseUpdate]] = [:]
         var browseOrder: [QueryID] = []
         var touchedResolutions: [ResolutionID] = []
-        /// What each resolving browse found or lost, in order.
-        var foundOrRemoved: [QueryID: [BrowseUpdate]] = [:]
         var touchedTargets: [AddressTarget] = []
         var lookupBatches: [BackendToken: [RecordEvent]] = [:]
         var lookupOrder: [BackendToken] = []
@@ -305,7 +303,6 @@ struct ServiceDirectory {
                     }
                 if let update = browseUpdate(query, record, interface, present: change != .removed) {
                     if browseBatches[query] == nil { browseOrder.append(query) }
-                    if browses[query]?.resolving != nil { foundOrRemoved[query, default: []].append(update) }
                     guard case .found(let service) = update else {
                         browseBatches[query, default: []].append(update)
                         continue
@@ -364,9 +361,7 @@ struct ServiceDirectory {
             }
         }
         for query in browseOrder {
-            if let updates = foundOrRemoved[query] {
-                resolveAutomatically(updates, of: query, engine: &engine, at: now)
-            }
+            resolveAutomatically(browseBatches[query] ?? [], of: query, engine: &engine, at: now)
         }
         return updates
     }
@@ -377,24 +372,13 @@ struct ServiceDirectory {
         _ updates: [BrowseUpdate], of query: QueryID, engine: inout MDNSEngine, at now: Instant
     ) {
         guard let browse = browses[query], var resolving = browse.resolving else { return }
-        var mentioned: [Service] = []
-        var present: [Service: Bool] = [:]
-        for update in updates {
+        for update in updates.lastMentions {
             switch update {
-            case .found(let service), .removed(let service):
-                if present.updateValue(update == .found(service), forKey: service) == nil { mentioned.append(service) }
-            case .fromThisHost, .heardOver, .resolved:
-                continue
-            }
-        }
-        for service in mentioned {
-            let wasPresent = resolving.present[service] != nil
-            switch (wasPresent, present[service]!) {
-            case (false, true):
+            case .found(let service) where resolving.present[service] == nil:
                 resolving.finds += 1
                 resolving.present[service] = resolving.finds
                 startResolution(of: service, for: .automatic(browse: browse.token, service), engine: &engine, at: now)
-            case (true, false):
+            case .removed(let service) where resolving.present[service] != nil:
                 resolving.present[service] = nil
                 stopResolution(.automatic(browse: browse.token, service), engine: &engine)
             default:
