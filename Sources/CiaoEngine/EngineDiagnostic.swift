@@ -14,10 +14,18 @@ public enum EngineDiagnostic: Hashable, Sendable {
     /// Another host probed for our name at the same time and won the tie-break (§8.2): we probe
     /// again in a second.
     case lostProbeTieBreak(name: DomainName, from: SocketAddress, on: InterfaceID)
+    /// A name won, lost or renamed: an event about what the engine publishes (``EngineEvent/registered(_:name:)``,
+    /// ``EngineEvent/renamed(_:from:to:)``, ``EngineEvent/nameConflict(_:name:)``,
+    /// ``EngineEvent/hostRenamed(from:to:)``), as ``MDNSEngine/takeEvents()`` reports it.
+    case publication(EngineEvent)
 }
 
 /// Why the engine ignored a received datagram.
 public enum DropReason: Hashable, Sendable, CustomStringConvertible {
+    /// The engine sent it, and the kernel looped it back so that other stacks on this host hear
+    /// it: from one of our addresses and port 5353, with the bytes of a datagram sent in the last
+    /// two seconds (``MDNSEngine/noteSent(at:)``).
+    case ownMulticast
     /// It came on an interface the engine does not use.
     case unknownInterface
     /// It is not a DNS message: the decoder's reason and the offset where it stopped.
@@ -31,6 +39,7 @@ public enum DropReason: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
+        case .ownMulticast: "our own multicast, looped back by the kernel"
         case .unknownInterface: "came on an interface not in use"
         case .undecodable(let error): "undecodable: \(error)"
         case .offLink: "unicast from a source not on the link (RFC 6762 §11)"

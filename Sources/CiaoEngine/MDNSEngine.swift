@@ -87,6 +87,10 @@ public struct MDNSEngine {
     /// returned, whose times ``noteSent(at:)`` moves to when they left.
     var multicastSinceTake: [SentRecord] = []
     var multicastAwaitingSend: [SentRecord] = []
+    /// The datagrams ``takeDatagrams()`` last returned, which ``noteSent(at:)`` logs as sent.
+    var datagramsAwaitingSend: [[UInt8]] = []
+    /// What went out lately, to tell our own multicast looped back from another stack's.
+    var sentDatagrams = SentDatagramLog()
     var events: [EngineEvent] = []
     /// Collect ``EngineDiagnostic``s for ``takeDiagnostics()``; off, the engine keeps none.
     public var reportsDiagnostics = false
@@ -130,11 +134,11 @@ public struct MDNSEngine {
     public mutating func takeDatagrams() -> [OutgoingDatagram] {
         multicastAwaitingSend = multicastSinceTake
         multicastSinceTake = []
+        datagramsAwaitingSend = outgoing.map(\.bytes)
         defer { outgoing = [] }
         return outgoing
     }
 
-    /// Events since the last call, in order; clears them.
     /// The diagnostics collected since the last call, in order.
     public mutating func takeDiagnostics() -> [EngineDiagnostic] {
         defer { diagnostics = [] }
@@ -146,9 +150,12 @@ public struct MDNSEngine {
         if reportsDiagnostics { diagnostics.append(diagnostic()) }
     }
 
+    /// Events since the last call, in order; clears them. With diagnostics on, those about
+    /// publications are kept for ``takeDiagnostics()`` too.
     public mutating func takeEvents() -> [EngineEvent] {
         reportOwnRecords()
         defer { events = [] }
+        if reportsDiagnostics { diagnostics += events.filter(\.isAboutPublication).map(EngineDiagnostic.publication) }
         return events
     }
 
@@ -302,37 +309,48 @@ public struct MDNSEngine {
     /// Handles one received datagram (RFC 6762 §6, §11, §18); returns why it was ignored, if it was.
     @discardableResult
     public mutating func receive(_ datagram: ReceivedDatagram, at now: Instant) -> DropReason? {
-        if let reason = handle(datagram, at: now) {
-            diagnose(.dropped(reason, from: datagram.source, on: datagram.interface))
-            return reason
+        if datagram.source.port == mdnsPort, interfaces.owns(datagram.source.address),
+            sentDatagrams.contains(datagram.bytes, at: now)
+        {
+            return dropped(datagram, .ownMulticast)
         }
-        return nil
-    }
-
-    private mutating func handle(_ datagram: ReceivedDatagram, at now: Instant) -> DropReason? {
         // Only the interface: a copy of its whole state would make the cache copy itself on write.
-        guard let interface = interfaces[datagram.interface]?.interface else { return .unknownInterface }
+        guard let interface = interfaces[datagram.interface]?.interface else {
+            return dropped(datagram, .unknownInterface)
+        }
         let message: Message
         do {
             message = try Message(decoding: datagram.bytes)
         } catch {
-            return .undecodable(error)
+            return dropped(datagram, .undecodable(error))
         }
         // §11: unicast packets must come from on-link sources (CERT VU#550620).
-        guard datagram.isMulticast || interface.isOnLink(datagram.source.address) else { return .offLink }
+        guard datagram.isMulticast || interface.isOnLink(datagram.source.address) else {
+            return dropped(datagram, .offLink)
+        }
         advance(to: now)
         if message.header.isResponse {
             // §18.11 and §6: responses with an error code or from a port other than 5353 are ignored.
-            guard message.header.rcode == 0 else { return .errorResponse(rcode: message.header.rcode) }
-            guard datagram.source.port == mdnsPort else { return .responseFromOtherPort(datagram.source.port) }
+            guard message.header.rcode == 0 else {
+                return dropped(datagram, .errorResponse(rcode: message.header.rcode))
+            }
+            guard datagram.source.port == mdnsPort else {
+                return dropped(datagram, .responseFromOtherPort(datagram.source.port))
+            }
             diagnose(.received(message, from: datagram.source, on: datagram.interface))
             noteHostNameHolder(in: message, at: now)
-            handleResponse(message, from: datagram, at: now)
+            handleResponse(message, from: datagram, on: interface, at: now)
         } else {
             diagnose(.received(message, from: datagram.source, on: datagram.interface))
-            handleQuery(message, from: datagram, at: now)
+            handleQuery(message, from: datagram, on: interface, at: now)
         }
         return nil
+    }
+
+    /// Notes why `datagram` was ignored, for ``takeDiagnostics()``, and returns it.
+    private mutating func dropped(_ datagram: ReceivedDatagram, _ reason: DropReason) -> DropReason {
+        diagnose(.dropped(reason, from: datagram.source, on: datagram.interface))
+        return reason
     }
 
     // MARK: Sending

@@ -17,7 +17,7 @@ import CiaoWire
 /// The socket is bound with SO_REUSEADDR and SO_REUSEPORT so it runs beside avahi-daemon or another
 /// mDNS stack on the same host; multicast is delivered to every such socket, but the kernel hands
 /// each unicast datagram to only one of them (``portWasInUse`` tells whether another holds the port).
-/// Multicast loopback stays on so those other stacks hear us; the runtime recognises our own packets.
+/// Multicast loopback stays on so those other stacks hear us; the engine recognises our own packets.
 ///
 /// IP_MULTICAST_ALL stays on (the Linux default), so the socket also hears the mDNS group on
 /// interfaces that only some other socket on the host joined: the runtime must ignore datagrams
@@ -124,9 +124,8 @@ public final class MulticastSocket {
         try SystemCall.setOption(fd, SOL_SOCKET, SO_REUSEPORT, on, operation: "set SO_REUSEPORT")
         switch family {
         case .v4:
-            // Receiving interface and destination address, and the TTL (RFC 6762 §11).
+            // Receiving interface and destination address.
             try SystemCall.setOption(fd, ip, IP_PKTINFO, on, operation: "set IP_PKTINFO")
-            try SystemCall.setOption(fd, ip, IP_RECVTTL, on, operation: "set IP_RECVTTL")
             // RFC 6762 §11: all mDNS packets go out with TTL 255.
             try SystemCall.setOption(fd, ip, IP_TTL, hops, operation: "set IP_TTL")
             try SystemCall.setOption(fd, ip, IP_MULTICAST_TTL, hops, operation: "set IP_MULTICAST_TTL")
@@ -134,7 +133,6 @@ public final class MulticastSocket {
         case .v6:
             try SystemCall.setOption(fd, ipv6, IPV6_V6ONLY, on, operation: "set IPV6_V6ONLY")
             try SystemCall.setOption(fd, ipv6, IPV6_RECVPKTINFO, on, operation: "set IPV6_RECVPKTINFO")
-            try SystemCall.setOption(fd, ipv6, IPV6_RECVHOPLIMIT, on, operation: "set IPV6_RECVHOPLIMIT")
             try SystemCall.setOption(fd, ipv6, IPV6_UNICAST_HOPS, hops, operation: "set IPV6_UNICAST_HOPS")
             try SystemCall.setOption(fd, ipv6, IPV6_MULTICAST_HOPS, hops, operation: "set IPV6_MULTICAST_HOPS")
             try SystemCall.setOption(fd, ipv6, IPV6_MULTICAST_LOOP, on, operation: "set IPV6_MULTICAST_LOOP")
@@ -310,10 +308,10 @@ public final class MulticastSocket {
     /// Datagrams larger than `maximumDatagramSize` (MSG_TRUNC) and datagrams the kernel reported
     /// without a receiving interface are read and skipped, so an empty result means none was
     /// waiting (EAGAIN) or every one read was skipped; poll(2) tells whether more wait.
-    public func receiveWaiting(limit: Int = 256) throws(TransportError) -> [ReceivedPacket] {
+    public func receiveWaiting(limit: Int = 256) throws(TransportError) -> [ReceivedDatagram] {
         // Described only for an error: every read would otherwise build the string.
         func operation() -> String { "receive on the \(family.name) mDNS socket" }
-        var packets: [ReceivedPacket] = []
+        var datagrams: [ReceivedDatagram] = []
         var read = 0
         while read < limit {
             guard fileDescriptor >= 0 else { throw .closed(operation: operation()) }
@@ -324,26 +322,30 @@ public final class MulticastSocket {
             if count < 0 {
                 let errno = Glibc.errno
                 switch errno {
-                case EAGAIN, EWOULDBLOCK: return packets
+                case EAGAIN, EWOULDBLOCK: return datagrams
                 // An ICMP error queued on the socket by an earlier send; it says nothing about reception.
                 case _ where TransportError.transientErrors.contains(errno): continue
                 // What was read is delivered; a lasting error shows again on the next call.
                 default:
-                    if packets.isEmpty { throw .system(operation: operation(), errno: errno) } else { return packets }
+                    if datagrams.isEmpty {
+                        throw .system(operation: operation(), errno: errno)
+                    } else {
+                        return datagrams
+                    }
                 }
             }
             for slot in 0..<Int(count) {
-                if let packet = packet(in: slot) { packets.append(packet) }
+                if let datagram = datagram(in: slot) { datagrams.append(datagram) }
             }
             read += Int(count)
-            if count < slots.count { return packets }
+            if count < slots.count { return datagrams }
         }
-        return packets
+        return datagrams
     }
 
     /// The datagram the last read put in `slot`, unless it was truncated or came without a
     /// receiving interface.
-    private func packet(in slot: Int) -> ReceivedPacket? {
+    private func datagram(in slot: Int) -> ReceivedDatagram? {
         let message = slots.messages + slot
         let header = readControlMessages(&message.pointee.msg_hdr)
         if message.pointee.msg_hdr.msg_flags & Int32(MSG_TRUNC) != 0 {
@@ -353,21 +355,19 @@ public final class MulticastSocket {
         guard let interface = header.interface, let destination = header.destination,
             let source = SocketAddress(slots.source(slot))
         else { return nil }
-        let datagram = ReceivedDatagram(
+        return ReceivedDatagram(
             bytes: [UInt8](slots.payload(slot)), source: source, interface: interface,
             isMulticast: destination.isMulticast)
-        return ReceivedPacket(datagram: datagram, destination: destination, ttl: header.ttl)
     }
 
     /// What the control messages of one received datagram said.
     private struct ReceivedHeader {
         var interface: InterfaceID?
         var destination: IPAddress?
-        var ttl: Int?
     }
 
-    /// Walks the control messages (CMSG_FIRSTHDR / CMSG_NXTHDR) for PKTINFO, TTL or hop limit, and
-    /// the SO_RXQ_OVFL drop counter.
+    /// Walks the control messages (CMSG_FIRSTHDR / CMSG_NXTHDR) for PKTINFO and the SO_RXQ_OVFL
+    /// drop counter.
     private func readControlMessages(_ message: inout msghdr) -> ReceivedHeader {
         var result = ReceivedHeader()
         var next = ciao_cmsg_firsthdr(&message)
@@ -384,9 +384,6 @@ public final class MulticastSocket {
                 let info = data.loadUnaligned(as: ciao_in6_pktinfo.self)
                 result.interface = InterfaceID(info.ipi6_ifindex)
                 result.destination = .v6(IPv6Address(info.ipi6_addr))
-            case (Int32(IPPROTO_IP), IP_TTL) where dataLength >= MemoryLayout<Int32>.size,
-                (Int32(IPPROTO_IPV6), IPV6_HOPLIMIT) where dataLength >= MemoryLayout<Int32>.size:
-                result.ttl = Int(data.loadUnaligned(as: Int32.self))
             case (SOL_SOCKET, SO_RXQ_OVFL) where dataLength >= MemoryLayout<UInt32>.size:
                 droppedDatagrams = UInt64(data.loadUnaligned(as: UInt32.self))
             default:

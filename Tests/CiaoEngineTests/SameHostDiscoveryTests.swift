@@ -137,3 +137,57 @@ import Testing
         #expect(engine.arrival(of: Services.ptr(to: Names.instance("Never Sent")), on: interface) == nil)
     }
 }
+
+/// The kernel loops our multicast back so that other stacks on this host hear it; the engine
+/// drops its own copy and still hears those stacks (RFC 6762 §15).
+@Suite struct OwnMulticastTests {
+    private let address = IPAddress.v4(IPv4Address(198, 18, 0, 1))
+    private var interface: NetworkInterface {
+        NetworkInterface(id: InterfaceID(1), name: "veth0", addresses: [InterfaceAddress(address, prefixLength: 24)])
+    }
+
+    /// An engine that has sent its first PTR query, and the query's bytes.
+    private func engineThatAsked(at sentAt: Instant) -> (MDNSEngine, [UInt8]) {
+        var engine = MDNSEngine(configuration: .init(hostLabel: "ciao"), seed: 1)
+        engine.setInterface(interface, at: .zero)
+        _ = engine.startQuery(name: Names.serviceType, type: .ptr, at: .zero)
+        engine.advance(to: sentAt)
+        let query = engine.takeDatagrams().first { $0.purpose == .query }!
+        engine.noteSent(at: sentAt)
+        return (engine, query.bytes)
+    }
+
+    private func datagram(_ bytes: [UInt8], from source: IPAddress) -> ReceivedDatagram {
+        ReceivedDatagram(
+            bytes: bytes, source: SocketAddress(source, port: mdnsPort), interface: interface.id, isMulticast: true)
+    }
+
+    @Test func ourOwnLoopedBackQueryIsDropped() {
+        let sentAt = Instant.zero + .milliseconds(200)
+        var (engine, query) = engineThatAsked(at: sentAt)
+        #expect(engine.receive(datagram(query, from: address), at: sentAt + .milliseconds(1)) == .ownMulticast)
+    }
+
+    /// The same bytes from another host are its own query; after two seconds ours are forgotten.
+    @Test func theSameBytesFromAnotherHostOrLaterAreHandled() {
+        let sentAt = Instant.zero + .milliseconds(200)
+        var (engine, query) = engineThatAsked(at: sentAt)
+        let other = IPAddress.v4(IPv4Address(198, 18, 0, 2))
+        #expect(engine.receive(datagram(query, from: other), at: sentAt + .milliseconds(1)) == nil)
+        #expect(engine.receive(datagram(query, from: address), at: sentAt + .milliseconds(2001)) == nil)
+    }
+
+    /// Another stack on this host (avahi-daemon beside us) sends from our address and port: its
+    /// answer is heard and reported.
+    @Test func anotherStackOnThisHostIsHeard() throws {
+        let sentAt = Instant.zero + .milliseconds(200)
+        var (engine, _) = engineThatAsked(at: sentAt)
+        _ = engine.takeEvents()
+        let answer = try Messages.response([Services.ptr(to: Names.instance("Printer"))]).encoded()
+        #expect(engine.receive(datagram(answer, from: address), at: sentAt + .milliseconds(5)) == nil)
+        #expect(
+            engine.takeEvents().contains {
+                if case .added(_, let record, _) = $0 { record.data == .ptr(Names.instance("Printer")) } else { false }
+            })
+    }
+}

@@ -44,17 +44,17 @@ func uniquePayload(_ label: String) -> [UInt8] {
 /// `enough` says so.
 func collect(
     _ payload: [UInt8], on socket: MulticastSocket, within window: Duration = .milliseconds(500),
-    until enough: ([ReceivedPacket]) -> Bool = { _ in false }
-) throws -> [ReceivedPacket] {
+    until enough: ([ReceivedDatagram]) -> Bool = { _ in false }
+) throws -> [ReceivedDatagram] {
     var poller = Poller()
-    var packets: [ReceivedPacket] = []
+    var datagrams: [ReceivedDatagram] = []
     let clock = ContinuousClock()
     let deadline = clock.now.advanced(by: window)
-    while clock.now < deadline && !enough(packets) {
+    while clock.now < deadline && !enough(datagrams) {
         _ = try poller.wait(fileDescriptors: [socket.fileDescriptor], timeout: clock.now.duration(to: deadline))
-        packets += try socket.receiveWaiting().filter { $0.datagram.bytes == payload }
+        datagrams += try socket.receiveWaiting().filter { $0.bytes == payload }
     }
-    return packets
+    return datagrams
 }
 
 /// Runs `ip` with `arguments` (inside the namespace, where the tests run) and fails on a non-zero exit.

@@ -26,17 +26,15 @@ struct DiscoveryDriver {
 
     private(set) var engine: MDNSEngine
     private var directory = ServiceDirectory()
-    /// The time of the latest input, at which updates are worked out.
-    private var now = Instant.zero
-    /// The engine's events about publications, kept while ``reportsDiagnostics`` is on.
-    private var publicationEvents: [EngineEvent] = []
+    /// The updates worked out since ``takeUpdates()``, each input's at its end.
+    private var updates: [BackendUpdate] = []
 
     init(engine: MDNSEngine) {
         self.engine = engine
     }
 
-    /// Whether the engine keeps what it received and met, and the driver the publications'
-    /// events, for ``takeDiagnostics()`` and ``takePublicationEvents()``.
+    /// Whether the engine keeps what it received, met and decided about publications, for
+    /// ``takeDiagnostics()``.
     var reportsDiagnostics: Bool {
         get { engine.reportsDiagnostics }
         set { engine.reportsDiagnostics = newValue }
@@ -48,7 +46,6 @@ struct DiscoveryDriver {
     // MARK: Inputs
 
     mutating func handle(_ command: Command, at now: Instant) {
-        self.now = now
         switch command {
         case .publish(let publication, let token):
             directory.publish(publication, token: token, engine: &engine, at: now)
@@ -71,36 +68,39 @@ struct DiscoveryDriver {
             directory.withdrawEverything(engine: &engine, at: now)
             for id in directory.interfaceNames.keys.sorted() { removeInterface(id, at: now) }
         }
+        updates += directory.takeUpdates(from: &engine, at: now)
     }
 
     /// A new interface, or new addresses on one (RFC 6762 §8.3, §10.2).
     mutating func setInterface(_ interface: NetworkInterface, at now: Instant) {
-        self.now = now
         directory.interfaceNames[interface.id] = interface.name
         engine.setInterface(interface, at: now)
+        updates += directory.takeUpdates(from: &engine, at: now)
     }
 
     /// An interface gone or down: its records withdrawn, its caches emptied.
     mutating func removeInterface(_ id: InterfaceID, at now: Instant) {
-        self.now = now
         engine.removeInterface(id, at: now)
         directory.interfaceNames[id] = nil
+        updates += directory.takeUpdates(from: &engine, at: now)
     }
 
     /// Handles one received datagram; returns why the engine ignored it, if it did.
     @discardableResult
     mutating func receive(_ datagram: ReceivedDatagram, at now: Instant) -> DropReason? {
-        self.now = now
-        return engine.receive(datagram, at: now)
+        let dropped = engine.receive(datagram, at: now)
+        updates += directory.takeUpdates(from: &engine, at: now)
+        return dropped
     }
 
     /// Runs every timer due at `now`.
     mutating func advance(to now: Instant) {
-        self.now = now
         engine.advance(to: now)
+        updates += directory.takeUpdates(from: &engine, at: now)
     }
 
-    /// Moves the times of the multicast just taken to `time`, when it left (RFC 6762 §6).
+    /// Moves the times of the multicast just taken to `time`, when it left (RFC 6762 §6), and
+    /// logs it as sent, to know it when the kernel loops it back.
     mutating func noteSent(at time: Instant) {
         engine.noteSent(at: time)
     }
@@ -112,35 +112,15 @@ struct DiscoveryDriver {
         engine.takeDatagrams()
     }
 
-    /// The updates since the last call, in order. Working them out can start queries (a
-    /// resolution follows its SRV target's addresses), so datagrams may follow them.
+    /// The updates since the last call, in order.
     mutating func takeUpdates() -> [BackendUpdate] {
-        var updates: [BackendUpdate] = []
-        while case let events = engine.takeEvents(), !events.isEmpty {
-            if reportsDiagnostics { publicationEvents += events.filter(\.isAboutPublication) }
-            updates += directory.handle(events, engine: &engine, at: now)
-        }
+        defer { updates = [] }
         return updates
     }
 
-    /// What the engine received and met since the last call, while ``reportsDiagnostics`` is on.
+    /// What the engine received, met and decided about publications since the last call, while
+    /// ``reportsDiagnostics`` is on.
     mutating func takeDiagnostics() -> [EngineDiagnostic] {
         engine.takeDiagnostics()
-    }
-
-    /// Names won, lost and renamed since the last call, while ``reportsDiagnostics`` is on.
-    mutating func takePublicationEvents() -> [EngineEvent] {
-        defer { publicationEvents = [] }
-        return publicationEvents
-    }
-}
-
-extension EngineEvent {
-    /// Whether the event is about a name this host publishes rather than a query's answers.
-    fileprivate var isAboutPublication: Bool {
-        switch self {
-        case .registered, .renamed, .nameConflict, .hostRenamed: true
-        case .added, .updated, .removed, .heardOver: false
-        }
     }
 }

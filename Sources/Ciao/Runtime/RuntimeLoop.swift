@@ -26,7 +26,6 @@ final class RuntimeLoop {
     /// Told after each interface scan which group memberships could not be made (retried at every
     /// scan).
     private let reportMembershipFailures: ([NetworkScope.MembershipFailure]) -> Void
-    private var sentDatagrams = SentDatagramLog()
     private var poller = Poller()
     private let diagnostics = DiagnosticHub.shared
     private var statistics = RuntimeStatistics()
@@ -116,16 +115,13 @@ final class RuntimeLoop {
         driver.handle(command, at: now)
     }
 
-    /// Sends what the driver has to send and passes its updates to their callbacks.
-    /// Returns how many multicast datagrams went out over `family` (those the kernel accepted).
+    /// Sends what the driver has to send and passes its updates to their callbacks. Returns how
+    /// many multicast datagrams went out over `family` (those the kernel accepted).
     @discardableResult
     func sendAndDeliver(countingMulticastOver family: IPFamily? = nil) -> Int {
-        var multicastSent = sendDatagrams(countingMulticastOver: family)
-        let updates = driver.takeUpdates()
         reportEngineDiagnostics()
-        // Working the updates out may have started queries that ask at once.
-        multicastSent += sendDatagrams(countingMulticastOver: family)
-        for update in updates { callbacks[update.token]?(update) }
+        let multicastSent = sendDatagrams(countingMulticastOver: family)
+        for update in driver.takeUpdates() { callbacks[update.token]?(update) }
         return multicastSent
     }
 
@@ -150,7 +146,6 @@ final class RuntimeLoop {
         var multicastSent = 0
         for datagram in driver.takeDatagrams() {
             guard let socket = sockets[datagram.family] else { continue }
-            sentDatagrams.record(datagram.bytes, at: now)
             do {
                 try socket.send(datagram.bytes, on: datagram.interface, to: datagram.destination)
             } catch {
@@ -193,74 +188,48 @@ final class RuntimeLoop {
         #endif
     }
 
-    /// Handles what waits on `socket` and sends the answers. When answers were multicast on this
-    /// socket's family and the batch was not full, reads once more at once, about as many as were
-    /// sent: the kernel loops our multicast back during the send (other stacks on this host must
-    /// hear it), so it is already waiting, and reading it now saves a poll(2) round per answered
-    /// query. A full batch goes back to poll first, so the other descriptors get their turn.
+    /// Hands what waits on `socket` to the driver, datagram by datagram, sending what each calls
+    /// for and delivering its updates before the next: the engine stamps a multicast with the
+    /// time it handled the datagram, for the once-a-second rule (RFC 6762 §6), so the send must
+    /// not wait for the rest of the batch. When answers were multicast on this socket's family
+    /// and the batch was not full, reads once more at once, about as many as were sent: the
+    /// kernel loops our multicast back during the send (other stacks on this host must hear it),
+    /// so it is already waiting, and reading it now saves a poll(2) round per answered query. A
+    /// full batch goes back to poll first, so the other descriptors get their turn.
     private func receive(from socket: MulticastSocket) {
-        let packets = read(socket, limit: Self.receiveBatch)
-        let multicastSent = handle(packets, countingMulticastOver: socket.family)
-        if multicastSent > 0, packets.count < Self.receiveBatch {
-            handle(read(socket, limit: multicastSent), countingMulticastOver: socket.family)
-        }
-    }
-
-    /// Up to `limit` datagrams waiting on `socket`; a failed read is counted and reported.
-    private func read(_ socket: MulticastSocket, limit: Int) -> [ReceivedPacket] {
-        defer { reportNewSocketCounts(socket) }
-        do {
-            return try socket.receiveWaiting(limit: limit)
-        } catch {
-            statistics.noteReceiveFailure(over: socket.family)
-            diagnostics.emit(.warning, .socket, "reading the \(Self.familyName(socket.family)) socket failed: \(error)")
-            return []
-        }
-    }
-
-    /// Hands the datagrams to the driver one by one, sending what each calls for before the next:
-    /// the engine stamps a multicast with the time it handled the datagram, for the once-a-second
-    /// rule (RFC 6762 §6), so the send must not wait for the rest of the batch, however long. The
-    /// batch's updates are delivered after it. Returns the multicast datagrams sent over `family`.
-    @discardableResult
-    private func handle(_ packets: [ReceivedPacket], countingMulticastOver family: IPFamily) -> Int {
-        var multicastSent = 0
-        for packet in packets {
-            let datagram = packet.datagram
-            let time = now
-            let name = interfaceName(datagram.interface)
-            statistics.update(datagram.interface, family, name: name) {
-                $0.packetsReceived += 1
-                $0.bytesReceived += UInt64(datagram.bytes.count)
-            }
-            if isOwnMulticast(datagram, at: time) {
-                statistics.update(datagram.interface, family, name: name) { $0.ownPacketsIgnored += 1 }
+        var limit = Self.receiveBatch
+        for read in 1...2 {
+            let datagrams: [ReceivedDatagram]
+            do {
+                datagrams = try socket.receiveWaiting(limit: limit)
+            } catch {
+                statistics.noteReceiveFailure(over: socket.family)
                 diagnostics.emit(
-                    .debug, .packet, interface: name, "ignored our own multicast, looped back by the kernel")
-                continue
+                    .warning, .socket, "reading the \(Self.familyName(socket.family)) socket failed: \(error)")
+                datagrams = []
             }
-            if let reason = driver.receive(datagram, at: time) {
-                statistics.update(datagram.interface, family, name: name) { counters in
-                    switch reason {
-                    case .undecodable: counters.undecodable += 1
-                    case .offLink: counters.offLink += 1
-                    default: counters.otherDropped += 1
+            reportNewSocketCounts(socket)
+            var multicastSent = 0
+            for datagram in datagrams {
+                statistics.update(datagram.interface, socket.family, name: interfaceName(datagram.interface)) {
+                    $0.packetsReceived += 1
+                    $0.bytesReceived += UInt64(datagram.bytes.count)
+                }
+                if let reason = driver.receive(datagram, at: now) {
+                    statistics.update(datagram.interface, socket.family, name: interfaceName(datagram.interface)) {
+                        switch reason {
+                        case .ownMulticast: $0.ownPacketsIgnored += 1
+                        case .undecodable: $0.undecodable += 1
+                        case .offLink: $0.offLink += 1
+                        default: $0.otherDropped += 1
+                        }
                     }
                 }
+                multicastSent += sendAndDeliver(countingMulticastOver: socket.family)
             }
-            reportEngineDiagnostics()
-            multicastSent += sendDatagrams(countingMulticastOver: family)
+            guard read == 1, multicastSent > 0, datagrams.count < limit else { return }
+            limit = multicastSent
         }
-        return multicastSent + sendAndDeliver(countingMulticastOver: family)
-    }
-
-    /// Our own multicast, looped back by the kernel so that other stacks on this host hear it:
-    /// from one of our addresses, port 5353, with bytes we sent moments ago.
-    private func isOwnMulticast(_ datagram: ReceivedDatagram, at time: Instant) -> Bool {
-        guard datagram.source.port == mdnsPort,
-            interfaces.values.contains(where: { $0.owns(datagram.source.address) })
-        else { return false }
-        return sentDatagrams.contains(datagram.bytes, at: time)
     }
 
     /// Brings the engine and the group memberships in line with the interfaces now present:
@@ -400,9 +369,7 @@ final class RuntimeLoop {
     /// Says what the engine met: each message received and from whom, drops and why, conflicts;
     /// and names won, lost and renamed.
     private func reportEngineDiagnostics() {
-        report(driver.takePublicationEvents())
-        let taken = driver.takeDiagnostics()
-        for diagnostic in taken {
+        for diagnostic in driver.takeDiagnostics() {
             switch diagnostic {
             case .received(let message, let source, let interface):
                 let kind =
@@ -424,25 +391,16 @@ final class RuntimeLoop {
                     .info, .publication, interface: interfaceName(interface),
                     "\(source) probes for \(name) too and wins the tie-break (RFC 6762 §8.2): probing again in a second"
                 )
-            }
-        }
-    }
-
-    /// Says what the engine reports about publications: names won, lost and renamed.
-    private func report(_ events: [EngineEvent]) {
-        guard diagnostics.wants(.info) else { return }
-        for event in events {
-            switch event {
-            case .registered(_, let name):
+            case .publication(.registered(_, let name)):
                 diagnostics.emit(.info, .publication, "\(name) is ours: probed and announced (RFC 6762 §8)")
-            case .renamed(_, let old, let new):
+            case .publication(.renamed(_, let old, let new)):
                 diagnostics.emit(.info, .publication, "lost \(old) to a conflict: renamed \(new), probing for it")
-            case .nameConflict(_, let name):
+            case .publication(.nameConflict(_, let name)):
                 diagnostics.emit(
                     .warning, .publication, "\(name) is taken and renaming is off: the service is withdrawn")
-            case .hostRenamed(let old, let new):
+            case .publication(.hostRenamed(let old, let new)):
                 diagnostics.emit(.info, .publication, "host name \(old) is now \(new)")
-            case .added, .updated, .removed, .heardOver:
+            case .publication(.added), .publication(.updated), .publication(.removed), .publication(.heardOver):
                 continue
             }
         }

@@ -19,8 +19,11 @@ extension MDNSEngine {
     /// How often older multicasts are forgotten.
     static let multicastSweepInterval: Duration = .seconds(60)
 
-    mutating func handleQuery(_ message: Message, from datagram: ReceivedDatagram, at now: Instant) {
-        guard let interface = interfaces[datagram.interface]?.interface else { return }
+    /// Answers a query, defends our names against a probe and notes what another host asks
+    /// (§6, §7, §8.2, §10.5).
+    mutating func handleQuery(
+        _ message: Message, from datagram: ReceivedDatagram, on interface: NetworkInterface, at now: Instant
+    ) {
         let source = datagram.source
         let isLegacy = source.port != mdnsPort
         if !isLegacy {
@@ -49,8 +52,12 @@ extension MDNSEngine {
         answer(message, from: datagram, on: interface, at: now)
     }
 
-    mutating func handleResponse(_ message: Message, from datagram: ReceivedDatagram, at now: Instant) {
-        guard let interface = interfaces[datagram.interface]?.interface else { return }
+    /// What a response means for us (§7.4, §9, §10): conflicts with our names, duplicate answers
+    /// we need not send, forged goodbyes for our records to refute; then its answers and
+    /// additional records cached, and the changes reported to the queries that ask for them.
+    mutating func handleResponse(
+        _ message: Message, from datagram: ReceivedDatagram, on interface: NetworkInterface, at now: Instant
+    ) {
         detectConflicts(in: message, from: datagram.source, on: interface, at: now)
         // Duplicate answer suppression (§7.4): someone else just multicast what we were about to.
         let family = datagram.source.address.family
@@ -67,8 +74,26 @@ extension MDNSEngine {
             interfaces[interface.id]?.pendingResponses[slot] = pending.answers.isEmpty ? nil : pending
         }
         if datagram.isMulticast { refuteGoodbyes(in: message, on: interface, family: family, at: now) }
-        cacheResponse(
-            message, from: datagram.source.address, on: interface.id, multicast: datagram.isMulticast, at: now)
+        let source = datagram.source.address
+        let watched = watchedQuestions(on: interface.id)
+        for record in message.answers + message.additionals where record.type != .opt {
+            // Mutated in place: a copy of the interface state would copy the whole cache.
+            let key = RecordKey(record)
+            guard
+                let (insertion, evicted) = interfaces[interface.id]?.cache.insert(
+                    record, key: key, from: source, over: family, multicast: datagram.isMulticast, at: now,
+                    random: &random, isWatched: watched.contains)
+            else { return }
+            // Records no query asks for have no one to report to (a flood is mostly those).
+            switch insertion {
+            case .added where watched.contains(key.rrset): report(.added, record, on: interface.id)
+            case .replaced where watched.contains(key.rrset): report(.updated, record, on: interface.id)
+            case .refreshedOverNewFamily where watched.contains(key.rrset):
+                report(.heardOver(family), record, on: interface.id)
+            default: break
+            }
+            for record in evicted { report(.removed, record, on: interface.id) }
+        }
     }
 
     /// Multicasts again our records that someone else said goodbye to: another responder on this
@@ -249,7 +274,11 @@ extension MDNSEngine {
     /// Moves the times of the records in the datagrams last taken to `time`, when the transport
     /// says they left: a datagram leaves after the engine made it, and a record multicast again
     /// a second after it was made could reach the wire less than a second after it last did (§6).
+    /// Logs the datagrams as sent, so that ``receive(_:at:)`` drops them when the kernel loops
+    /// them back (``DropReason/ownMulticast``).
     public mutating func noteSent(at time: Instant) {
+        for bytes in datagramsAwaitingSend { sentDatagrams.record(bytes, at: time) }
+        datagramsAwaitingSend = []
         for sent in multicastAwaitingSend {
             guard let made = interfaces[sent.interface]?.lastMulticast[sent.key]?[sent.family], made < time else {
                 continue

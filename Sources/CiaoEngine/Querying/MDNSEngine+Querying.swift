@@ -159,32 +159,6 @@ extension MDNSEngine {
         return answers.map { ($0.description, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
     }
 
-    /// Caches the answers and additional records of a response received from `source`, by
-    /// multicast or not, and reports changes (§10).
-    mutating func cacheResponse(
-        _ message: Message, from source: IPAddress, on interfaceID: InterfaceID, multicast: Bool, at now: Instant
-    ) {
-        let watched = watchedQuestions(on: interfaceID)
-        for record in message.answers + message.additionals where record.type != .opt {
-            // Mutated in place: a copy of the interface state would copy the whole cache.
-            let key = RecordKey(record)
-            guard
-                let (insertion, evicted) = interfaces[interfaceID]?.cache.insert(
-                    record, key: key, from: source, over: source.family, multicast: multicast, at: now,
-                    random: &random, isWatched: watched.contains)
-            else { return }
-            // Records no query asks for have no one to report to (a flood is mostly those).
-            switch insertion {
-            case .added where watched.contains(key.rrset): report(.added, record, on: interfaceID)
-            case .replaced where watched.contains(key.rrset): report(.updated, record, on: interfaceID)
-            case .refreshedOverNewFamily where watched.contains(key.rrset):
-                report(.heardOver(source.family), record, on: interfaceID)
-            default: break
-            }
-            for record in evicted { report(.removed, record, on: interfaceID) }
-        }
-    }
-
     /// From another host's query, multicast over `family`: POOF bookkeeping (§10.5) and duplicate
     /// question suppression (§7.3).
     mutating func observeQuery(_ message: Message, on interfaceID: InterfaceID, over family: IPFamily, at now: Instant)

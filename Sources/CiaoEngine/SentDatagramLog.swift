@@ -1,7 +1,5 @@
-import CiaoEngine
-
-/// The datagrams this process sent in the last few seconds, by content, so that the runtime can
-/// recognise its own multicast when the kernel loops it back.
+/// The datagrams the engine sent in the last few seconds, by content, so that it can recognise its
+/// own multicast when the kernel loops it back (``DropReason/ownMulticast``).
 ///
 /// Looping back is needed (another mDNS stack on this host, such as avahi-daemon, must hear us),
 /// but our own probes, announcements and queries are not news to the engine that sent them.
