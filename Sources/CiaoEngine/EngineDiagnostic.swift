@@ -14,10 +14,36 @@ public enum EngineDiagnostic: Hashable, Sendable {
     /// Another host probed for our name at the same time and won the tie-break (§8.2): we probe
     /// again in a second.
     case lostProbeTieBreak(name: DomainName, from: SocketAddress, on: InterfaceID)
-    /// A name won, lost or renamed: an event about what the engine publishes (``EngineEvent/registered(_:name:)``,
-    /// ``EngineEvent/renamed(_:from:to:)``, ``EngineEvent/nameConflict(_:name:)``,
-    /// ``EngineEvent/hostRenamed(from:to:)``), as ``MDNSEngine/takeEvents()`` reports it.
-    case publication(EngineEvent)
+    /// A service's name won by probing (``EngineEvent/registered(_:name:)``).
+    case registered(name: DomainName)
+    /// A service's name lost to a conflict, probing under another (``EngineEvent/renamed(_:from:to:)``).
+    case renamed(from: DomainName, to: DomainName)
+    /// A service's name taken, renaming off (``EngineEvent/nameConflict(_:name:)``).
+    case nameConflict(name: DomainName)
+    /// The host name settled under another (``EngineEvent/hostRenamed(from:to:)``).
+    case hostRenamed(from: DomainName, to: DomainName)
+
+    /// Whether it tells of a name won, lost or renamed; these come as ``MDNSEngine/takeEvents()``
+    /// reports the events.
+    public var isAboutPublication: Bool {
+        switch self {
+        case .registered, .renamed, .nameConflict, .hostRenamed: true
+        case .received, .dropped, .conflict, .lostProbeTieBreak: false
+        }
+    }
+}
+
+extension EngineEvent {
+    /// What a log says of the event, if it is about a name this engine publishes.
+    var publicationDiagnostic: EngineDiagnostic? {
+        switch self {
+        case .registered(_, let name): .registered(name: name)
+        case .renamed(_, let old, let new): .renamed(from: old, to: new)
+        case .nameConflict(_, let name): .nameConflict(name: name)
+        case .hostRenamed(let old, let new): .hostRenamed(from: old, to: new)
+        case .added, .updated, .removed, .heardOver: nil
+        }
+    }
 }
 
 /// Why the engine ignored a received datagram.

@@ -36,14 +36,6 @@ public enum EngineEvent: Hashable, Sendable {
     /// family: its responder speaks both, as `avahi-browse` shows with a line per protocol.
     /// ``MDNSEngine/arrival(of:on:)`` tells the families it has come over so far.
     case heardOver(QueryID, ResourceRecord, InterfaceID, IPFamily)
-
-    /// Whether the event is about a name this host publishes rather than a query's answers.
-    var isAboutPublication: Bool {
-        switch self {
-        case .registered, .renamed, .nameConflict, .hostRenamed: true
-        case .added, .updated, .removed, .heardOver: false
-        }
-    }
 }
 
 /// A DNS-SD service to publish (RFC 6763 §4–§7).

@@ -155,7 +155,7 @@ public struct MDNSEngine {
     public mutating func takeEvents() -> [EngineEvent] {
         reportOwnRecords()
         defer { events = [] }
-        if reportsDiagnostics { diagnostics += events.filter(\.isAboutPublication).map(EngineDiagnostic.publication) }
+        if reportsDiagnostics { diagnostics += events.compactMap(\.publicationDiagnostic) }
         return events
     }
 

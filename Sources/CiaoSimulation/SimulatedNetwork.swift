@@ -8,7 +8,8 @@ public typealias SimulatedNetwork = SimulatedNetworkOf<MDNSEngine>
 ///
 /// Links deliver multicast to every other host on them and unicast to the owner of the address,
 /// each copy independently lost, delayed or duplicated per the link's conditions; delays make
-/// reordering. All randomness comes from one seed, so a seed fixes a run byte for byte.
+/// reordering. As the kernel does, a multicast also comes back to its sender at once, whose
+/// engine must know it for its own (``DropReason/ownMulticast``). All randomness comes from one seed, so a seed fixes a run byte for byte.
 public struct SimulatedNetworkOf<Stack: SimulatedStack> {
     public struct HostID: Hashable, Comparable, Sendable, CustomStringConvertible {
         public var index: Int
@@ -280,6 +281,7 @@ public struct SimulatedNetworkOf<Stack: SimulatedStack> {
             eventObserver?(timed)
         }
         let datagrams = stack.takeDatagrams()
+        stack.noteSent(at: now)
         hosts[host.index].stack = stack
         let deadline = stack.nextDeadline.map { max($0, now) }
         hosts[host.index].deadline = deadline
@@ -296,6 +298,14 @@ public struct SimulatedNetworkOf<Stack: SimulatedStack> {
         transmissionCount += 1
         if recordsTransmissions {
             transmissions.append(Transmission(time: now, sender: sender, link: link, datagram: datagram))
+        }
+        if case .multicast = datagram.destination {
+            // Looped back, never lost or late: the kernel hands it over during the send.
+            sequence += 1
+            let looped = ReceivedDatagram(
+                bytes: datagram.bytes, source: SocketAddress(source, port: mdnsPort), interface: interface.id,
+                isMulticast: true)
+            deliveries.push(Delivery(time: now, sequence: sequence, host: sender, datagram: looped))
         }
         var unicastDelivered = false
         for index in hosts.indices where index != sender.index {

@@ -14,10 +14,11 @@ public protocol SimulatedStack {
     /// Handles one received datagram; returns why it was ignored, if it was.
     mutating func receive(_ datagram: ReceivedDatagram, at now: Instant) -> DropReason?
     mutating func advance(to now: Instant)
-    /// The events since the last call, in order. Taken before ``takeDatagrams()``: working them
-    /// out may call for datagrams.
+    /// The events since the last call, in order.
     mutating func takeEvents() -> [Event]
     mutating func takeDatagrams() -> [OutgoingDatagram]
+    /// Says that the datagrams last taken left at `now`, as the runtime does after sending them.
+    mutating func noteSent(at now: Instant)
 }
 
 extension MDNSEngine: SimulatedStack {

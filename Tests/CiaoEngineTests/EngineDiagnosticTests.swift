@@ -135,4 +135,19 @@ import Testing
             #expect(whileProbing)
         }
     }
+
+    /// Names won and lost reach the log as the events report them, only while asked for.
+    @Test func namesWonAndLostAreDiagnosedWithTheirEvents() throws {
+        var (network, _, owner, newcomer) = SimulatedNetwork.alphaAndBeta(seed: 3)
+        network.register(Services.registration("X"), on: owner)
+        network.withStack(newcomer) { engine, _ in engine.reportsDiagnostics = true }
+        network.register(Services.registration("X"), on: newcomer)
+        network.run(for: .seconds(3))
+        let diagnostics = network.withStack(newcomer) { engine, _ in engine.takeDiagnostics() }
+        let renamed = Names.instance("X (2)")
+        #expect(diagnostics.contains(.renamed(from: Names.instance("X"), to: renamed)))
+        #expect(diagnostics.contains(.registered(name: renamed)))
+        let owners = network.withStack(owner) { engine, _ in engine.takeDiagnostics() }
+        #expect(owners.isEmpty)
+    }
 }

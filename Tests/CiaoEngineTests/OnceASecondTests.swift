@@ -59,26 +59,49 @@ import Testing
 
     /// The second counts from when a record left, as the transport says (`noteSent(at:)`), not
     /// from when the engine made the datagram: with a datagram that left 300 ms after it was made,
-    /// a query 1.1 s after the making is not answered before 1.3 s.
+    /// a query 1.1 s after the making is not answered before 1.3 s. A lone engine, since the
+    /// simulated network notes each datagram sent as it takes it.
     @Test func theSecondCountsFromWhenTheRecordLeft() throws {
-        var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 21)
-        network.register(Services.registration("Web"), on: publisher)
-        let query = Messages.query([Messages.question(Names.serviceType, .ptr)])
-        func ptrMulticasts(after start: Instant) -> [Instant] {
-            network.sentMessages(by: publisher, family: .v4).filter {
-                $0.time > start && $0.isMulticast && $0.answers(Names.serviceType, .ptr)
-            }.map(\.time)
+        let interface = NetworkInterface(
+            id: InterfaceID(1), name: "veth0",
+            addresses: [InterfaceAddress(.v4(IPv4Address(198, 18, 0, 1)), prefixLength: 24)])
+        let querier = SocketAddress(.v4(IPv4Address(198, 18, 0, 2)), port: mdnsPort)
+        var engine = MDNSEngine(configuration: .init(hostLabel: "alpha"), seed: 21)
+        engine.setInterface(interface, at: .zero)
+        _ = engine.register(Services.registration("Web"), at: .zero)
+        let query = try Messages.query([Messages.question(Names.serviceType, .ptr)]).encoded()
+        /// Runs the engine in 1 ms steps from `start` for `duration`, each datagram noted sent as
+        /// it is taken; the times PTR answers were multicast.
+        func ptrMulticasts(from start: Instant, for duration: Duration) throws -> [Instant] {
+            var times: [Instant] = []
+            var now = start
+            while now < start + duration {
+                engine.advance(to: now)
+                for datagram in engine.takeDatagrams() where datagram.purpose == .answer {
+                    if try Message(decoding: datagram.bytes).answers.contains(where: { $0.type == .ptr }) {
+                        times.append(now)
+                    }
+                }
+                engine.noteSent(at: now)
+                now = now + .milliseconds(1)
+            }
+            return times
         }
-        network.run(for: .seconds(2))
-        let start = network.now
-        network.inject(query, from: observer, on: link)
-        while ptrMulticasts(after: start).isEmpty { network.run(for: .milliseconds(1)) }
-        let made = ptrMulticasts(after: start)[0]
-        network.withStack(publisher) { engine, _ in engine.noteSent(at: made + .milliseconds(300)) }
-        network.run(until: made + .milliseconds(1100))
-        network.inject(query, from: observer, on: link)
-        network.run(for: .seconds(1))
-        let again = ptrMulticasts(after: made)
+        _ = try ptrMulticasts(from: .zero, for: .seconds(3))
+        let asked = Instant.zero + .seconds(3)
+        engine.receive(
+            ReceivedDatagram(bytes: query, source: querier, interface: interface.id, isMulticast: true), at: asked)
+        var made = asked
+        while engine.takeDatagrams().isEmpty {
+            made = made + .milliseconds(1)
+            engine.advance(to: made)
+        }
+        engine.noteSent(at: made + .milliseconds(300))
+        _ = try ptrMulticasts(from: made + .milliseconds(1), for: .milliseconds(1099))
+        engine.receive(
+            ReceivedDatagram(bytes: query, source: querier, interface: interface.id, isMulticast: true),
+            at: made + .milliseconds(1100))
+        let again = try ptrMulticasts(from: made + .milliseconds(1100), for: .seconds(1))
         #expect(!again.isEmpty)
         #expect(again.allSatisfy { $0 >= made + .milliseconds(1300) })
     }

@@ -190,4 +190,22 @@ import Testing
                 if case .added(_, let record, _) = $0 { record.data == .ptr(Names.instance("Printer")) } else { false }
             })
     }
+
+    /// On the simulated network, as on sockets, each multicast comes back to its sender: every
+    /// one is dropped as our own, and nothing of ours is taken for another host's (no conflict).
+    @Test func everyMulticastLoopedBackOnTheSimulatedNetworkIsDropped() {
+        var (network, _, publisher, _) = SimulatedNetwork.alphaAndBeta(seed: 5)
+        network.withStack(publisher) { engine, _ in engine.reportsDiagnostics = true }
+        network.register(Services.registration("Web"), on: publisher)
+        network.run(for: .seconds(5))
+        let diagnostics = network.withStack(publisher) { engine, _ in engine.takeDiagnostics() }
+        let dropped = diagnostics.filter {
+            if case .dropped(.ownMulticast, _, _) = $0 { true } else { false }
+        }
+        let multicast = network.transmissions.filter {
+            if case .multicast = $0.datagram.destination { $0.sender == publisher } else { false }
+        }
+        #expect(!multicast.isEmpty && dropped.count == multicast.count)
+        #expect(!diagnostics.contains { if case .conflict = $0 { true } else { false } })
+    }
 }

@@ -119,8 +119,11 @@ final class RuntimeLoop {
     /// many multicast datagrams went out over `family` (those the kernel accepted).
     @discardableResult
     func sendAndDeliver(countingMulticastOver family: IPFamily? = nil) -> Int {
-        reportEngineDiagnostics()
+        let diagnosed = driver.takeDiagnostics()
+        report(diagnosed.filter { !$0.isAboutPublication })
         let multicastSent = sendDatagrams(countingMulticastOver: family)
+        // A name won or lost is said after the announcements or probes that go with it.
+        report(diagnosed.filter(\.isAboutPublication))
         for update in driver.takeUpdates() { callbacks[update.token]?(update) }
         return multicastSent
     }
@@ -368,8 +371,8 @@ final class RuntimeLoop {
 
     /// Says what the engine met: each message received and from whom, drops and why, conflicts;
     /// and names won, lost and renamed.
-    private func reportEngineDiagnostics() {
-        for diagnostic in driver.takeDiagnostics() {
+    private func report(_ engineDiagnostics: [EngineDiagnostic]) {
+        for diagnostic in engineDiagnostics {
             switch diagnostic {
             case .received(let message, let source, let interface):
                 let kind =
@@ -391,17 +394,15 @@ final class RuntimeLoop {
                     .info, .publication, interface: interfaceName(interface),
                     "\(source) probes for \(name) too and wins the tie-break (RFC 6762 §8.2): probing again in a second"
                 )
-            case .publication(.registered(_, let name)):
+            case .registered(let name):
                 diagnostics.emit(.info, .publication, "\(name) is ours: probed and announced (RFC 6762 §8)")
-            case .publication(.renamed(_, let old, let new)):
+            case .renamed(let old, let new):
                 diagnostics.emit(.info, .publication, "lost \(old) to a conflict: renamed \(new), probing for it")
-            case .publication(.nameConflict(_, let name)):
+            case .nameConflict(let name):
                 diagnostics.emit(
                     .warning, .publication, "\(name) is taken and renaming is off: the service is withdrawn")
-            case .publication(.hostRenamed(let old, let new)):
+            case .hostRenamed(let old, let new):
                 diagnostics.emit(.info, .publication, "host name \(old) is now \(new)")
-            case .publication(.added), .publication(.updated), .publication(.removed), .publication(.heardOver):
-                continue
             }
         }
     }
