@@ -214,12 +214,13 @@ final class RuntimeLoop {
             reportNewSocketCounts(socket)
             var multicastSent = 0
             for datagram in datagrams {
-                statistics.update(datagram.interface, socket.family, name: interfaceName(datagram.interface)) {
+                let name = interfaceName(datagram.interface)
+                statistics.update(datagram.interface, socket.family, name: name) {
                     $0.packetsReceived += 1
                     $0.bytesReceived += UInt64(datagram.bytes.count)
                 }
                 if let reason = driver.receive(datagram, at: now) {
-                    statistics.update(datagram.interface, socket.family, name: interfaceName(datagram.interface)) {
+                    statistics.update(datagram.interface, socket.family, name: name) {
                         switch reason {
                         case .ownMulticast: $0.ownPacketsIgnored += 1
                         case .undecodable: $0.undecodable += 1

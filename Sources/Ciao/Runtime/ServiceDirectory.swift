@@ -255,120 +255,125 @@ struct ServiceDirectory {
     mutating func takeUpdates(from engine: inout MDNSEngine, at now: Instant) -> [BackendUpdate] {
         var updates: [BackendUpdate] = []
         while case let events = engine.takeEvents(), !events.isEmpty {
-            var browseBatches: [QueryID: [BrowseUpdate]] = [:]
-            var browseOrder: [QueryID] = []
-            var touchedResolutions: [ResolutionID] = []
-            var touchedTargets: [AddressTarget] = []
-            var lookupBatches: [BackendToken: [RecordEvent]] = [:]
-            var lookupOrder: [BackendToken] = []
-            for event in events {
-                switch event {
-                case .registered(let id, let name):
-                    guard let token = publications[id]?.token else { continue }
-                    let label = name.firstLabel.map { String(decoding: $0, as: UTF8.self) } ?? ""
-                    publications[id]?.registeredName = label
-                    updates.append(.publication(token, .registered(name: label, hostName: engine.hostName.description)))
-                case .hostRenamed(_, let newHostName):
-                    // The SRV records now name the new host.
-                    for publication in publications.values.sorted(by: {
-                        $0.registeredName ?? "" < $1.registeredName ?? ""
+            updates += handle(events, engine: &engine, at: now)
+        }
+        return updates
+    }
+
+    /// Turns one round of engine events into updates, in order; may start or stop address
+    /// queries as SRV targets change, and resolutions as a resolving browse finds and loses.
+    private mutating func handle(_ events: [EngineEvent], engine: inout MDNSEngine, at now: Instant) -> [BackendUpdate]
+    {
+        var updates: [BackendUpdate] = []
+        var browseBatches: [QueryID: [BrowseUpdate]] = [:]
+        var browseOrder: [QueryID] = []
+        var touchedResolutions: [ResolutionID] = []
+        var touchedTargets: [AddressTarget] = []
+        var lookupBatches: [BackendToken: [RecordEvent]] = [:]
+        var lookupOrder: [BackendToken] = []
+        for event in events {
+            switch event {
+            case .registered(let id, let name):
+                guard let token = publications[id]?.token else { continue }
+                let label = name.firstLabel.map { String(decoding: $0, as: UTF8.self) } ?? ""
+                publications[id]?.registeredName = label
+                updates.append(.publication(token, .registered(name: label, hostName: engine.hostName.description)))
+            case .hostRenamed(_, let newHostName):
+                // The SRV records now name the new host.
+                for publication in publications.values.sorted(by: { $0.registeredName ?? "" < $1.registeredName ?? "" }
+                ) {
+                    guard let label = publication.registeredName else { continue }
+                    updates.append(
+                        .publication(publication.token, .registered(name: label, hostName: newHostName.description)))
+                }
+            case .nameConflict(let id, _):
+                guard let publication = publications.removeValue(forKey: id) else { continue }
+                registrationsByToken = registrationsByToken.filter { $0.value != id }
+                updates.append(.publication(publication.token, .nameConflict))
+            case .renamed(let id, _, _):
+                // Probing again under the new name; `registered` follows.
+                publications[id]?.registeredName = nil
+                if let token = publications[id]?.token { updates.append(.publication(token, .lostName)) }
+            case .heardOver(let query, let record, let interface, _):
+                // Only browses (a line per protocol) and addresses (the first over each) care.
+                if case .found(let service)? = browseUpdate(query, record, interface, present: true) {
+                    if browseBatches[query] == nil { browseOrder.append(query) }
+                    let families = engine.arrival(of: record, on: interface)?.families ?? []
+                    browseBatches[query, default: []].append(
+                        .heardOver(service, Set(families.map(NetworkScope.AddressFamily.init))))
+                } else if let target = addressQueryTargets[query] {
+                    addressRecord(record, .added, on: interface, of: target, engine: engine)
+                    if !touchedTargets.contains(target) { touchedTargets.append(target) }
+                }
+            case .added(let query, let record, let interface), .updated(let query, let record, let interface),
+                .removed(let query, let record, let interface):
+                let change: RecordChange =
+                    switch event {
+                    case .added: .added
+                    case .updated: .updated
+                    default: .removed
                     }
-                    ) {
-                        guard let label = publication.registeredName else { continue }
-                        updates.append(
-                            .publication(publication.token, .registered(name: label, hostName: newHostName.description))
-                        )
-                    }
-                case .nameConflict(let id, _):
-                    guard let publication = publications.removeValue(forKey: id) else { continue }
-                    registrationsByToken = registrationsByToken.filter { $0.value != id }
-                    updates.append(.publication(publication.token, .nameConflict))
-                case .renamed(let id, _, _):
-                    // Probing again under the new name; `registered` follows.
-                    publications[id]?.registeredName = nil
-                    if let token = publications[id]?.token { updates.append(.publication(token, .lostName)) }
-                case .heardOver(let query, let record, let interface, _):
-                    // Only browses (a line per protocol) and addresses (the first over each) care.
-                    if case .found(let service)? = browseUpdate(query, record, interface, present: true) {
-                        if browseBatches[query] == nil { browseOrder.append(query) }
-                        let families = engine.arrival(of: record, on: interface)?.families ?? []
-                        browseBatches[query, default: []].append(
-                            .heardOver(service, Set(families.map(NetworkScope.AddressFamily.init))))
-                    } else if let target = addressQueryTargets[query] {
-                        addressRecord(record, .added, on: interface, of: target, engine: engine)
-                        if !touchedTargets.contains(target) { touchedTargets.append(target) }
-                    }
-                case .added(let query, let record, let interface), .updated(let query, let record, let interface),
-                    .removed(let query, let record, let interface):
-                    let change: RecordChange =
-                        switch event {
-                        case .added: .added
-                        case .updated: .updated
-                        default: .removed
-                        }
-                    if let update = browseUpdate(query, record, interface, present: change != .removed) {
-                        if browseBatches[query] == nil { browseOrder.append(query) }
-                        guard case .found(let service) = update else {
-                            browseBatches[query, default: []].append(update)
-                            continue
-                        }
-                        let arrival = engine.arrival(of: record, on: interface)
-                        if arrival?.isFromThisHost == true {
-                            browseBatches[query, default: []].append(.fromThisHost(service))
-                        }
+                if let update = browseUpdate(query, record, interface, present: change != .removed) {
+                    if browseBatches[query] == nil { browseOrder.append(query) }
+                    guard case .found(let service) = update else {
                         browseBatches[query, default: []].append(update)
-                        let families = Set((arrival?.families ?? []).map(NetworkScope.AddressFamily.init))
-                        browseBatches[query, default: []].append(.heardOver(service, families))
-                    } else if typeBrowses[query] != nil {
-                        if let type = typeChange(query, record, interface, present: change != .removed) {
-                            updates.append(.serviceType(typeBrowses[query]!.token, type))
-                        }
-                    } else if let resolutionID = resolutionQueries[query] {
-                        resolutionRecord(
-                            record, change, on: interface, resolutionID: resolutionID, engine: &engine, at: now)
-                        touchedResolutions.append(resolutionID)
-                    } else if let target = addressQueryTargets[query] {
-                        addressRecord(record, change, on: interface, of: target, engine: engine)
-                        if !touchedTargets.contains(target) { touchedTargets.append(target) }
-                    } else if let token = lookupQueries[query] {
-                        let found = DNSRecord(record, interfaceIndex: interface.index)
-                        let recordEvent: RecordEvent =
-                            switch change {
-                            case .added: .added(found)
-                            case .updated: .updated(found)
-                            case .removed: .removed(found)
-                            }
-                        if lookupBatches[token] == nil { lookupOrder.append(token) }
-                        lookupBatches[token, default: []].append(recordEvent)
+                        continue
                     }
+                    let arrival = engine.arrival(of: record, on: interface)
+                    if arrival?.isFromThisHost == true {
+                        browseBatches[query, default: []].append(.fromThisHost(service))
+                    }
+                    browseBatches[query, default: []].append(update)
+                    let families = Set((arrival?.families ?? []).map(NetworkScope.AddressFamily.init))
+                    browseBatches[query, default: []].append(.heardOver(service, families))
+                } else if typeBrowses[query] != nil {
+                    if let type = typeChange(query, record, interface, present: change != .removed) {
+                        updates.append(.serviceType(typeBrowses[query]!.token, type))
+                    }
+                } else if let resolutionID = resolutionQueries[query] {
+                    resolutionRecord(
+                        record, change, on: interface, resolutionID: resolutionID, engine: &engine, at: now)
+                    touchedResolutions.append(resolutionID)
+                } else if let target = addressQueryTargets[query] {
+                    addressRecord(record, change, on: interface, of: target, engine: engine)
+                    if !touchedTargets.contains(target) { touchedTargets.append(target) }
+                } else if let token = lookupQueries[query] {
+                    let found = DNSRecord(record, interfaceIndex: interface.index)
+                    let recordEvent: RecordEvent =
+                        switch change {
+                        case .added: .added(found)
+                        case .updated: .updated(found)
+                        case .removed: .removed(found)
+                        }
+                    if lookupBatches[token] == nil { lookupOrder.append(token) }
+                    lookupBatches[token, default: []].append(recordEvent)
                 }
             }
-            for token in lookupOrder {
-                guard let batch = lookupBatches[token] else { continue }
-                updates.append(.records(token, batch))
+        }
+        for token in lookupOrder {
+            guard let batch = lookupBatches[token] else { continue }
+            updates.append(.records(token, batch))
+        }
+        for query in browseOrder {
+            guard let token = browses[query]?.token, let batch = browseBatches[query] else { continue }
+            updates.append(.browse(token, batch))
+        }
+        for target in touchedTargets {
+            touchedResolutions += addressFollows[target]?.followers.sorted() ?? []
+        }
+        var reported: Set<ResolutionID> = []
+        var liveAddresses: [AddressTarget: [InterfaceAddresses]] = [:]
+        for resolutionID in touchedResolutions where reported.insert(resolutionID).inserted {
+            guard let resolved = resolutionResult(resolutionID, engine: engine, liveAddresses: &liveAddresses) else {
+                continue
             }
-            for query in browseOrder {
-                guard let token = browses[query]?.token, let batch = browseBatches[query] else { continue }
-                updates.append(.browse(token, batch))
+            switch resolutionID {
+            case .requested(let token): updates.append(.resolved(token, resolved))
+            case .automatic(let browse, _): updates.append(.browse(browse, [.resolved(resolved)]))
             }
-            for target in touchedTargets {
-                touchedResolutions += addressFollows[target]?.followers.sorted() ?? []
-            }
-            var reported: Set<ResolutionID> = []
-            var liveAddresses: [AddressTarget: [InterfaceAddresses]] = [:]
-            for resolutionID in touchedResolutions where reported.insert(resolutionID).inserted {
-                guard let resolved = resolutionResult(resolutionID, engine: engine, liveAddresses: &liveAddresses)
-                else {
-                    continue
-                }
-                switch resolutionID {
-                case .requested(let token): updates.append(.resolved(token, resolved))
-                case .automatic(let browse, _): updates.append(.browse(browse, [.resolved(resolved)]))
-                }
-            }
-            for query in browseOrder {
-                resolveAutomatically(browseBatches[query] ?? [], of: query, engine: &engine, at: now)
-            }
+        }
+        for query in browseOrder {
+            resolveAutomatically(browseBatches[query] ?? [], of: query, engine: &engine, at: now)
         }
         return updates
     }
