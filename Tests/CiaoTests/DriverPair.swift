@@ -8,6 +8,14 @@ import CiaoTestFixtures
 typealias DriverNetwork = SimulatedNetworkOf<DiscoveryDriver>
 
 extension DiscoveryDriver: SimulatedStack {
+    public mutating func setInterface(_ interface: NetworkInterface, at now: Instant) {
+        handle(.setInterface(interface), at: now)
+    }
+    public mutating func removeInterface(_ id: InterfaceID, at now: Instant) { handle(.removeInterface(id), at: now) }
+    public mutating func receive(_ datagram: ReceivedDatagram, at now: Instant) -> DropReason? {
+        handle(.receive(datagram), at: now)
+    }
+    public mutating func advance(to now: Instant) { handle(.advance, at: now) }
     public mutating func takeEvents() -> [BackendUpdate] { takeUpdates() }
 }
 
@@ -82,7 +90,7 @@ struct DriverPair {
 
     /// Hands `command` to `host`'s driver now.
     mutating func send(_ command: DiscoveryDriver.Command, on host: DriverNetwork.HostID) {
-        network.withStack(host) { driver, now in driver.handle(command, at: now) }
+        _ = network.withStack(host) { driver, now in driver.handle(.command(command), at: now) }
     }
 
     @discardableResult

@@ -295,12 +295,13 @@ import Testing
         let source = harness.network.address(of: harness.publisher, on: harness.link, family: .v4)
         let batchesBefore = harness.network.events(of: harness.browser).count
         harness.network.withStack(harness.browser) { driver, now in
-            driver.removeInterface(interface.id, at: now)
-            driver.setInterface(interface, at: now)
-            driver.receive(
-                ReceivedDatagram(
-                    bytes: answer.datagram.bytes, source: SocketAddress(source, port: 5353), interface: interface.id,
-                    isMulticast: true), at: now)
+            driver.handle(.removeInterface(interface.id), at: now)
+            driver.handle(.setInterface(interface), at: now)
+            driver.handle(
+                .receive(
+                    ReceivedDatagram(
+                        bytes: answer.datagram.bytes, source: SocketAddress(source, port: 5353),
+                        interface: interface.id, isMulticast: true)), at: now)
         }
         let batches = harness.network.events(of: harness.browser)[batchesBefore...].compactMap { update in
             if case .browse(_, let updates) = update { updates.lastMentions } else { nil }

@@ -3,7 +3,7 @@ import CiaoEngine
 /// The multicast DNS engine and the DNS-SD layer above it as one state machine without I/O, the
 /// part of the runtime that decides everything (RFC 6762, RFC 6763): commands, received
 /// datagrams, interface changes and time in; datagrams to send and ``BackendUpdate`` values out;
-/// ``nextDeadline`` says when to ``advance(to:)`` it. ``RuntimeLoop`` runs it over sockets, the
+/// ``nextDeadline`` says when it is due an ``Input/advance``. ``RuntimeLoop`` runs it over sockets, the
 /// tests on the simulated network.
 struct DiscoveryDriver {
     /// What the API asks of the driver; each names the ``BackendToken`` its updates carry.
@@ -40,12 +40,45 @@ struct DiscoveryDriver {
         set { engine.reportsDiagnostics = newValue }
     }
 
-    /// When ``advance(to:)`` is due next.
+    /// When an ``Input/advance`` is due next.
     var nextDeadline: Instant? { engine.nextDeadline }
 
     // MARK: Inputs
 
-    mutating func handle(_ command: Command, at now: Instant) {
+    /// Everything that can happen to the driver; ``handle(_:at:)`` takes one at a time.
+    enum Input: Sendable {
+        case command(Command)
+        /// A new interface, or new addresses on one.
+        case setInterface(NetworkInterface)
+        /// An interface gone or down.
+        case removeInterface(InterfaceID)
+        /// A datagram received on an mDNS socket.
+        case receive(ReceivedDatagram)
+        /// Time has passed: every timer due runs.
+        case advance
+    }
+
+    /// Handles one input at `now`, then turns the engine's events into updates, round by round
+    /// until there are none left (a resolution started finds cached answers at once), kept for
+    /// ``takeUpdates()``. Returns why the engine ignored a received datagram, if it did.
+    @discardableResult
+    mutating func handle(_ input: Input, at now: Instant) -> DropReason? {
+        var dropped: DropReason?
+        switch input {
+        case .command(let command): carryOut(command, at: now)
+        case .setInterface(let interface): directory.setInterface(interface, engine: &engine, at: now)
+        case .removeInterface(let id): directory.removeInterface(id, engine: &engine, at: now)
+        case .receive(let datagram): dropped = engine.receive(datagram, at: now)
+        case .advance: engine.advance(to: now)
+        }
+        while case let events = engine.takeEvents(), !events.isEmpty {
+            updates += directory.handle(events, engine: &engine, at: now)
+        }
+        return dropped
+    }
+
+    /// Carries out one command; the DNS-SD layer starts or stops what it needs in the engine.
+    private mutating func carryOut(_ command: Command, at now: Instant) {
         switch command {
         case .publish(let publication, let token):
             directory.publish(publication, token: token, engine: &engine, at: now)
@@ -66,37 +99,7 @@ struct DiscoveryDriver {
             directory.cancel(token, engine: &engine, at: now)
         case .withdrawEverything:
             directory.withdrawEverything(engine: &engine, at: now)
-            for id in directory.interfaceNames.keys.sorted() { removeInterface(id, at: now) }
         }
-        updates += directory.takeUpdates(from: &engine, at: now)
-    }
-
-    /// A new interface, or new addresses on one (RFC 6762 §8.3, §10.2).
-    mutating func setInterface(_ interface: NetworkInterface, at now: Instant) {
-        directory.interfaceNames[interface.id] = interface.name
-        engine.setInterface(interface, at: now)
-        updates += directory.takeUpdates(from: &engine, at: now)
-    }
-
-    /// An interface gone or down: its records withdrawn, its caches emptied.
-    mutating func removeInterface(_ id: InterfaceID, at now: Instant) {
-        engine.removeInterface(id, at: now)
-        directory.interfaceNames[id] = nil
-        updates += directory.takeUpdates(from: &engine, at: now)
-    }
-
-    /// Handles one received datagram; returns why the engine ignored it, if it did.
-    @discardableResult
-    mutating func receive(_ datagram: ReceivedDatagram, at now: Instant) -> DropReason? {
-        let dropped = engine.receive(datagram, at: now)
-        updates += directory.takeUpdates(from: &engine, at: now)
-        return dropped
-    }
-
-    /// Runs every timer due at `now`.
-    mutating func advance(to now: Instant) {
-        engine.advance(to: now)
-        updates += directory.takeUpdates(from: &engine, at: now)
     }
 
     /// Moves the times of the multicast just taken to `time`, when it left (RFC 6762 §6), and

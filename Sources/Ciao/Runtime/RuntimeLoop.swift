@@ -76,7 +76,7 @@ final class RuntimeLoop {
         let descriptors = [wakeup.fileDescriptor, monitor.fileDescriptor] + sockets.values.map(\.fileDescriptor)
         while true {
             driver.reportsDiagnostics = diagnostics.isOn
-            driver.advance(to: now)
+            driver.handle(.advance, at: now)
             sendAndDeliver()
             let timeout = driver.nextDeadline.map { max($0 - now, .zero) }
             let readable: [Int32]
@@ -112,7 +112,7 @@ final class RuntimeLoop {
         case .updateTXT, .stopResolving, .withdrawEverything:
             break
         }
-        driver.handle(command, at: now)
+        driver.handle(.command(command), at: now)
     }
 
     /// Sends what the driver has to send and passes its updates to their callbacks. Returns how
@@ -175,7 +175,7 @@ final class RuntimeLoop {
 
     /// Deregisters every publication and leaves every interface: goodbyes for all our records.
     func withdrawEverything() {
-        driver.handle(.withdrawEverything, at: now)
+        driver.handle(.command(.withdrawEverything), at: now)
         interfaces = [:]
         sendAndDeliver()
     }
@@ -219,7 +219,7 @@ final class RuntimeLoop {
                     $0.packetsReceived += 1
                     $0.bytesReceived += UInt64(datagram.bytes.count)
                 }
-                if let reason = driver.receive(datagram, at: now) {
+                if let reason = driver.handle(.receive(datagram), at: now) {
                     statistics.update(datagram.interface, socket.family, name: name) {
                         switch reason {
                         case .ownMulticast: $0.ownPacketsIgnored += 1
@@ -249,7 +249,7 @@ final class RuntimeLoop {
         let time = now
         let currentIDs = Set(current.map(\.id))
         for id in interfaces.keys.sorted() where !currentIDs.contains(id) {
-            driver.removeInterface(id, at: time)
+            driver.handle(.removeInterface(id), at: time)
             for socket in sockets.values {
                 do {
                     try socket.leave(id)
@@ -316,7 +316,7 @@ final class RuntimeLoop {
                         + interface.addresses.map { "\($0.address)/\($0.prefixLength)" }.joined(separator: ", "))
             }
             interfaces[interface.id] = interface
-            driver.setInterface(interface, at: time)
+            driver.handle(.setInterface(interface), at: time)
         }
         reportInterfacesPresent(!interfaces.isEmpty)
         reportMembershipFailures(failures)

@@ -26,7 +26,7 @@ struct ServiceDirectory {
     /// Which lookup each query of a record lookup feeds.
     private var lookupQueries: [QueryID: BackendToken] = [:]
     /// Interface names, for the `%zone` of IPv6 link-local addresses.
-    var interfaceNames: [InterfaceID: String] = [:]
+    private var interfaceNames: [InterfaceID: String] = [:]
 
     private struct PublicationState {
         /// The instance label of the last ``PublicationUpdate/registered(name:hostName:)``.
@@ -238,32 +238,37 @@ struct ServiceDirectory {
         }
     }
 
-    /// Withdraws every publication, for a clean shutdown: all the goodbyes go out together.
+    /// Withdraws every publication and leaves every interface, for a clean shutdown: all the
+    /// goodbyes go out together.
     mutating func withdrawEverything(engine: inout MDNSEngine, at now: Instant) {
         engine.deregister(registrationsByToken.values.sorted(), at: now)
         let requested = resolutions.keys.compactMap { if case .requested(let token) = $0 { token } else { nil } }
         for token in Set(registrationsByToken.keys).union(queriesByToken.keys).union(requested) {
             cancel(token, engine: &engine, at: now)
         }
+        for id in interfaceNames.keys.sorted() { removeInterface(id, engine: &engine, at: now) }
+    }
+
+    // MARK: Interfaces
+
+    /// A new interface, or new addresses on one (RFC 6762 §8.3, §10.2).
+    mutating func setInterface(_ interface: NetworkInterface, engine: inout MDNSEngine, at now: Instant) {
+        interfaceNames[interface.id] = interface.name
+        engine.setInterface(interface, at: now)
+    }
+
+    /// An interface gone or down: its records withdrawn, its caches emptied.
+    mutating func removeInterface(_ id: InterfaceID, engine: inout MDNSEngine, at now: Instant) {
+        engine.removeInterface(id, at: now)
+        interfaceNames[id] = nil
     }
 
     // MARK: Engine events
 
-    /// Takes the engine's events and turns them into updates for the callbacks, in order, until
-    /// the engine has none left: following SRV targets starts and stops address queries, and a
-    /// query started finds what is cached at once.
-    mutating func takeUpdates(from engine: inout MDNSEngine, at now: Instant) -> [BackendUpdate] {
-        var updates: [BackendUpdate] = []
-        while case let events = engine.takeEvents(), !events.isEmpty {
-            updates += handle(events, engine: &engine, at: now)
-        }
-        return updates
-    }
-
-    /// Turns one round of engine events into updates, in order; may start or stop address
-    /// queries as SRV targets change, and resolutions as a resolving browse finds and loses.
-    private mutating func handle(_ events: [EngineEvent], engine: inout MDNSEngine, at now: Instant) -> [BackendUpdate]
-    {
+    /// Turns one round of engine events into updates for the callbacks, in order; may start or
+    /// stop address queries as SRV targets change, and resolutions as a resolving browse finds and
+    /// loses, whose events come in the next round.
+    mutating func handle(_ events: [EngineEvent], engine: inout MDNSEngine, at now: Instant) -> [BackendUpdate] {
         var updates: [BackendUpdate] = []
         var browseBatches: [QueryID: [BrowseUpdate]] = [:]
         var browseOrder: [QueryID] = []
