@@ -270,12 +270,10 @@ struct ServiceDirectory {
     /// loses, whose events come in the next round.
     mutating func handle(_ events: [EngineEvent], engine: inout MDNSEngine, at now: Instant) -> [BackendUpdate] {
         var updates: [BackendUpdate] = []
-        var browseBatches: [QueryID: [BrowseUpdate]] = [:]
-        var browseOrder: [QueryID] = []
+        var browseBatches = OrderedGroups<QueryID, BrowseUpdate>()
+        var lookupBatches = OrderedGroups<BackendToken, RecordEvent>()
         var touchedResolutions: [ResolutionID] = []
         var touchedTargets: [AddressTarget] = []
-        var lookupBatches: [BackendToken: [RecordEvent]] = [:]
-        var lookupOrder: [BackendToken] = []
         for event in events {
             switch event {
             case .registered(let id, let name):
@@ -302,10 +300,9 @@ struct ServiceDirectory {
             case .heardOver(let query, let record, let interface, _):
                 // Only browses (a line per protocol) and addresses (the first over each) care.
                 if case .found(let service)? = browseUpdate(query, record, interface, present: true) {
-                    if browseBatches[query] == nil { browseOrder.append(query) }
                     let families = engine.arrival(of: record, on: interface)?.families ?? []
-                    browseBatches[query, default: []].append(
-                        .heardOver(service, Set(families.map(NetworkScope.AddressFamily.init))))
+                    browseBatches.append(
+                        .heardOver(service, Set(families.map(NetworkScope.AddressFamily.init))), to: query)
                 } else if let target = addressQueryTargets[query] {
                     addressRecord(record, .added, on: interface, of: target, engine: engine)
                     if !touchedTargets.contains(target) { touchedTargets.append(target) }
@@ -319,18 +316,15 @@ struct ServiceDirectory {
                     default: .removed
                     }
                 if let update = browseUpdate(query, record, interface, present: change != .removed) {
-                    if browseBatches[query] == nil { browseOrder.append(query) }
                     guard case .found(let service) = update else {
-                        browseBatches[query, default: []].append(update)
+                        browseBatches.append(update, to: query)
                         continue
                     }
                     let arrival = engine.arrival(of: record, on: interface)
-                    if arrival?.isFromThisHost == true {
-                        browseBatches[query, default: []].append(.fromThisHost(service))
-                    }
-                    browseBatches[query, default: []].append(update)
+                    if arrival?.isFromThisHost == true { browseBatches.append(.fromThisHost(service), to: query) }
+                    browseBatches.append(update, to: query)
                     let families = Set((arrival?.families ?? []).map(NetworkScope.AddressFamily.init))
-                    browseBatches[query, default: []].append(.heardOver(service, families))
+                    browseBatches.append(.heardOver(service, families), to: query)
                 } else if typeBrowses[query] != nil {
                     if let type = typeChange(query, record, interface, present: change != .removed) {
                         updates.append(.serviceType(typeBrowses[query]!.token, type))
@@ -350,18 +344,14 @@ struct ServiceDirectory {
                         case .updated: .updated(found)
                         case .removed: .removed(found)
                         }
-                    if lookupBatches[token] == nil { lookupOrder.append(token) }
-                    lookupBatches[token, default: []].append(recordEvent)
+                    lookupBatches.append(recordEvent, to: token)
                 }
             }
         }
-        for token in lookupOrder {
-            guard let batch = lookupBatches[token] else { continue }
-            updates.append(.records(token, batch))
-        }
-        for query in browseOrder {
-            guard let token = browses[query]?.token, let batch = browseBatches[query] else { continue }
-            updates.append(.browse(token, batch))
+        for token in lookupBatches.keys { updates.append(.records(token, lookupBatches[token])) }
+        for query in browseBatches.keys {
+            guard let token = browses[query]?.token else { continue }
+            updates.append(.browse(token, browseBatches[query]))
         }
         for target in touchedTargets {
             touchedResolutions += addressFollows[target]?.followers.sorted() ?? []
@@ -377,8 +367,8 @@ struct ServiceDirectory {
             case .automatic(let browse, _): updates.append(.browse(browse, [.resolved(resolved)]))
             }
         }
-        for query in browseOrder {
-            resolveAutomatically(browseBatches[query] ?? [], of: query, engine: &engine, at: now)
+        for query in browseBatches.keys {
+            resolveAutomatically(browseBatches[query], of: query, engine: &engine, at: now)
         }
         return updates
     }
