@@ -22,13 +22,17 @@ public enum EngineDiagnostic: Hashable, Sendable {
     case nameConflict(name: DomainName)
     /// The host name settled under another (``EngineEvent/hostRenamed(from:to:)``).
     case hostRenamed(from: DomainName, to: DomainName)
+    /// A message not sent: even in a packet of ``Message/maximumSize`` bytes, one of its
+    /// entries does not fit. Our own records are size-checked when registered, so this tells of
+    /// a record from elsewhere (a known answer from the cache) too large to repeat.
+    case unsendable(OutgoingDatagram.Purpose, EncodingError, on: InterfaceID)
 
     /// Whether it tells of a name won, lost or renamed; these come as ``MDNSEngine/takeEvents()``
     /// reports the events.
     public var isAboutPublication: Bool {
         switch self {
         case .registered, .renamed, .nameConflict, .hostRenamed: true
-        case .received, .dropped, .conflict, .lostProbeTieBreak: false
+        case .received, .dropped, .conflict, .lostProbeTieBreak, .unsendable: false
         }
     }
 }

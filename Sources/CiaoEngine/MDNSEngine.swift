@@ -362,14 +362,25 @@ public struct MDNSEngine {
         }
     }
 
+    /// Queues `message` for `destination` in as many packets as it needs; a message that cannot
+    /// be encoded is not sent, and said so (``EngineDiagnostic/unsendable(_:_:on:)``).
     mutating func send(
         _ message: Message, on interface: InterfaceID, to destination: OutgoingDatagram.Destination,
         purpose: OutgoingDatagram.Purpose = .answer
     ) {
         guard !message.questions.isEmpty || !message.answers.isEmpty || !message.authorities.isEmpty else { return }
-        let packets =
-            (try? message.encodedPackets(maximumSize: configuration.maximumDatagramSize))
-            ?? (try? message.encodedPackets(maximumSize: Message.maximumSize)) ?? []
+        let packets: [[UInt8]]
+        do {
+            packets = try message.encodedPackets(maximumSize: configuration.maximumDatagramSize)
+        } catch {
+            // An entry too large for the usual packet goes in a larger one (RFC 6762 §17).
+            do {
+                packets = try message.encodedPackets(maximumSize: Message.maximumSize)
+            } catch {
+                diagnose(.unsendable(purpose, error, on: interface))
+                return
+            }
+        }
         outgoing += packets.map {
             OutgoingDatagram(bytes: $0, interface: interface, destination: destination, purpose: purpose)
         }

@@ -1,8 +1,9 @@
-import CiaoEngine
 import CiaoSimulation
 import CiaoTestFixtures
 import CiaoWire
 import Testing
+
+@testable import CiaoEngine
 
 /// What the engine tells a log: why each datagram goes out, why one is dropped, what it
 /// received, and the conflicts it meets; none of it kept unless asked for.
@@ -110,6 +111,28 @@ import Testing
                 .received(try Message(decoding: datagrams[0].bytes), from: peer, on: interface),
                 .dropped(.undecodable(DecodingError(.messageTooShort(length: 3), at: 0)), from: peer, on: interface),
             ])
+    }
+
+    /// A message with an entry that no packet can hold, not even one of the largest size, is
+    /// not sent, and the log says which and why.
+    @Test func aMessageNoPacketCanHoldIsDiagnosed() throws {
+        var engine = MDNSEngine(configuration: .init(hostLabel: "ciao"), seed: 1)
+        engine.reportsDiagnostics = true
+        let interface = InterfaceID(1)
+        let oversized = ResourceRecord(
+            name: Names.instance("X"), ttl: 4500,
+            data: .txt(Services.txt(Array(repeating: String(repeating: "a", count: 240), count: 40))))
+        let query = Message(questions: [Question(name: Names.instance("X"), type: .txt)], answers: [oversized])
+        engine.send(query, on: interface, to: .multicast(.v4), purpose: .query)
+        #expect(engine.takeDatagrams().isEmpty)
+        let diagnostics = engine.takeDiagnostics()
+        #expect(diagnostics.count == 1)
+        guard case .unsendable(.query, .entryTooLarge(_, let maximumSize), let on)? = diagnostics.first else {
+            Issue.record("not diagnosed as unsendable: \(diagnostics)")
+            return
+        }
+        #expect(maximumSize == Message.maximumSize)
+        #expect(on == interface)
     }
 
     /// A newcomer probing a name another host owns hears its defence: a conflict while probing,

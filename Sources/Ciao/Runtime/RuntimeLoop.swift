@@ -404,6 +404,10 @@ final class RuntimeLoop {
                     .warning, .publication, "\(name) is taken and renaming is off: the service is withdrawn")
             case .hostRenamed(let old, let new):
                 diagnostics.emit(.info, .publication, "host name \(old) is now \(new)")
+            case .unsendable(let purpose, let error, let interface):
+                diagnostics.emit(
+                    .error, .packet, interface: interfaceName(interface),
+                    "could not encode \(Self.noun(for: purpose)), not sent: \(error)")
             }
         }
     }
