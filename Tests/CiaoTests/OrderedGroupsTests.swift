@@ -2,7 +2,7 @@ import Testing
 
 @testable import Ciao
 
-struct OrderedGroupsTests {
+@Suite struct OrderedGroupsTests {
     @Test func groupsComeInTheOrderOfTheirFirstElement() {
         var groups = OrderedGroups<String, Int>()
         groups.append(1, to: "b")

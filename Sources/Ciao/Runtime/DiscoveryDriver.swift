@@ -3,8 +3,8 @@ import CiaoEngine
 /// The multicast DNS engine and the DNS-SD layer above it as one state machine without I/O, the
 /// part of the runtime that decides everything (RFC 6762, RFC 6763): commands, received
 /// datagrams, interface changes and time in; datagrams to send and ``BackendUpdate`` values out;
-/// ``nextDeadline`` says when it is due an ``Input/advance``. ``RuntimeLoop`` runs it over sockets, the
-/// tests on the simulated network.
+/// ``nextDeadline`` says when it is due an ``Input/advance``. ``RuntimeLoop`` runs it over
+/// sockets, the tests on the simulated network.
 struct DiscoveryDriver {
     /// What the API asks of the driver; each names the ``BackendToken`` its updates carry.
     enum Command: Sendable {
@@ -48,9 +48,9 @@ struct DiscoveryDriver {
     /// Everything that can happen to the driver; ``handle(_:at:)`` takes one at a time.
     enum Input: Sendable {
         case command(Command)
-        /// A new interface, or new addresses on one.
+        /// A new interface, or new addresses on one: probed and announced (RFC 6762 §8.3, §10.2).
         case setInterface(NetworkInterface)
-        /// An interface gone or down.
+        /// An interface gone or down: its records withdrawn, its caches emptied.
         case removeInterface(InterfaceID)
         /// A datagram received on an mDNS socket.
         case receive(ReceivedDatagram)

@@ -9,6 +9,7 @@ struct OrderedGroups<Key: Hashable, Element> {
     /// The elements appended to `key`, in order; empty if none were.
     subscript(key: Key) -> [Element] { groups[key] ?? [] }
 
+    /// Adds `element` at the end of `key`'s group, which comes after every earlier key's.
     mutating func append(_ element: Element, to key: Key) {
         if groups[key] == nil { keys.append(key) }
         groups[key, default: []].append(element)
