@@ -109,8 +109,11 @@ public struct MDNSEngine {
     /// The host name the services' SRV records name, e.g. `ciao.local.`.
     public var hostName: DomainName { registrations.host.name }
 
-    /// True when the engine runs on the interface `id`.
-    public func hasInterface(_ id: InterfaceID) -> Bool { interfaces.contains(id) }
+    /// The interfaces the engine runs on, in ID order, as last set (``setInterface(_:at:)``).
+    public var networkInterfaces: [NetworkInterface] { interfaces.networkInterfaces }
+
+    /// The interface `id` as last set, or nil when the engine does not run on it.
+    public func networkInterface(_ id: InterfaceID) -> NetworkInterface? { interfaces[id]?.interface }
 
     /// The current name of a registration, or nil once it is gone.
     public func name(of id: RegistrationID) -> DomainName? { registrations[.service(id)]?.name }

@@ -135,6 +135,37 @@ import Testing
         #expect(harness.resolved.last?.addresses == [newV4.description, v6.description])
     }
 
+    /// An IPv6 link-local address names its interface as its zone, as the interface is called
+    /// now: renamed, the zone follows.
+    @Test func linkLocalAddressCarriesItsInterfacesCurrentName() throws {
+        var harness = DriverPair()
+        let v4 = harness.network.address(of: harness.publisher, on: harness.link, family: .v4)
+        let linkLocal = CiaoEngine.IPAddress.v6(try #require(IPv6Address("fe80::a1")))
+        harness.network.setAddresses(
+            [InterfaceAddress(v4, prefixLength: 15), InterfaceAddress(linkLocal, prefixLength: 64)],
+            of: harness.publisher, on: harness.link)
+        harness.publish(
+            Publication(name: "Web", type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+            on: harness.publisher)
+        harness.run(for: .seconds(3))
+        harness.browseAndResolve(Self.type)
+        harness.run(for: .seconds(2))
+        #expect(harness.resolved.last?.addresses == [v4.description, "fe80::a1%sim0"])
+
+        var renamed = DriverNetwork.interface(for: harness.browser, on: harness.link)
+        renamed.name = "wlan7"
+        _ = harness.network.withStack(harness.browser) { driver, now in
+            driver.handle(.setInterface(renamed), at: now)
+        }
+        // The publisher's address moves, so the resolution reports again.
+        let newV4 = CiaoEngine.IPAddress.v4(IPv4Address(198, 18, 99, 7))
+        harness.network.setAddresses(
+            [InterfaceAddress(newV4, prefixLength: 15), InterfaceAddress(linkLocal, prefixLength: 64)],
+            of: harness.publisher, on: harness.link)
+        harness.run(for: .seconds(3))
+        #expect(harness.resolved.last?.addresses == [newV4.description, "fe80::a1%wlan7"])
+    }
+
     /// A service withdrawn and published again on another port moments later: a resolution
     /// started while the old SRV record has its last second in the cache gets the new port, and
     /// the old record's removal a moment later does not undo it (a TXT update is still resolved).

@@ -43,6 +43,12 @@ struct DiscoveryDriver {
     /// When an ``Input/advance`` is due next.
     var nextDeadline: Instant? { engine.nextDeadline }
 
+    /// The interfaces the driver runs on, in ID order, as last set: the one record of them.
+    var interfaces: [NetworkInterface] { engine.networkInterfaces }
+
+    /// The interface `id` as last set, or nil when the driver does not run on it.
+    func interface(_ id: InterfaceID) -> NetworkInterface? { engine.networkInterface(id) }
+
     // MARK: Inputs
 
     /// Everything that can happen to the driver; ``handle(_:at:)`` takes one at a time.
@@ -66,8 +72,8 @@ struct DiscoveryDriver {
         var dropped: DropReason?
         switch input {
         case .command(let command): carryOut(command, at: now)
-        case .setInterface(let interface): directory.setInterface(interface, engine: &engine, at: now)
-        case .removeInterface(let id): directory.removeInterface(id, engine: &engine, at: now)
+        case .setInterface(let interface): engine.setInterface(interface, at: now)
+        case .removeInterface(let id): engine.removeInterface(id, at: now)
         case .receive(let datagram): dropped = engine.receive(datagram, at: now)
         case .advance: engine.advance(to: now)
         }

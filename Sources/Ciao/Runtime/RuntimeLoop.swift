@@ -20,7 +20,6 @@ final class RuntimeLoop {
     private let sockets: [IPFamily: MulticastSocket]
     private let monitor: NetlinkMonitor
     private let filter: InterfaceFilter
-    private var interfaces: [InterfaceID: NetworkInterface] = [:]
     /// Told after each interface scan whether any interface is usable.
     private let reportInterfacesPresent: (Bool) -> Void
     /// Told after each interface scan which group memberships could not be made (retried at every
@@ -176,7 +175,6 @@ final class RuntimeLoop {
     /// Deregisters every publication and leaves every interface: goodbyes for all our records.
     func withdrawEverything() {
         driver.handle(.command(.withdrawEverything), at: now)
-        interfaces = [:]
         sendAndDeliver()
     }
 
@@ -248,86 +246,91 @@ final class RuntimeLoop {
         }
         let time = now
         let currentIDs = Set(current.map(\.id))
-        for id in interfaces.keys.sorted() where !currentIDs.contains(id) {
-            driver.handle(.removeInterface(id), at: time)
+        for gone in driver.interfaces where !currentIDs.contains(gone.id) {
+            driver.handle(.removeInterface(gone.id), at: time)
             for socket in sockets.values {
                 do {
-                    try socket.leave(id)
+                    try socket.leave(gone.id)
                 } catch {
                     diagnostics.emit(
-                        .warning, .interface, interface: interfaces[id]?.name,
+                        .warning, .interface, interface: gone.name,
                         "could not leave the \(Self.familyName(socket.family)) mDNS group: \(error)")
                 }
             }
-            diagnostics.emit(
-                .info, .interface, interface: interfaces[id]?.name, "gone or down: its records are withdrawn")
-            interfaces[id] = nil
+            diagnostics.emit(.info, .interface, interface: gone.name, "gone or down: its records are withdrawn")
         }
         // In index order, so that under the kernel's limit of memberships per socket the
         // lowest-numbered interfaces hold them: an interface whose membership is given up for a
         // lower one comes later in the scan and finds no room (see MulticastSocket.joinMakingRoom).
         var failures: [NetworkScope.MembershipFailure] = []
         for interface in current {
-            for family in IPFamily.allCases {
-                guard let socket = sockets[family] else { continue }
-                do {
-                    if interface.families.contains(family) {
-                        let wasJoined = socket.joinedInterfaces.contains(interface.id)
-                        let displaced = try socket.joinMakingRoom(interface.id)
-                        if !wasJoined {
-                            diagnostics.emit(
-                                .info, .interface, interface: interface.name,
-                                "joined the \(Self.familyName(family)) mDNS group \(family == .v4 ? "224.0.0.251" : "ff02::fb")"
-                            )
-                        }
-                        if let displaced {
-                            diagnostics.emit(
-                                .warning, .interface, interface: interfaces[displaced]?.name,
-                                "gave up the \(Self.familyName(family)) mDNS group membership to \(interface.name), "
-                                    + "a lower-numbered interface: the kernel allows no more per socket")
-                        }
-                    } else if socket.joinedInterfaces.contains(interface.id) {
-                        try socket.leave(interface.id)
-                        diagnostics.emit(
-                            .info, .interface, interface: interface.name,
-                            "left the \(Self.familyName(family)) mDNS group: no \(Self.familyName(family)) address")
-                    }
-                } catch {
-                    let limit =
-                        error.errno == ENOBUFS && family == .v4
-                        ? "; Linux allows net.ipv4.igmp_max_memberships (20 by default) per socket: raise it above the number of interfaces (sysctl)"
-                        : ""
-                    let failure = NetworkScope.MembershipFailure(
-                        interface: interface.name, family: NetworkScope.AddressFamily(family),
-                        reason: "\(error)\(limit)")
-                    failures.append(failure)
-                    if !membershipFailures.contains(failure) {
-                        diagnostics.emit(
-                            .warning, .interface, interface: interface.name,
-                            "cannot join the \(Self.familyName(family)) mDNS group, so nothing sent to it is heard: \(error)\(limit)"
-                        )
-                    }
-                }
-            }
-            if interfaces[interface.id] != interface {
+            failures += joinGroups(on: interface)
+            let previous = driver.interface(interface.id)
+            if previous?.name != interface.name || Set(previous?.addresses ?? []) != Set(interface.addresses) {
                 diagnostics.emit(
                     .info, .interface, interface: interface.name,
-                    (interfaces[interface.id] == nil ? "in use" : "addresses changed") + ": "
+                    (previous == nil ? "in use" : "addresses changed") + ": "
                         + interface.addresses.map { "\($0.address)/\($0.prefixLength)" }.joined(separator: ", "))
             }
-            interfaces[interface.id] = interface
             driver.handle(.setInterface(interface), at: time)
         }
-        reportInterfacesPresent(!interfaces.isEmpty)
+        reportInterfacesPresent(!driver.interfaces.isEmpty)
         reportMembershipFailures(failures)
         membershipFailures = Set(failures)
         sendAndDeliver()
     }
 
+    /// Joins the mDNS group of each family `interface` has an address of and leaves the others;
+    /// returns the memberships that could not be made, each said once while it keeps failing.
+    private func joinGroups(on interface: NetworkInterface) -> [NetworkScope.MembershipFailure] {
+        var failures: [NetworkScope.MembershipFailure] = []
+        for family in IPFamily.allCases {
+            guard let socket = sockets[family] else { continue }
+            do {
+                if interface.families.contains(family) {
+                    let wasJoined = socket.joinedInterfaces.contains(interface.id)
+                    let displaced = try socket.joinMakingRoom(interface.id)
+                    if !wasJoined {
+                        diagnostics.emit(
+                            .info, .interface, interface: interface.name,
+                            "joined the \(Self.familyName(family)) mDNS group \(family == .v4 ? "224.0.0.251" : "ff02::fb")"
+                        )
+                    }
+                    if let displaced {
+                        diagnostics.emit(
+                            .warning, .interface, interface: interfaceName(displaced),
+                            "gave up the \(Self.familyName(family)) mDNS group membership to \(interface.name), "
+                                + "a lower-numbered interface: the kernel allows no more per socket")
+                    }
+                } else if socket.joinedInterfaces.contains(interface.id) {
+                    try socket.leave(interface.id)
+                    diagnostics.emit(
+                        .info, .interface, interface: interface.name,
+                        "left the \(Self.familyName(family)) mDNS group: no \(Self.familyName(family)) address")
+                }
+            } catch {
+                let limit =
+                    error.errno == ENOBUFS && family == .v4
+                    ? "; Linux allows net.ipv4.igmp_max_memberships (20 by default) per socket: raise it above the number of interfaces (sysctl)"
+                    : ""
+                let failure = NetworkScope.MembershipFailure(
+                    interface: interface.name, family: NetworkScope.AddressFamily(family), reason: "\(error)\(limit)")
+                failures.append(failure)
+                if !membershipFailures.contains(failure) {
+                    diagnostics.emit(
+                        .warning, .interface, interface: interface.name,
+                        "cannot join the \(Self.familyName(family)) mDNS group, so nothing sent to it is heard: \(error)\(limit)"
+                    )
+                }
+            }
+        }
+        return failures
+    }
+
     // MARK: Diagnostics
 
     private func interfaceName(_ id: InterfaceID) -> String {
-        interfaces[id]?.name ?? String(id.index)
+        driver.interface(id)?.name ?? String(id.index)
     }
 
     private static func familyName(_ family: IPFamily) -> String {

@@ -25,8 +25,6 @@ struct ServiceDirectory {
     private var addressQueryTargets: [QueryID: AddressTarget] = [:]
     /// Which lookup each query of a record lookup feeds.
     private var lookupQueries: [QueryID: BackendToken] = [:]
-    /// Interface names, for the `%zone` of IPv6 link-local addresses.
-    private var interfaceNames: [InterfaceID: String] = [:]
 
     private struct PublicationState {
         /// The instance label of the last ``PublicationUpdate/registered(name:hostName:)``.
@@ -189,7 +187,8 @@ struct ServiceDirectory {
         // A saved reference may name an interface that is gone or renumbered since (a reboot):
         // then every interface is asked.
         let named = InterfaceID(service.interfaceIndex)
-        let interfaces: Set<InterfaceID>? = service.interfaceIndex == 0 || !engine.hasInterface(named) ? nil : [named]
+        let interfaces: Set<InterfaceID>? =
+            service.interfaceIndex == 0 || engine.networkInterface(named) == nil ? nil : [named]
         let queries = [RecordType.srv, .txt].map {
             engine.startQuery(name: instance, type: $0, interfaces: interfaces, at: now)
         }
@@ -246,21 +245,7 @@ struct ServiceDirectory {
         for token in Set(registrationsByToken.keys).union(queriesByToken.keys).union(requested) {
             cancel(token, engine: &engine, at: now)
         }
-        for id in interfaceNames.keys.sorted() { removeInterface(id, engine: &engine, at: now) }
-    }
-
-    // MARK: Interfaces
-
-    /// A new interface, or new addresses on one (RFC 6762 §8.3, §10.2).
-    mutating func setInterface(_ interface: NetworkInterface, engine: inout MDNSEngine, at now: Instant) {
-        interfaceNames[interface.id] = interface.name
-        engine.setInterface(interface, at: now)
-    }
-
-    /// An interface gone or down: its records withdrawn, its caches emptied.
-    mutating func removeInterface(_ id: InterfaceID, engine: inout MDNSEngine, at now: Instant) {
-        engine.removeInterface(id, at: now)
-        interfaceNames[id] = nil
+        for interface in engine.networkInterfaces { engine.removeInterface(interface.id, at: now) }
     }
 
     // MARK: Engine events
@@ -551,7 +536,7 @@ struct ServiceDirectory {
         }
         let addresses = found.flatMap { found in
             found.addresses.sorted { $0.sortKey.lexicographicallyPrecedes($1.sortKey) }
-                .map { (presentation(of: $0, on: found.interface), found.heardOver[$0] ?? []) }
+                .map { (presentation(of: $0, on: found.interface, engine: engine), found.heardOver[$0] ?? []) }
         }
         var unique: [String] = []
         var heardOver: [NetworkScope.AddressFamily: [String]] = [:]
@@ -580,10 +565,13 @@ struct ServiceDirectory {
         return result
     }
 
-    /// Numeric form; an IPv6 link-local address carries its interface as `%zone`.
-    private func presentation(of address: CiaoEngine.IPAddress, on interface: InterfaceID) -> String {
+    /// Numeric form; an IPv6 link-local address carries its interface's name as `%zone`, or
+    /// its index once the interface is gone.
+    private func presentation(of address: CiaoEngine.IPAddress, on interface: InterfaceID, engine: MDNSEngine)
+        -> String
+    {
         if case .v6(let v6) = address, v6.isLinkLocal {
-            return "\(v6)%\(interfaceNames[interface] ?? String(interface.index))"
+            return "\(v6)%\(engine.networkInterface(interface)?.name ?? String(interface.index))"
         }
         return address.description
     }
