@@ -82,15 +82,7 @@ public struct MDNSEngine {
     var ownRecordNamesChanged: Set<DomainName> = []
     var queriesStartedSinceOwnRecordReport: Set<QueryID> = []
     private var nextQueryNumber = 1
-    var outgoing: [OutgoingDatagram] = []
-    /// Records we multicast since ``takeDatagrams()``, and those in the datagrams it last
-    /// returned, whose times ``noteSent(at:)`` moves to when they left.
-    var multicastSinceTake: [SentRecord] = []
-    var multicastAwaitingSend: [SentRecord] = []
-    /// The datagrams ``takeDatagrams()`` last returned, which ``noteSent(at:)`` logs as sent.
-    var datagramsAwaitingSend: [[UInt8]] = []
-    /// What went out lately, to tell our own multicast looped back from another stack's.
-    var sentDatagrams = SentDatagramLog()
+    var outbox = Outbox()
     var events: [EngineEvent] = []
     /// Collect ``EngineDiagnostic``s for ``takeDiagnostics()``; off, the engine keeps none.
     public var reportsDiagnostics = false
@@ -135,11 +127,7 @@ public struct MDNSEngine {
 
     /// Datagrams to send, in order; clears them.
     public mutating func takeDatagrams() -> [OutgoingDatagram] {
-        multicastAwaitingSend = multicastSinceTake
-        multicastSinceTake = []
-        datagramsAwaitingSend = outgoing.map(\.bytes)
-        defer { outgoing = [] }
-        return outgoing
+        outbox.take()
     }
 
     /// The diagnostics collected since the last call, in order.
@@ -313,7 +301,7 @@ public struct MDNSEngine {
     @discardableResult
     public mutating func receive(_ datagram: ReceivedDatagram, at now: Instant) -> DropReason? {
         if datagram.source.port == mdnsPort, interfaces.owns(datagram.source.address),
-            sentDatagrams.contains(datagram.bytes, at: now)
+            outbox.wasSentLately(datagram.bytes, at: now)
         {
             return dropped(datagram, .ownMulticast)
         }
@@ -384,8 +372,9 @@ public struct MDNSEngine {
                 return
             }
         }
-        outgoing += packets.map {
-            OutgoingDatagram(bytes: $0, interface: interface, destination: destination, purpose: purpose)
+        for packet in packets {
+            outbox.enqueue(
+                OutgoingDatagram(bytes: packet, interface: interface, destination: destination, purpose: purpose))
         }
     }
 
@@ -401,13 +390,6 @@ public struct MDNSEngine {
             }
         }
     }
-}
-
-/// A record multicast over one family of an interface, whose time ``MDNSEngine/noteSent(at:)`` sets.
-struct SentRecord {
-    var interface: InterfaceID
-    var family: IPFamily
-    var key: RecordKey
 }
 
 enum CacheChange {

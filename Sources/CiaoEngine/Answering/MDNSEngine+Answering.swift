@@ -267,7 +267,7 @@ extension MDNSEngine {
         for record in records {
             let key = RecordKey(record)
             interfaces[interfaceID]?.lastMulticast[key, default: MulticastTimes()][family] = now
-            if byUs { multicastSinceTake.append(SentRecord(interface: interfaceID, family: family, key: key)) }
+            if byUs { outbox.noteMulticast(SentRecord(interface: interfaceID, family: family, key: key)) }
         }
     }
 
@@ -277,15 +277,12 @@ extension MDNSEngine {
     /// Logs the datagrams as sent, so that ``receive(_:at:)`` drops them when the kernel loops
     /// them back (``DropReason/ownMulticast``).
     public mutating func noteSent(at time: Instant) {
-        for bytes in datagramsAwaitingSend { sentDatagrams.record(bytes, at: time) }
-        datagramsAwaitingSend = []
-        for sent in multicastAwaitingSend {
+        for sent in outbox.noteSent(at: time) {
             guard let made = interfaces[sent.interface]?.lastMulticast[sent.key]?[sent.family], made < time else {
                 continue
             }
             interfaces[sent.interface]?.lastMulticast[sent.key]?[sent.family] = time
         }
-        multicastAwaitingSend = []
     }
 
     /// Forgets multicasts older than ``multicastMemory``, at most once a minute, so that the table
@@ -332,7 +329,7 @@ extension MDNSEngine {
             if offered != nil { reply.additionals.insert(.opt(udpPayloadSize: ourSize), at: 0) }
         }
         guard let packet = try? reply.encodedTruncating(maximumSize: size) else { return }
-        outgoing.append(OutgoingDatagram(bytes: packet, interface: interface.id, destination: .unicast(source)))
+        outbox.enqueue(OutgoingDatagram(bytes: packet, interface: interface.id, destination: .unicast(source)))
     }
 
     private mutating func sendMulticastResponse(
@@ -401,7 +398,7 @@ extension MDNSEngine {
             // takes two encodings: the count that fitted before, and one more that does not.
             let packet = fullestPacket(from: start, guess: count)
             if let bytes = packet.bytes {
-                outgoing.append(OutgoingDatagram(bytes: bytes, interface: interface.id, destination: destination))
+                outbox.enqueue(OutgoingDatagram(bytes: bytes, interface: interface.id, destination: destination))
                 if !hostRecordsSent {
                     hostRecordsSent = packet.message.additionals.contains { $0.name == registrations.host.name }
                 }
