@@ -63,10 +63,9 @@ public struct MDNSEngine {
     var reportedRegistrations: Set<RegistrationID> = []
     /// The host name last reported settled (``EngineEvent/hostRenamed(from:to:)``).
     var reportedHostName: DomainName
-    var queries: [QueryID: ContinuousQuery] = [:]
-    /// The active queries by the name they ask about, each list in ``QueryID`` order, so that a
-    /// cache change is reported without looking at every query.
-    var queriesByName: [DomainName: [QueryID]] = [:]
+    /// The active queries, found by the name they ask about, so that a cache change is reported
+    /// without looking at every query.
+    var queries = QueryTable()
     /// The first-query time last chosen on each interface, which queries started in the next
     /// moments share (``firstQueryTime(on:at:)``).
     var sharedFirstQueryTimes: [InterfaceID: Instant] = [:]
@@ -81,7 +80,6 @@ public struct MDNSEngine {
     /// a thousand comparisons.
     var ownRecordNamesChanged: Set<DomainName> = []
     var queriesStartedSinceOwnRecordReport: Set<QueryID> = []
-    private var nextQueryNumber = 1
     var outbox = Outbox()
     var events: [EngineEvent] = []
     /// Collect ``EngineDiagnostic``s for ``takeDiagnostics()``; off, the engine keeps none.
@@ -160,7 +158,7 @@ public struct MDNSEngine {
             interfaces[interface.id] = InterfaceState(interface: interface, cacheCapacity: configuration.cacheCapacity)
             refreshReverseNames()
             restartProbing(at: now)
-            for id in queries.keys.sorted() {
+            for id in queries.ids {
                 let first = firstQueryTime(on: interface.id, at: now)
                 queries[id]?.schedule(on: interface.id, firstAt: first)
             }
@@ -257,28 +255,24 @@ public struct MDNSEngine {
     public mutating func startQuery(
         name: DomainName, type: RecordType, interfaces selected: Set<InterfaceID>? = nil, at now: Instant
     ) -> QueryID {
-        let id = QueryID(rawValue: nextQueryNumber)
-        nextQueryNumber += 1
-        var query = ContinuousQuery(name: name, type: type, interfaces: selected)
+        let query = ContinuousQuery(name: name, type: type, interfaces: selected)
+        let id = queries.add(query)
         for interface in interfaces.ids where query.appliesTo(interface) {
             for entry in interfaces[interface]?.cache.records(named: name, type: type) ?? [] where !entry.isLeaving {
                 events.append(.added(id, entry.record, interface))
             }
             // With a unique answer cached, the first send waits until it expires
             // (``sendDueQueries(at:)``): the cache's refresh queries keep it meanwhile.
-            query.schedule(on: interface, firstAt: firstQueryTime(on: interface, at: now))
+            let first = firstQueryTime(on: interface, at: now)
+            queries[id]?.schedule(on: interface, firstAt: first)
         }
-        queries[id] = query
-        queriesByName[name, default: []].append(id)
         queriesStartedSinceOwnRecordReport.insert(id)
         return id
     }
 
     /// Stops a continuous query.
     public mutating func stopQuery(_ id: QueryID) {
-        guard let query = queries.removeValue(forKey: id) else { return }
-        queriesByName[query.name]?.removeAll { $0 == id }
-        if queriesByName[query.name]?.isEmpty == true { queriesByName[query.name] = nil }
+        guard queries.remove(id) != nil else { return }
         reportedOwnRecords[id] = nil
     }
 
@@ -380,7 +374,7 @@ public struct MDNSEngine {
 
     /// Reports a cache change to every query the record answers on that interface.
     mutating func report(_ change: CacheChange, _ record: ResourceRecord, on interface: InterfaceID) {
-        for id in queriesByName[record.name] ?? [] {
+        for id in queries.asking(record.name) {
             guard let query = queries[id], query.matches(record), query.appliesTo(interface) else { continue }
             switch change {
             case .added: events.append(.added(id, record, interface))

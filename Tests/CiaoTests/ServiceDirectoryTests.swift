@@ -216,7 +216,7 @@ import Testing
         #expect(Set(harness.resolved.map(\.service.name)) == Set(names))
         #expect(harness.resolved.allSatisfy { $0.addresses == [v4.description, v6.description] })
         let alpha = Names.name("alpha.local.")
-        #expect(harness.network.engine(harness.browser).queriesByName[alpha]?.count == 2, "one A and one AAAA query")
+        #expect(harness.network.engine(harness.browser).queries.asking(alpha).count == 2, "one A and one AAAA query")
 
         harness.send(.cancel(tokens[0]), on: harness.browser)
         let resolvedBefore = harness.resolved.count
@@ -257,9 +257,9 @@ import Testing
         let names = try ["Web._ciao._tcp.local.", "Mail._ciao._tcp.local.", "alpha.local."].map(
             DomainName.init(parsing:))
         let engine = { harness.network.engine(harness.browser) }
-        #expect(names.map { engine().queriesByName[$0]?.count ?? 0 } == [2, 2, 2], "SRV and TXT; A and AAAA")
+        #expect(names.map { engine().queries.asking($0).count } == [2, 2, 2], "SRV and TXT; A and AAAA")
         harness.send(.cancel(browse), on: harness.browser)
-        #expect(names.allSatisfy { engine().queriesByName[$0] == nil })
+        #expect(names.allSatisfy { engine().queries.asking($0).isEmpty })
     }
 
     /// A timed-out resolution is stopped alone: the browse goes on resolving the others; a stop
@@ -270,7 +270,7 @@ import Testing
         let webName = try DomainName(parsing: "Web._ciao._tcp.local.")
         let mailName = try DomainName(parsing: "Mail._ciao._tcp.local.")
         let queries = { (harness: DriverPair, name: DomainName) in
-            harness.network.engine(harness.browser).queriesByName[name]?.count ?? 0
+            harness.network.engine(harness.browser).queries.asking(name).count
         }
         let web = harness.publish(
             Publication(name: "Web", type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true),
@@ -316,7 +316,7 @@ import Testing
         let webName = try DomainName(parsing: "Web._ciao._tcp.local.")
         let web = Service(name: "Web", type: Self.type, interfaceIndex: 1)
         harness.send(.stopResolving(web, of: browse, found: 1), on: harness.browser)
-        #expect(harness.network.engine(harness.browser).queriesByName[webName] == nil)
+        #expect(harness.network.engine(harness.browser).queries.asking(webName).isEmpty)
         let answer = try #require(
             harness.network.transmissions.last {
                 $0.sender == harness.publisher && $0.datagram.family == .v4
@@ -338,7 +338,7 @@ import Testing
             if case .browse(_, let updates) = update { updates.lastMentions } else { nil }
         }
         #expect(batches.filter { !$0.isEmpty } == [[.removed(web)], [.found(web)]])
-        #expect(harness.network.engine(harness.browser).queriesByName[webName]?.count == 2, "SRV and TXT")
+        #expect(harness.network.engine(harness.browser).queries.asking(webName).count == 2, "SRV and TXT")
     }
 
     /// A resolution that joins the address queries of a host others already follow is not shown

@@ -68,11 +68,11 @@ struct ContinuousQuery {
         var nextDue: Instant { min(nextSend, firstIPv6Send ?? nextSend) }
     }
 
-    var name: DomainName
-    var type: RecordType
+    let name: DomainName
+    let type: RecordType
     /// The interfaces asked on, or nil for all. An array, like `schedules`: a query covers one or
     /// a few interfaces, and a resolver of a thousand services keeps thousands of queries.
-    var interfaces: [InterfaceID]?
+    let interfaces: [InterfaceID]?
     /// The schedule on each interface it is asked on.
     private(set) var schedules: [InterfaceSchedule] = []
 

@@ -13,10 +13,10 @@ extension MDNSEngine {
     mutating func reportOwnRecords() {
         var stale = queriesStartedSinceOwnRecordReport
         if ownRecordsChanged {
-            stale.formUnion(queries.keys)
+            stale.formUnion(queries.ids)
             stale.formUnion(reportedOwnRecords.keys)
         } else {
-            for name in ownRecordNamesChanged { stale.formUnion(queriesByName[name] ?? []) }
+            for name in ownRecordNamesChanged { stale.formUnion(queries.asking(name)) }
         }
         ownRecordsChanged = false
         ownRecordNamesChanged = []

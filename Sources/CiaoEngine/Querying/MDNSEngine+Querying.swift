@@ -25,7 +25,7 @@ extension MDNSEngine {
         for (id, query) in queries {
             for schedule in query.schedules where schedule.nextDue <= now {
                 if !interfaces.contains(schedule.interface) {
-                    queries[id]!.forget(schedule.interface)
+                    queries[id]?.forget(schedule.interface)
                 } else {
                     due[schedule.interface, default: []].append(id)
                 }
@@ -61,16 +61,16 @@ extension MDNSEngine {
                 return asked
             }
             for id in (due[interfaceID] ?? []).sorted() {
-                let query = queries[id]!
+                guard let query = queries[id] else { continue }
                 // A unique answer is cached (it came in since the query was scheduled, or the
                 // query started with it): the cache's refresh queries at 80–95 % of its TTL keep
                 // it (§5.2), so the query itself asks again only if it expires (§7.1).
                 if let expiry = uniqueAnswerExpiry(for: query, on: interfaceID) {
                     interfaces[interfaceID]?.cache.watch(name: query.name, type: query.type, at: now, random: &random)
-                    queries[id]!.schedule(on: interfaceID, firstAt: expiry)
+                    queries[id]?.schedule(on: interfaceID, firstAt: expiry)
                     continue
                 }
-                if let send = queries[id]!.takeDue(on: interfaceID, families: interface.families, at: now) {
+                if let send = queries[id]?.takeDue(on: interfaceID, families: interface.families, at: now) {
                     ask(query.question, send, first: send == .ipv6AfterIPv4 || !query.hasBeenAsked(on: interfaceID))
                 }
             }
@@ -177,7 +177,7 @@ extension MDNSEngine {
         // queries of the questions' names can match, found through the index, in ID order.
         var margin: Duration?
         var candidates: [QueryID] = []
-        for question in message.questions { candidates += queriesByName[question.name] ?? [] }
+        for question in message.questions { candidates += queries.asking(question.name) }
         for id in Set(candidates).sorted() {
             guard let query = queries[id], query.appliesTo(interfaceID),
                 message.questions.contains(where: { $0 == query.question })
@@ -189,7 +189,7 @@ extension MDNSEngine {
             let theirs = message.answers.filter(query.matches).map(RecordKey.init)
             if theirs.allSatisfy(ours.contains) {
                 if margin == nil { margin = random.duration(in: ContinuousQuery.standInMargin) }
-                queries[id]!.noteAskedByAnother(on: interfaceID, over: family, at: now, margin: margin!)
+                queries[id]?.noteAskedByAnother(on: interfaceID, over: family, at: now, margin: margin!)
             }
         }
     }
