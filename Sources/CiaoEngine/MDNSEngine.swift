@@ -69,17 +69,9 @@ public struct MDNSEngine {
     /// The first-query time last chosen on each interface, which queries started in the next
     /// moments share (``firstQueryTime(on:at:)``).
     var sharedFirstQueryTimes: [InterfaceID: Instant] = [:]
-    /// Own records reported to own queries so far, per query and interface (same-host discovery).
-    var reportedOwnRecords: [QueryID: [InterfaceID: [ResourceRecord]]] = [:]
-    /// Set when own records may have changed for every query (an interface or the host name
-    /// changed); ``takeEvents()`` then reports the differences.
-    var ownRecordsChanged = false
-    /// Owner names whose own records changed (a service registered, renamed, withdrawn or given
-    /// a new TXT), and queries started, since the last report: only the queries these concern
-    /// are compared again, so that a thousand services and queries do not make each change cost
-    /// a thousand comparisons.
-    var ownRecordNamesChanged: Set<DomainName> = []
-    var queriesStartedSinceOwnRecordReport: Set<QueryID> = []
+    /// What same-host discovery has told our queries of our own records, and what changed since;
+    /// ``takeEvents()`` reports the differences.
+    var ownRecordReports = OwnRecordReports()
     var outbox = Outbox()
     var events: [EngineEvent] = []
     /// Collect ``EngineDiagnostic``s for ``takeDiagnostics()``; off, the engine keeps none.
@@ -154,7 +146,7 @@ public struct MDNSEngine {
     /// queries; changed addresses are announced and removed ones said goodbye to (RFC 6762 §8.4, §10.1).
     public mutating func setInterface(_ interface: NetworkInterface, at now: Instant) {
         guard let existing = interfaces[interface.id] else {
-            ownRecordsChanged = true
+            ownRecordReports.noteEverythingChanged()
             interfaces[interface.id] = InterfaceState(interface: interface, cacheCapacity: configuration.cacheCapacity)
             refreshReverseNames()
             restartProbing(at: now)
@@ -169,7 +161,7 @@ public struct MDNSEngine {
             existing.interface.name != interface.name
                 || Set(existing.interface.addresses) != Set(interface.addresses)
         else { return }
-        ownRecordsChanged = true
+        ownRecordReports.noteEverythingChanged()
         if owesHostGoodbyes {
             let current = Set(registrations.host.records(hostName: registrations.host.name, interface: interface))
             let goodbyes = registrations.host.records(hostName: registrations.host.name, interface: existing.interface)
@@ -186,7 +178,7 @@ public struct MDNSEngine {
     /// Removes an interface: goodbyes for our records there, and its cache reported removed.
     public mutating func removeInterface(_ id: InterfaceID, at now: Instant) {
         guard var state = interfaces[id] else { return }
-        ownRecordsChanged = true
+        ownRecordReports.noteEverythingChanged()
         // A name never announced has nobody holding it to say goodbye to.
         let announced =
             (owesHostGoodbyes ? [registrations.host] : [])
@@ -220,7 +212,7 @@ public struct MDNSEngine {
         guard var registration = registrations[.service(id)], var service = registration.service else { return }
         service.txt = txt
         registration.kind = .service(service)
-        noteOwnRecordsChanged(of: registration)
+        ownRecordReports.noteChanged(registration.publishedNames)
         registration.txtChanged(at: now)
         registrations[.service(id)] = registration
     }
@@ -237,7 +229,7 @@ public struct MDNSEngine {
         var withdrawn: [Registration] = []
         for id in ids {
             guard let registration = registrations.remove(id) else { continue }
-            noteOwnRecordsChanged(of: registration)
+            ownRecordReports.noteChanged(registration.publishedNames)
             reportedRegistrations.remove(id)
             // A name never announced has nobody holding it to say goodbye to.
             if registration.hasAnnounced { withdrawn.append(registration) }
@@ -266,14 +258,14 @@ public struct MDNSEngine {
             let first = firstQueryTime(on: interface, at: now)
             queries[id]?.schedule(on: interface, firstAt: first)
         }
-        queriesStartedSinceOwnRecordReport.insert(id)
+        ownRecordReports.noteStarted(id)
         return id
     }
 
     /// Stops a continuous query.
     public mutating func stopQuery(_ id: QueryID) {
         guard queries.remove(id) != nil else { return }
-        reportedOwnRecords[id] = nil
+        ownRecordReports.noteStopped(id)
     }
 
     // MARK: Time

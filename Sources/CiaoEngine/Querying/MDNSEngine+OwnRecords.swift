@@ -11,18 +11,7 @@ extension MDNSEngine {
     /// before, for the queries whose answers may have changed: `added`, `removed`, or `updated`
     /// when a unique record's data changed (a TXT update).
     mutating func reportOwnRecords() {
-        var stale = queriesStartedSinceOwnRecordReport
-        if ownRecordsChanged {
-            stale.formUnion(queries.ids)
-            stale.formUnion(reportedOwnRecords.keys)
-        } else {
-            for name in ownRecordNamesChanged { stale.formUnion(queries.asking(name)) }
-        }
-        ownRecordsChanged = false
-        ownRecordNamesChanged = []
-        queriesStartedSinceOwnRecordReport = []
-        guard !stale.isEmpty else { return }
-        for id in stale.sorted() {
+        for id in ownRecordReports.takeStale(from: queries) {
             var current: [InterfaceID: [ResourceRecord]] = [:]
             if let query = queries[id] {
                 for state in interfaces.states where query.appliesTo(state.interface.id) {
@@ -30,19 +19,13 @@ extension MDNSEngine {
                     if !matching.isEmpty { current[state.interface.id] = matching }
                 }
             }
-            let before = reportedOwnRecords[id, default: [:]]
+            let before = ownRecordReports.reported(to: id)
             for interface in Set(before.keys).union(current.keys).sorted() {
                 reportChanges(
                     from: before[interface, default: []], to: current[interface, default: []], query: id, on: interface)
             }
-            reportedOwnRecords[id] = current.isEmpty ? nil : current
+            ownRecordReports.setReported(current, to: id)
         }
-    }
-
-    /// Own records may have changed under `registration`'s names: the queries asking for them
-    /// are compared again at the next report.
-    mutating func noteOwnRecordsChanged(of registration: Registration) {
-        ownRecordNamesChanged.formUnion(registration.publishedNames)
     }
 
     private mutating func reportChanges(

@@ -32,7 +32,7 @@ extension MDNSEngine {
     /// this host already answers for it, whose answer comes well before probing ends.
     mutating func claimHostName(at now: Instant) {
         hostClaim = .owned
-        ownRecordsChanged = true
+        ownRecordReports.noteEverythingChanged()
         registrations.host.restartClaim()
         if !interfaces.isEmpty {
             let first = firstProbeTime(at: now)
@@ -49,7 +49,7 @@ extension MDNSEngine {
             sendGoodbyes(for: [registrations.host])
         }
         hostClaim = .unneeded
-        ownRecordsChanged = true
+        ownRecordReports.noteEverythingChanged()
     }
 
     /// True when the host's goodbyes are owed along with those of the last services withdrawn.
@@ -107,7 +107,7 @@ extension MDNSEngine {
             return
         case .owned, .heldByAnother:
             let lifetime = Duration.seconds(Int64(ttl.clamped(to: Self.heldHostNameTTLs)))
-            if hostClaim == .owned { ownRecordsChanged = true }
+            if hostClaim == .owned { ownRecordReports.noteEverythingChanged() }
             hostClaim = .heldByAnother(
                 confirmAt: now + lifetime.scaled(by: Self.heldHostNameConfirmation), expiresAt: now + lifetime)
             for id in reportHostNameIfRenamed() { registrations[.service(id)]?.announceAgain(at: now) }
@@ -138,7 +138,7 @@ extension MDNSEngine {
                 continue
             }
             registrations.host.yieldedReverseNames.insert(record.name)
-            ownRecordsChanged = true
+            ownRecordReports.noteEverythingChanged()
         }
     }
 

@@ -104,7 +104,7 @@ extension MDNSEngine {
         for id in newlyRegistered {
             guard let registration = registrations[.service(id)] else { continue }
             reportedRegistrations.insert(id)
-            noteOwnRecordsChanged(of: registration)
+            ownRecordReports.noteChanged(registration.publishedNames)
             events.append(.registered(id, name: registration.name))
         }
         // By id, taking only each interface's description: a copy of its whole state would make
@@ -285,7 +285,7 @@ extension MDNSEngine {
     private mutating func rename(_ owner: RecordOwner, at now: Instant) {
         guard var registration = registrations[owner] else { return }
         let oldName = registration.name
-        if owner != .host { noteOwnRecordsChanged(of: registration) }
+        if owner != .host { ownRecordReports.noteChanged(registration.publishedNames) }
         if let id = owner.serviceID, registration.service?.allowsRenaming == false {
             registrations.remove(id)
             reportedRegistrations.remove(id)
@@ -309,7 +309,7 @@ extension MDNSEngine {
             events.append(.renamed(id, from: oldName, to: registration.name))
         } else {
             registrations.host = registration
-            ownRecordsChanged = true
+            ownRecordReports.noteEverythingChanged()
             // Another responder on this host may hold the new name already. The rename is
             // reported, and the services announced again, once the new name is settled.
             askWhoHoldsHostName()
