@@ -23,7 +23,7 @@ extension MDNSEngine {
         case .hostClaim:
             hostClaimDeadline
         case .registrations:
-            registrationDeadlineIsStale ? computeEarliestRegistrationDeadline() : earliestRegistrationDeadline
+            earlier(ownsHostName ? registrations.host.nextDue : nil, registrations.nextServiceDue)
         case .responses:
             interfaces.states.reduce(nil) { earliest, state in
                 let responses = state.pendingResponses.values.reduce(earliest) { earlier($0, $1.sendAt) }

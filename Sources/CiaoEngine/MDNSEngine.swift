@@ -47,18 +47,9 @@ public struct MDNSEngine {
     var random: SplitMix64
     var interfaces = InterfaceTable()
     /// Whether the engine publishes the host name now, or another responder on this host does.
-    public internal(set) var hostClaim: HostClaim = .unneeded {
-        didSet { registrationDeadlineIsStale = true }
-    }
+    public internal(set) var hostClaim: HostClaim = .unneeded
     /// The host name and the services, with their index by name.
-    var registrations: RegistrationTable {
-        didSet { registrationDeadlineIsStale = true }
-    }
-    /// The earliest probe or announcement due among the host and the services, kept while
-    /// nothing changes them, so that neither a received packet nor ``nextDeadline`` looks at every
-    /// registration.
-    var earliestRegistrationDeadline: Instant?
-    var registrationDeadlineIsStale = true
+    var registrations: RegistrationTable
     /// Registrations that have reported ``EngineEvent/registered(_:name:)`` at least once.
     var reportedRegistrations: Set<RegistrationID> = []
     /// The host name last reported settled (``EngineEvent/hostRenamed(from:to:)``).

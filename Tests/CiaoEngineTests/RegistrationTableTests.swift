@@ -70,4 +70,38 @@ import Testing
         #expect(RecordOwner.host < .service(RegistrationID(rawValue: 1)))
         #expect(!(RecordOwner.service(RegistrationID(rawValue: 1)) < .host))
     }
+
+    /// The earliest probe or announcement of a service follows every change, whether it comes
+    /// through `add`, the subscript, `updateEach` or `remove`, kept or found again.
+    @Test func theNextServiceDueFollowsEveryChange() {
+        var table = table()
+        let t = Instant.zero + .seconds(100)
+        func probing(_ instance: String, at first: Instant) -> Registration {
+            var registration = service(instance)
+            registration.startProbing(at: first)
+            return registration
+        }
+        #expect(table.nextServiceDue == nil)
+        let a = table.add(probing("A", at: t + .seconds(3)))
+        let b = table.add(probing("B", at: t + .seconds(2)))
+        #expect(table.nextServiceDue == t + .seconds(2))
+        // The earliest moves later: found again, while unknown and once settled.
+        table[.service(b)]?.probeSent(nextAt: t + .seconds(5))
+        #expect(table.nextServiceDue == t + .seconds(3))
+        table.settleNextServiceDue()
+        #expect(table.nextServiceDue == t + .seconds(3))
+        // A later one moves earlier: it is the earliest at once.
+        table[.service(b)]?.probeSent(nextAt: t + .seconds(1))
+        #expect(table.nextServiceDue == t + .seconds(1))
+        table.updateEach { $0.startProbing(at: t + .seconds(7)) }
+        table.settleNextServiceDue()
+        #expect(table.nextServiceDue == t + .seconds(7))
+        table[.service(a)]?.waitForInterface()
+        table.remove(b)
+        table.settleNextServiceDue()
+        #expect(table.nextServiceDue == nil)
+        // The host is not a service: its probes are the engine's to count.
+        table.host.startProbing(at: t)
+        #expect(table.nextServiceDue == nil)
+    }
 }

@@ -28,30 +28,11 @@ extension MDNSEngine {
         registrations.updateEach { $0.startProbing(at: start) }
     }
 
-    /// The earliest probe or announcement due among the host and the services, if any.
-    func computeEarliestRegistrationDeadline() -> Instant? {
-        var earliest: Instant?
-        let hostStates = ownsHostName ? [registrations.host.state] : []
-        for state in hostStates.lazy + registrations.services.lazy.map(\.state) {
-            switch state {
-            case .probing(_, let next), .announcing(_, let next): earliest = min(earliest ?? next, next)
-            case .established, .waitingForInterface: break
-            }
-        }
-        return earliest
-    }
-
     /// Sends the probes and announcements due at `now`, aggregated per interface and family.
     mutating func advanceRegistrations(at now: Instant) {
-        if registrationDeadlineIsStale {
-            earliestRegistrationDeadline = computeEarliestRegistrationDeadline()
-            registrationDeadlineIsStale = false
-        }
-        guard let earliest = earliestRegistrationDeadline, earliest <= now else { return }
-        defer {
-            earliestRegistrationDeadline = computeEarliestRegistrationDeadline()
-            registrationDeadlineIsStale = false
-        }
+        registrations.settleNextServiceDue()
+        guard let earliest = deadline(of: .registrations), earliest <= now else { return }
+        defer { registrations.settleNextServiceDue() }
         var probing: [Registration] = []
         var announcing: [Registration] = []
         var hostNameSettled = false

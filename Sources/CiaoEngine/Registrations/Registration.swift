@@ -204,12 +204,17 @@ extension Registration {
         return false
     }
 
+    /// When the next probe or announcement is due; nil when none is.
+    var nextDue: Instant? {
+        switch state {
+        case .probing(_, let next), .announcing(_, let next): next
+        case .established, .waitingForInterface: nil
+        }
+    }
+
     /// True when a probe or an announcement is due at `now`.
     func isDue(at now: Instant) -> Bool {
-        switch state {
-        case .probing(_, let next), .announcing(_, let next): next <= now
-        case .established, .waitingForInterface: false
-        }
+        nextDue.map { $0 <= now } ?? false
     }
 
     /// A new probe sequence, its first probe at `first` (§8.1).

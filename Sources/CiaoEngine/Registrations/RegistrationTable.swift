@@ -10,6 +10,10 @@ struct RegistrationTable {
     /// Service IDs by every name in their ``Registration/publishedNames``, each list ascending.
     private var byName: [DomainName: [RegistrationID]] = [:]
     private var nextNumber = 1
+    /// The earliest ``Registration/nextDue`` among the services, while it is known: a change that
+    /// may have moved it later makes it unknown until ``settleNextServiceDue()``.
+    private var earliestServiceDue: Instant?
+    private var earliestServiceDueIsKnown = true
 
     init(host: Registration) {
         self.host = host
@@ -20,6 +24,20 @@ struct RegistrationTable {
 
     /// The services, in no particular order.
     var services: Dictionary<RegistrationID, Registration>.Values { byID.values }
+
+    /// When the first probe or announcement of a service is due, if one is. Kept while no change
+    /// can have moved it, so that neither the engine's `nextDeadline` nor a received packet looks
+    /// at every service; while unknown, each call looks.
+    var nextServiceDue: Instant? {
+        earliestServiceDueIsKnown ? earliestServiceDue : byID.values.reduce(nil) { earlier($0, $1.nextDue) }
+    }
+
+    /// Finds ``nextServiceDue`` again if a change since may have moved it, and keeps it.
+    mutating func settleNextServiceDue() {
+        guard !earliestServiceDueIsKnown else { return }
+        earliestServiceDue = nextServiceDue
+        earliestServiceDueIsKnown = true
+    }
 
     /// The IDs of the services for which `isIncluded` holds, ascending.
     func ids(where isIncluded: (Registration) -> Bool) -> [RegistrationID] {
@@ -50,6 +68,7 @@ struct RegistrationTable {
         let id = RegistrationID(rawValue: nextNumber)
         nextNumber += 1
         byID[id] = registration
+        noteDueChange(from: nil, to: registration.nextDue)
         // IDs only grow: appended, each list stays ascending.
         for name in registration.publishedNames { byName[name, default: []].append(id) }
         return id
@@ -59,6 +78,7 @@ struct RegistrationTable {
     @discardableResult
     mutating func remove(_ id: RegistrationID) -> Registration? {
         guard let registration = byID.removeValue(forKey: id) else { return nil }
+        noteDueChange(from: registration.nextDue, to: nil)
         removeFromIndex(id, from: registration.publishedNames)
         return registration
     }
@@ -67,7 +87,9 @@ struct RegistrationTable {
     mutating func updateEach(_ change: (inout Registration) -> Void) {
         for index in byID.values.indices {
             let names = byID.values[index].publishedNames
+            let due = byID.values[index].nextDue
             change(&byID.values[index])
+            noteDueChange(from: due, to: byID.values[index].nextDue)
             let renamed = byID.values[index].publishedNames
             guard renamed != names else { continue }
             let id = byID.keys[index]
@@ -84,10 +106,23 @@ struct RegistrationTable {
     }
 
     private mutating func replace(_ id: RegistrationID, with registration: Registration) {
-        let names = byID.updateValue(registration, forKey: id)?.publishedNames ?? []
+        let replaced = byID.updateValue(registration, forKey: id)
+        noteDueChange(from: replaced?.nextDue, to: registration.nextDue)
+        let names = replaced?.publishedNames ?? []
         guard registration.publishedNames != names else { return }
         removeFromIndex(id, from: names)
         addToIndex(id, under: registration.publishedNames)
+    }
+
+    /// Keeps ``nextServiceDue`` for a service whose next due time went from `old` to `new`: an
+    /// earlier one may become the earliest; the earliest moving later makes it unknown.
+    private mutating func noteDueChange(from old: Instant?, to new: Instant?) {
+        guard earliestServiceDueIsKnown, old != new else { return }
+        if old != nil && old == earliestServiceDue {
+            earliestServiceDueIsKnown = false
+        } else {
+            earliestServiceDue = earlier(earliestServiceDue, new)
+        }
     }
 
     private mutating func addToIndex(_ id: RegistrationID, under names: Set<DomainName>) {
