@@ -25,10 +25,7 @@ extension MDNSEngine {
         case .registrations:
             earlier(ownsHostName ? registrations.host.nextDue : nil, registrations.nextServiceDue)
         case .responses:
-            interfaces.states.reduce(nil) { earliest, state in
-                let responses = state.pendingResponses.values.reduce(earliest) { earlier($0, $1.sendAt) }
-                return state.truncatedQueries.values.reduce(responses) { earlier($0, $1.answerAt) }
-            }
+            interfaces.states.reduce(nil) { earlier($0, $1.responses.nextDue) }
         case .cacheExpiry:
             interfaces.states.reduce(nil) { earlier($0, $1.cache.nextExpiry) }
         case .queries:
@@ -48,7 +45,7 @@ extension MDNSEngine {
         case .responses: sendDueResponses(at: now)
         case .cacheExpiry: expireCachedRecords(at: now)
         case .queries: sendDueQueries(at: now)
-        case .multicastSweep: forgetOldMulticasts(at: now)
+        case .multicastSweep: interfaces.updateEach { $0.multicastLog.forgetOld(at: now) }
         }
     }
 }

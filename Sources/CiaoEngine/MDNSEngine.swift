@@ -39,10 +39,6 @@ public struct MDNSEngine {
         }
     }
 
-    /// Questions and known-answer fragments held for a truncated query (RFC 6762 §7.2), per source.
-    static let maximumTruncatedQueries = 64
-    static let maximumKnownAnswersPerQuery = 4096
-
     public let configuration: Configuration
     var random: SplitMix64
     var interfaces = InterfaceTable()
@@ -68,8 +64,6 @@ public struct MDNSEngine {
     /// Collect ``EngineDiagnostic``s for ``takeDiagnostics()``; off, the engine keeps none.
     public var reportsDiagnostics = false
     var diagnostics: [EngineDiagnostic] = []
-    /// When ``forgetOldMulticasts(at:)`` next looks at the interfaces' last-multicast tables.
-    var nextMulticastSweep: Instant = .zero
 
     public init(configuration: Configuration, seed: UInt64) {
         self.configuration = configuration
@@ -375,52 +369,18 @@ enum CacheChange {
     case heardOver(IPFamily)
 }
 
-/// Per-interface state: its addresses, its cache, and the responses and truncated queries pending on it.
+/// Per-interface state: its addresses, its cache, the answers waiting to go out on it and when
+/// our records were last multicast on it.
 struct InterfaceState {
     var interface: NetworkInterface
     var cache: RecordCache
-    /// When each record was last multicast, per family, for the once-a-second rule (RFC 6762 §6).
-    var lastMulticast: [RecordKey: MulticastTimes] = [:]
-    var pendingResponses: [ResponseSlot: PendingResponse] = [:]
-    var truncatedQueries: [SocketAddress: TruncatedQuery] = [:]
+    var responses = ResponseQueue()
+    var multicastLog = MulticastLog()
 
     init(interface: NetworkInterface, cacheCapacity: Int) {
         self.interface = interface
         cache = RecordCache(capacity: cacheCapacity)
     }
-
-    /// True when an aggregated response or a held truncated query is due at `now`.
-    func hasResponseDue(at now: Instant) -> Bool {
-        pendingResponses.values.contains { $0.sendAt <= now } || truncatedQueries.values.contains { $0.answerAt <= now }
-    }
-}
-
-/// A multicast response being aggregated before it is sent (RFC 6762 §6).
-struct PendingResponse {
-    var sendAt: Instant
-    /// Aggregating later answers may move ``sendAt`` up to here (§6: 500 ms past the first plan).
-    var latest: Instant
-    var answers: [ResourceRecord]
-}
-
-/// Where a multicast response waits (RFC 6762 §6): per family, one for answers aggregated after
-/// their random delay, one for answers the once-a-second rule holds back until their second has passed.
-struct ResponseSlot: Hashable, CaseIterable {
-    var family: IPFamily
-    var heldBack: Bool
-
-    static let allCases = IPFamily.allCases.flatMap { family in
-        [ResponseSlot(family: family, heldBack: false), ResponseSlot(family: family, heldBack: true)]
-    }
-}
-
-/// A query with TC set, waiting for the rest of its known answers (RFC 6762 §7.2).
-struct TruncatedQuery {
-    var receivedAt: Instant
-    var answerAt: Instant
-    var questions: [Question]
-    var knownAnswers: [ResourceRecord]
-    var family: IPFamily
 }
 
 extension ResourceRecord {

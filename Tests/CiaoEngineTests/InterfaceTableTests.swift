@@ -29,11 +29,11 @@ import Testing
         table[InterfaceID(2)] = state(2, IPv4Address(198, 18, 1, 1))
         let key = RecordKey(
             ResourceRecord(name: DomainName("a.local.")!, ttl: 120, data: .a(IPv4Address(198, 18, 0, 1))))
-        table[InterfaceID(1)]?.lastMulticast[key] = MulticastTimes()
-        #expect(table[InterfaceID(1)]?.lastMulticast.count == 1 && table[InterfaceID(2)]?.lastMulticast.isEmpty == true)
-        table.updateEach { $0.lastMulticast = [:] }
-        #expect(table.states.allSatisfy { $0.lastMulticast.isEmpty })
-        table[InterfaceID(3)]?.lastMulticast[key] = MulticastTimes()
+        table[InterfaceID(1)]?.multicastLog.note(key, over: .v4, at: .zero)
+        #expect(table[InterfaceID(1)]?.multicastLog.count == 1 && table[InterfaceID(2)]?.multicastLog.count == 0)
+        table.updateEach { $0.multicastLog = MulticastLog() }
+        #expect(table.states.allSatisfy { $0.multicastLog.count == 0 })
+        table[InterfaceID(3)]?.multicastLog.note(key, over: .v4, at: .zero)
         #expect(!table.contains(InterfaceID(3)))
     }
 

@@ -18,7 +18,7 @@ import Testing
         let id = network.withStack(publisher) { engine, now in engine.register(Services.registration("Web"), at: now) }
         network.run(for: .seconds(5))
         func remembered() -> Int {
-            network.engine(publisher).interfaces.states.map(\.lastMulticast.count).reduce(0, +)
+            network.engine(publisher).interfaces.states.map(\.multicastLog.count).reduce(0, +)
         }
         let afterStart = remembered()
         for minute in 1...180 {

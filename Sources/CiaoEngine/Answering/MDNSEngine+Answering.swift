@@ -13,11 +13,6 @@ extension MDNSEngine {
     static let probeDefenceInterval: Duration = .milliseconds(250)
     /// Legacy unicast answers carry at most this TTL (§6.7).
     static let legacyTTL: UInt32 = 10
-    /// How long a record's last multicast is remembered: as far back as any rule looks, a quarter
-    /// of the longest TTL we publish (the QU rule, §5.4).
-    static let multicastMemory: Duration = .seconds(Int64(Registration.otherRecordTTL / 4))
-    /// How often older multicasts are forgotten.
-    static let multicastSweepInterval: Duration = .seconds(60)
 
     /// Answers a query, defends our names against a probe and notes what another host asks
     /// (§6, §7, §8.2, §10.5).
@@ -31,22 +26,13 @@ extension MDNSEngine {
             observeQuery(message, on: interface.id, over: source.address.family, at: now)
         }
         // Known-answer lists that span packets (§7.2): hold the query until the rest arrives.
-        if var held = interfaces[interface.id]?.truncatedQueries[source] {
-            held.questions += message.questions
-            held.knownAnswers = Array((held.knownAnswers + message.answers).prefix(Self.maximumKnownAnswersPerQuery))
-            interfaces[interface.id]?.truncatedQueries[source] = held
-            return
-        }
+        if interfaces[interface.id]?.responses.extendHeldQuery(from: source, with: message) == true { return }
         if message.header.isTruncated && !isLegacy {
-            guard let held = interfaces[interface.id]?.truncatedQueries, held.count < Self.maximumTruncatedQueries
-            else {
-                return
-            }
-            interfaces[interface.id]?.truncatedQueries[source] = TruncatedQuery(
+            // Beyond ResponseQueue.maximumHeldQueries, the query goes unanswered.
+            let query = TruncatedQuery(
                 receivedAt: now, answerAt: now + random.duration(in: Self.truncatedQueryDelay),
-                questions: message.questions,
-                knownAnswers: Array(message.answers.prefix(Self.maximumKnownAnswersPerQuery)),
-                family: source.address.family)
+                questions: message.questions, knownAnswers: message.answers, family: source.address.family)
+            _ = interfaces[interface.id]?.responses.hold(query, from: source)
             return
         }
         answer(message, from: datagram, on: interface, at: now)
@@ -66,12 +52,10 @@ extension MDNSEngine {
             datagram.isMulticast
             ? Dictionary(message.answers.map { (RecordKey($0), $0.ttl) }, uniquingKeysWith: max) : [:]
         func isCopied(_ record: ResourceRecord) -> Bool { sent[RecordKey(record)].map { $0 >= record.ttl } ?? false }
-        for slot in ResponseSlot.allCases where slot.family == family && !sent.isEmpty {
-            guard var pending = interfaces[interface.id]?.pendingResponses[slot] else { continue }
-            let duplicates = pending.answers.filter(isCopied)
-            pending.answers.removeAll(where: isCopied)
+        if !sent.isEmpty {
+            let slots = ResponseSlot.allCases.filter { $0.family == family }
+            let duplicates = interfaces[interface.id]?.responses.withdraw(from: slots, where: isCopied) ?? []
             noteMulticast(duplicates, on: interface.id, family: family, at: now, byUs: false)
-            interfaces[interface.id]?.pendingResponses[slot] = pending.answers.isEmpty ? nil : pending
         }
         if datagram.isMulticast { refuteGoodbyes(in: message, on: interface, family: family, at: now) }
         let source = datagram.source.address
@@ -191,43 +175,30 @@ extension MDNSEngine {
         }
     }
 
-    /// Adds `answers` to the response waiting in `slot`, or starts one due at `sendAt`. Aggregating
-    /// (§6), the earlier answers may wait for the later ones up to the first plan's `latest`, so
-    /// each answer still goes out at least its own delay after its query. (A held-back answer
-    /// whose second has not passed when its slot is sent waits in the next one.)
+    /// Adds `answers` to the response waiting in `slot` on an interface (``ResponseQueue/schedule(_:in:sendAt:latest:)``).
+    /// A held-back answer whose second has not passed when its slot is sent waits in the next one.
     private mutating func schedule(
         _ answers: [ResourceRecord], in slot: ResponseSlot, on interfaceID: InterfaceID, sendAt: Instant,
         latest: Instant
     ) {
-        var pending =
-            interfaces[interfaceID]?.pendingResponses[slot]
-            ?? PendingResponse(sendAt: sendAt, latest: latest, answers: [])
-        pending.sendAt = min(max(pending.sendAt, sendAt), pending.latest)
-        var gathered = UniqueRecords(pending.answers)
-        for record in answers { gathered.insert(record) }
-        pending.answers = gathered.records
-        interfaces[interfaceID]?.pendingResponses[slot] = pending
+        interfaces[interfaceID]?.responses.schedule(answers, in: slot, sendAt: sendAt, latest: latest)
     }
 
     /// Answers held truncated queries whose time has come, then sends the aggregated responses
     /// due, theirs included: nothing due now is left for a later pass.
     mutating func sendDueResponses(at now: Instant) {
-        for interfaceID in interfaces.ids where interfaces[interfaceID]?.hasResponseDue(at: now) == true {
+        for interfaceID in interfaces.ids where interfaces[interfaceID]?.responses.hasDue(at: now) == true {
             guard let interface = interfaces[interfaceID]?.interface else { continue }
-            let dueQueries = interfaces[interfaceID]?.truncatedQueries.filter { $0.value.answerAt <= now } ?? [:]
-            // In time order, not the dictionary's (its order changes with the process's hash seed).
-            for (source, held) in dueQueries.sorted(by: { $0.value.answerAt < $1.value.answerAt }) {
-                interfaces[interfaceID]?.truncatedQueries[source] = nil
+            for (source, held) in interfaces[interfaceID]?.responses.takeDueQueries(at: now) ?? [] {
                 let datagram = ReceivedDatagram(bytes: [], source: source, interface: interfaceID, isMulticast: true)
                 answer(
                     Message(questions: held.questions), knownAnswers: held.knownAnswers, from: datagram, on: interface,
                     at: now, askedAt: held.receivedAt, delay: .zero...(.zero))
             }
             for slot in ResponseSlot.allCases {
-                guard let pending = interfaces[interfaceID]?.pendingResponses[slot], pending.sendAt <= now else {
+                guard let pending = interfaces[interfaceID]?.responses.takeResponse(in: slot, dueAt: now) else {
                     continue
                 }
-                interfaces[interfaceID]?.pendingResponses[slot] = nil
                 // Not what a TXT update, a conflict or a withdrawal left us publishing meanwhile.
                 let published = pending.answers.filter { publishes($0, on: interface, answering: true) }
                 let (answers, recent) = splitByOnceASecondRule(published, on: interfaceID, family: slot.family, at: now)
@@ -266,7 +237,7 @@ extension MDNSEngine {
     ) {
         for record in records {
             let key = RecordKey(record)
-            interfaces[interfaceID]?.lastMulticast[key, default: MulticastTimes()][family] = now
+            interfaces[interfaceID]?.multicastLog.note(key, over: family, at: now)
             if byUs { outbox.noteMulticast(SentRecord(interface: interfaceID, family: family, key: key)) }
         }
     }
@@ -278,22 +249,7 @@ extension MDNSEngine {
     /// them back (``DropReason/ownMulticast``).
     public mutating func noteSent(at time: Instant) {
         for sent in outbox.noteSent(at: time) {
-            guard let made = interfaces[sent.interface]?.lastMulticast[sent.key]?[sent.family], made < time else {
-                continue
-            }
-            interfaces[sent.interface]?.lastMulticast[sent.key]?[sent.family] = time
-        }
-    }
-
-    /// Forgets multicasts older than ``multicastMemory``, at most once a minute, so that the table
-    /// holds what is recent rather than every record ever sent (each TXT update, renamed or
-    /// withdrawn service and old address adds keys of its own).
-    mutating func forgetOldMulticasts(at now: Instant) {
-        guard now >= nextMulticastSweep else { return }
-        nextMulticastSweep = now + Self.multicastSweepInterval
-        let since = now - Self.multicastMemory
-        interfaces.updateEach { state in
-            state.lastMulticast = state.lastMulticast.compactMapValues { $0.keeping(since: since) }
+            interfaces[sent.interface]?.multicastLog.moveLater(sent.key, over: sent.family, to: time)
         }
     }
 
@@ -440,7 +396,7 @@ extension MDNSEngine {
     }
 
     private func lastMulticast(of record: ResourceRecord, on interfaceID: InterfaceID, family: IPFamily) -> Instant? {
-        interfaces[interfaceID]?.lastMulticast[RecordKey(record)]?[family]
+        interfaces[interfaceID]?.multicastLog.lastMulticast(of: RecordKey(record), over: family)
     }
 
     /// Our records answering `question` on `interface`; an NSEC when we own the name but not the

@@ -156,11 +156,7 @@ extension MDNSEngine {
     /// the goodbye, they would bring the records back into every cache (§10.1).
     mutating func withdrawPendingAnswers(_ keys: Set<RecordKey>, on interface: InterfaceID) {
         guard !keys.isEmpty else { return }
-        for slot in ResponseSlot.allCases {
-            guard var pending = interfaces[interface]?.pendingResponses[slot] else { continue }
-            pending.answers.removeAll { keys.contains(RecordKey($0)) }
-            interfaces[interface]?.pendingResponses[slot] = pending.answers.isEmpty ? nil : pending
-        }
+        interfaces[interface]?.responses.withdraw { keys.contains(RecordKey($0)) }
     }
 
     // MARK: Conflicts
