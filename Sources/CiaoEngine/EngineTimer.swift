@@ -8,7 +8,7 @@ enum EngineTimer: CaseIterable {
     case registrations
     /// Aggregated answers and held truncated queries (§6, §7.2).
     case responses
-    /// Expired, flushed and POOFed records (§10).
+    /// Expired, cache-flushed and POOFed records (§10).
     case cacheExpiry
     /// Continuous queries and cache refreshes (§5.2).
     case queries

@@ -5,7 +5,7 @@ import CiaoNetwork
 
 /// A TCP connection to a DNS server for one query (RFC 7766), each message framed by its 2-byte
 /// length (RFC 1035 §4.2.2). Non-blocking: the connect completes, and the query goes out, when
-/// poll(2) reports the socket writable (``flush()``); ``receive()`` collects the reply as it
+/// poll(2) reports the socket writable (``writeQueued()``); ``receive()`` collects the reply as it
 /// arrives, at most 65535 bytes. Closed on deinit.
 public final class DNSStreamSocket {
     public let server: SocketAddress
@@ -39,12 +39,12 @@ public final class DNSStreamSocket {
             throw .system(operation: "send to the DNS server \(server)", errno: EMSGSIZE)
         }
         outgoing += [UInt8(message.count >> 8), UInt8(message.count & 0xFF)] + message
-        try flush()
+        try writeQueued()
     }
 
     /// Writes what is queued, as far as the socket takes it; a connection still being set up
     /// takes nothing yet.
-    public func flush() throws(TransportError) {
+    public func writeQueued() throws(TransportError) {
         let operation = "send over TCP to the DNS server \(server)"
         guard fileDescriptor >= 0 else { throw .closed(operation: operation) }
         while !outgoing.isEmpty {

@@ -90,7 +90,7 @@ extension NamespaceTests {
             var poller = Poller()
             while socket.wantsToWrite {
                 _ = try poller.wait(fileDescriptors: [], writable: [socket.fileDescriptor], timeout: .seconds(1))
-                try socket.flush()
+                try socket.writeQueued()
             }
             let connection = accept(listener.fd, nil, nil)
             try #require(connection >= 0)

@@ -71,6 +71,11 @@ extension Publication {
             subtypes: configuration.subtypes, allowsRenaming: configuration.allowsRenaming,
             wideArea: Service.isLocalDomain(configuration.domain) ? nil : configuration.wideArea)
     }
+
+    /// The instance name to publish: ``name``, or `hostLabel` when it is empty.
+    func instanceName(hostLabel: String) -> String {
+        name.isEmpty ? hostLabel : name
+    }
 }
 
 /// What becomes of a publication.

@@ -131,7 +131,7 @@ struct ServiceDirectory {
     mutating func publish(_ publication: Publication, token: BackendToken, engine: inout MDNSEngine, at now: Instant) {
         let hostLabel = engine.hostName.firstLabel.map { String(decoding: $0, as: UTF8.self) } ?? "Ciao"
         let registration = ServiceRegistration(
-            instanceName: publication.name.isEmpty ? hostLabel : publication.name,
+            instanceName: publication.instanceName(hostLabel: hostLabel),
             serviceType: Self.typeName(publication.type), subtypes: publication.subtypes, port: publication.port,
             txt: Self.txtData(publication.txtRecord), allowsRenaming: publication.allowsRenaming)
         let id = engine.register(registration, at: now)

@@ -255,7 +255,7 @@ struct LoopState {
         }
         for (attempt, entry) in streamSockets where ready.contains(entry.socket.fileDescriptor) {
             do throws(TransportError) {
-                try entry.socket.flush()
+                try entry.socket.writeQueued()
                 if let reply = try entry.socket.receive() {
                     client.receive(reply, on: attempt, from: entry.server, at: now)
                 }

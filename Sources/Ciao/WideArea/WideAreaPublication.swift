@@ -174,7 +174,7 @@ package final class WideAreaPublication: Sendable {
                 case .v6(let v6, _): if !ipv6.contains(v6) { ipv6.append(v6) }
                 }
             }
-            let name = publication.name.isEmpty ? hostLabel : publication.name
+            let name = publication.instanceName(hostLabel: hostLabel)
             return try ServiceRegistrationRecords(
                 instanceName: name, serviceType: typeName, subtypes: publication.subtypes,
                 srv: SRVData(port: publication.port, target: host),

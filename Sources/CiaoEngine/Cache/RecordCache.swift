@@ -122,7 +122,7 @@ struct NameKey: Hashable {
 /// TTLs expire; goodbyes (TTL 0) expire after one second (§10.1); a cache-flush record flushes the
 /// rest of its RRset received more than a second earlier (§10.2); both only for records that came
 /// over the family they came over; records that other hosts keep
-/// asking for without an answer are flushed by Passive Observation Of Failures (§10.5). Records
+/// asking for without an answer are removed by Passive Observation Of Failures (§10.5). Records
 /// that answer an active query ("watched") are refreshed at 80–95 % of their TTL (§5.2).
 ///
 /// The number of records is capped, and so are TTLs (``maximumTTL``). A full cache makes room by
@@ -216,10 +216,10 @@ struct RecordCache {
 
     /// Refresh queries at 80, 85, 90 and 95 % of the TTL (RFC 6762 §5.2).
     static let refreshPoints = [0.80, 0.85, 0.90, 0.95]
-    /// POOF flushes a record this long after the first of two or more unanswered queries (§10.5).
+    /// POOF removes a record this long after the first of two or more unanswered queries (§10.5).
     static let poofWindow: Duration = .seconds(10)
     /// Once two queries went unanswered, a watched record is asked for by us too, this many times
-    /// this far apart, before POOF flushes it: on a lossy link two lost answers in a row happen
+    /// this far apart, before POOF removes it: on a lossy link two lost answers in a row happen
     /// every few minutes with a querier every 5 s, and a live responder answers ours.
     static let reconfirmations = 2
     static let reconfirmationInterval: Duration = .seconds(2)
@@ -390,7 +390,7 @@ struct RecordCache {
         }
     }
 
-    /// The records whose time is up at `now`: expired, flushed or POOFed. Replaced records are
+    /// The records whose time is up at `now`: expired, cache-flushed or POOFed. Replaced records are
     /// dropped without being returned.
     mutating func removeExpired(at now: Instant) -> [ResourceRecord] {
         defer { discardStaleTops() }
@@ -435,7 +435,7 @@ struct RecordCache {
         return due
     }
 
-    /// True when a record's lifetime (TTL, flush or POOF deadline) may have ended by `now`.
+    /// True when a record's lifetime (TTL, cache-flush or POOF deadline) may have ended by `now`.
     func hasExpiry(at now: Instant) -> Bool {
         lifetimes.top.map { $0.time <= now } ?? false
     }

@@ -126,7 +126,7 @@ extension MDNSEngine {
     /// with ``Configuration/knownAnswersPerFamily``, only records that came over it.
     ///
     /// Our answering records count as known answers too: otherwise every
-    /// other host would see our queries go unanswered and flush them from its cache (§10.5).
+    /// other host would see our queries go unanswered and remove them from its cache (§10.5).
     func knownAnswers(
         for questions: [Question], on interface: NetworkInterface, at now: Instant,
         omittingRecentIPv6For recentIPv6: Set<Question> = [], over family: IPFamily? = nil
@@ -208,7 +208,7 @@ extension MDNSEngine {
             families: IPFamily.allCases.filter(entry.wasHeard))
     }
 
-    /// Removes expired, flushed and POOFed records and reports them.
+    /// Removes expired, cache-flushed and POOFed records and reports them.
     mutating func expireCachedRecords(at now: Instant) {
         for interfaceID in interfaces.ids where interfaces[interfaceID]?.cache.hasExpiry(at: now) == true {
             for record in interfaces[interfaceID]?.cache.removeExpired(at: now) ?? [] {

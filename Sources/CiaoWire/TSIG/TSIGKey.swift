@@ -52,7 +52,7 @@ public struct TSIGKey: Hashable, Sendable, CustomStringConvertible, CustomReflec
         var current = ""
         var characters = text.makeIterator()
         var pending: Character?
-        func flush() {
+        func endToken() {
             if !current.isEmpty { tokens.append(current) }
             current = ""
         }
@@ -60,20 +60,20 @@ public struct TSIGKey: Hashable, Sendable, CustomStringConvertible, CustomReflec
             pending = nil
             switch character {
             case "\"":
-                flush()
+                endToken()
                 var quoted = ""
                 while let next = characters.next(), next != "\"" { quoted.append(next) }
                 tokens.append(quoted)
             case "#":
-                flush()
+                endToken()
                 while let next = characters.next(), next != "\n" {}
             case "/":
                 let next = characters.next()
                 if next == "/" {
-                    flush()
+                    endToken()
                     while let skipped = characters.next(), skipped != "\n" {}
                 } else if next == "*" {
-                    flush()
+                    endToken()
                     var previous: Character?
                     while let skipped = characters.next(), !(previous == "*" && skipped == "/") { previous = skipped }
                 } else {
@@ -81,12 +81,12 @@ public struct TSIGKey: Hashable, Sendable, CustomStringConvertible, CustomReflec
                     pending = next
                 }
             case "{", "}", ";", " ", "\t", "\n", "\r":
-                flush()
+                endToken()
             default:
                 current.append(character)
             }
         }
-        flush()
+        endToken()
         return tokens
     }
 }
