@@ -46,16 +46,11 @@ public struct MDNSEngine {
     public internal(set) var hostClaim: HostClaim = .unneeded
     /// The host name and the services, with their index by name.
     var registrations: RegistrationTable
-    /// Registrations that have reported ``EngineEvent/registered(_:name:)`` at least once.
-    var reportedRegistrations: Set<RegistrationID> = []
     /// The host name last reported settled (``EngineEvent/hostRenamed(from:to:)``).
     var reportedHostName: DomainName
     /// The active queries, found by the name they ask about, so that a cache change is reported
     /// without looking at every query.
     var queries = QueryTable()
-    /// The first-query time last chosen on each interface, which queries started in the next
-    /// moments share (``firstQueryTime(on:at:)``).
-    var sharedFirstQueryTimes: [InterfaceID: Instant] = [:]
     /// What same-host discovery has told our queries of our own records, and what changed since;
     /// ``takeEvents()`` reports the differences.
     var ownRecordReports = OwnRecordReports()
@@ -176,7 +171,6 @@ public struct MDNSEngine {
             Message(header: .response(), answers: goodbyes.map(\.goodbye)), on: state.interface, purpose: .goodbye)
         for record in state.cache.removeAll() { report(.removed, record, on: id) }
         interfaces[id] = nil
-        sharedFirstQueryTimes[id] = nil
         refreshReverseNames()
     }
 
@@ -196,9 +190,8 @@ public struct MDNSEngine {
     public mutating func updateTXT(_ id: RegistrationID, to txt: TXTData, at now: Instant) {
         guard var registration = registrations[.service(id)], var service = registration.service else { return }
         service.txt = txt
-        registration.kind = .service(service)
         ownRecordReports.noteChanged(registration.publishedNames)
-        registration.txtChanged(at: now)
+        registration.txtChanged(to: service, at: now)
         registrations[.service(id)] = registration
     }
 
@@ -215,7 +208,6 @@ public struct MDNSEngine {
         for id in ids {
             guard let registration = registrations.remove(id) else { continue }
             ownRecordReports.noteChanged(registration.publishedNames)
-            reportedRegistrations.remove(id)
             // A name never announced has nobody holding it to say goodbye to.
             if registration.hasAnnounced { withdrawn.append(registration) }
         }
@@ -376,6 +368,9 @@ struct InterfaceState {
     var cache: RecordCache
     var responses = ResponseQueue()
     var multicastLog = MulticastLog()
+    /// The first-query time last chosen here, which queries started in the next moments share
+    /// (``MDNSEngine/firstQueryTime(on:at:)``).
+    var sharedFirstQueryTime: Instant?
 
     init(interface: NetworkInterface, cacheCapacity: Int) {
         self.interface = interface

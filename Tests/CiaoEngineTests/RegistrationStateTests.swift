@@ -1,4 +1,5 @@
 @testable import CiaoEngine
+import CiaoTestFixtures
 import CiaoWire
 import Testing
 
@@ -36,20 +37,41 @@ import Testing
         #expect(registration.state == .established && registration.hasAnnounced)
     }
 
-    /// An established name announces the TXT alone; one still announcing starts over with everything.
+    private func service(txt: [String] = []) -> ServiceRegistration {
+        Services.registration("Web", type: Names.name("_http._tcp.local."), port: 80, txt: txt)
+    }
+
+    /// An established name announces the TXT alone; one still announcing starts over with
+    /// everything; the records carry the new TXT.
     @Test func aTXTChangeAnnouncesWhatChanged() {
-        var registration = registration()
+        var registration = Registration(kind: .service(service()), label: "Web", state: .waitingForInterface)
         registration.won(at: start)
         registration.announcementSent(at: start)
-        registration.txtChanged(at: start + .seconds(1))
+        registration.txtChanged(to: service(txt: ["v=1"]), at: start + .seconds(1))
         #expect(registration.state == .announcing(sent: 0, next: start + .seconds(1)))
         #expect(registration.announcedTypes == nil)
         for _ in 0..<Registration.announcementCount { registration.announcementSent(at: start) }
-        registration.txtChanged(at: start + .seconds(9))
+        registration.txtChanged(to: service(txt: ["v=2"]), at: start + .seconds(9))
         #expect(registration.state == .announcing(sent: 0, next: start + .seconds(9)))
         #expect(registration.announcedTypes == [.txt])
-        registration.txtChanged(at: start + .seconds(9))
+        registration.txtChanged(to: service(txt: ["v=2"]), at: start + .seconds(9))
         #expect(registration.announcedTypes == [.txt])
+        let interface = NetworkInterface(id: InterfaceID(1), name: "veth1", addresses: [])
+        let records = registration.records(hostName: Names.name("ciao.local."), interface: interface)
+        let txt = records.first { $0.type == .txt }
+        #expect(txt?.data == .txt(Services.txt(["v=2"])))
+    }
+
+    /// A rename after a conflict takes the new name, probes it, and has not reported it won.
+    @Test func aRenameProbesTheNewNameUnreported() {
+        var registration = Registration(kind: .service(service()), label: "Web", state: .waitingForInterface)
+        registration.won(at: start)
+        registration.reportRegistered()
+        #expect(registration.hasReportedRegistered)
+        registration.rename(to: "Web (2)", probingAt: start + .seconds(1))
+        #expect(registration.name == Names.name("Web (2)._http._tcp.local."))
+        #expect(registration.state == .probing(sent: 0, next: start + .seconds(1)))
+        #expect(!registration.hasReportedRegistered)
     }
 
     /// Fifteen conflicts within ten seconds throttle probing until a conflict comes alone again;

@@ -40,11 +40,11 @@ import Testing
         var table = table()
         let a = table.add(service("A"))
         let b = table.add(service("B"))
-        table[.service(a)]?.label = "B-2"
+        table[.service(a)]?.rename(to: "B-2", probingAt: .zero)
         #expect(owners(table, "A._http._tcp.local.") == [])
         #expect(owners(table, "B-2._http._tcp.local.") == [.service(a)])
         #expect(owners(table, "_http._tcp.local.") == [.service(a), .service(b)])
-        table.updateEach { $0.label += "x" }
+        table.updateEach { $0.rename(to: $0.label + "x", probingAt: .zero) }
         #expect(owners(table, "Bx._http._tcp.local.") == [.service(b)])
         #expect(owners(table, "B._http._tcp.local.") == [])
     }

@@ -60,7 +60,8 @@ import Testing
     /// the limit no query is held; due queries come out once, earliest first.
     @Test func heldQueriesAreExtendedBoundedAndTakenInTimeOrder() {
         var queue = ResponseQueue()
-        let more = Message(questions: [Question(name: DomainName("b.local.")!, type: .a)], answers: [record("k.local.")])
+        let more = Message(
+            questions: [Question(name: DomainName("b.local.")!, type: .a)], answers: [record("k.local.")])
         let extendedNone = queue.extendHeldQuery(from: source(1), with: more)
         var held = queue.hold(query(at: start + .milliseconds(450)), from: source(1))
         held = queue.hold(query(at: start + .milliseconds(400)), from: source(2)) && held

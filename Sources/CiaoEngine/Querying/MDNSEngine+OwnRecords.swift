@@ -58,8 +58,8 @@ extension MDNSEngine {
         var result = UniqueRecords()
         for owner in owners(publishing: query.name) {
             guard let registration = registrations[owner] else { continue }
-            if case .service(let id) = owner {
-                guard reportedRegistrations.contains(id), registration.appliesTo(interface.id) else { continue }
+            if owner != .host {
+                guard registration.hasReportedRegistered, registration.appliesTo(interface.id) else { continue }
             }
             for record in registration.records(hostName: registrations.host.name, interface: interface)
             where record.type != .nsec && query.matches(record) {

@@ -8,11 +8,11 @@ extension MDNSEngine {
     /// started together (a resolution's SRV and TXT, its A and AAAA) share one packet and one
     /// schedule from then on.
     mutating func firstQueryTime(on interface: InterfaceID, at now: Instant) -> Instant {
-        if let shared = sharedFirstQueryTimes[interface], ContinuousQuery.firstDelay.contains(shared - now) {
+        if let shared = interfaces[interface]?.sharedFirstQueryTime, ContinuousQuery.firstDelay.contains(shared - now) {
             return shared
         }
         let first = now + random.duration(in: ContinuousQuery.firstDelay)
-        sharedFirstQueryTimes[interface] = first
+        interfaces[interface]?.sharedFirstQueryTime = first
         return first
     }
 

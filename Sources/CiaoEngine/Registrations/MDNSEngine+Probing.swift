@@ -58,7 +58,8 @@ extension MDNSEngine {
                 } else {
                     // Three probes without conflict: the name is ours (§8.3).
                     registration.won(at: now)
-                    if let id = owner.serviceID, !reportedRegistrations.contains(id) {
+                    if let id = owner.serviceID, !registration.hasReportedRegistered {
+                        registration.reportRegistered()
                         newlyRegistered.append(id)
                     }
                     if owner == .host { hostNameSettled = true }
@@ -84,7 +85,6 @@ extension MDNSEngine {
         }
         for id in newlyRegistered {
             guard let registration = registrations[.service(id)] else { continue }
-            reportedRegistrations.insert(id)
             ownRecordReports.noteChanged(registration.publishedNames)
             events.append(.registered(id, name: registration.name))
         }
@@ -265,7 +265,6 @@ extension MDNSEngine {
         if owner != .host { ownRecordReports.noteChanged(registration.publishedNames) }
         if let id = owner.serviceID, registration.service?.allowsRenaming == false {
             registrations.remove(id)
-            reportedRegistrations.remove(id)
             events.append(.nameConflict(id, name: oldName))
             releaseHostNameIfUnneeded()
             return
@@ -273,16 +272,15 @@ extension MDNSEngine {
         // §8.1: after 15 conflicts in 10 s, wait 5 s before *each* further attempt — for as long
         // as conflicts keep coming (a 10-second window alone would allow a burst every 10 s).
         registration.noteConflict(at: now, window: Self.conflictWindow, limit: Self.conflictLimit)
-        registration.label =
+        let label =
             owner == .host
             ? InstanceNamer.nextHostName(after: registration.label)
             : InstanceNamer.nextInstanceName(after: registration.label)
         let delay =
             registration.isThrottled ? Self.conflictBackoff : random.duration(in: Self.firstProbeDelay)
-        registration.startProbing(at: now + delay)
+        registration.rename(to: label, probingAt: now + delay)
         if let id = owner.serviceID {
             registrations[owner] = registration
-            reportedRegistrations.remove(id)
             events.append(.renamed(id, from: oldName, to: registration.name))
         } else {
             registrations.host = registration

@@ -28,11 +28,11 @@ struct Registration {
     /// Announcements after probing; intervals double from one second (RFC 6762 §8.3).
     static let announcementCount = 3
 
-    var kind: Kind {
+    private(set) var kind: Kind {
         didSet { (name, publishedNames, hostIndependentRecords) = Self.derived(kind: kind, label: label) }
     }
     /// The instance label (services) or host label (the host name), without the domain.
-    var label: String {
+    private(set) var label: String {
         didSet { (name, publishedNames, hostIndependentRecords) = Self.derived(kind: kind, label: label) }
     }
     /// The full name this registration owns, kept with ``label``.
@@ -48,6 +48,9 @@ struct Registration {
     private(set) var state: State
     /// True once an announcement of the current name went out: only then are goodbyes owed (§10.1).
     private(set) var hasAnnounced = false
+    /// True once the current name of a service was reported won (``EngineEvent/registered(_:name:)``):
+    /// only then do the engine's own queries see its records.
+    private(set) var hasReportedRegistered = false
     /// The record types the announcements under way carry; nil for all. A TXT update announces
     /// its TXT alone (§8.4: what changed).
     private(set) var announcedTypes: Set<RecordType>?
@@ -274,9 +277,10 @@ extension Registration {
         state = .announcing(sent: sent, next: next)
     }
 
-    /// A new TXT record (§8.4): an established name announces the TXT alone, one still announcing
-    /// starts its announcements, with every record, again.
-    mutating func txtChanged(at now: Instant) {
+    /// A new TXT record, `service`'s (§8.4): an established name announces the TXT alone, one
+    /// still announcing starts its announcements, with every record, again.
+    mutating func txtChanged(to service: ServiceRegistration, at now: Instant) {
+        kind = .service(service)
         if state == .established {
             state = .announcing(sent: 0, next: now)
             announcedTypes = [.txt]
@@ -289,6 +293,18 @@ extension Registration {
     /// answer's copy over the other family not counting before the first probe (§9).
     mutating func reprobe(after records: Set<RecordKey>, at first: Instant) {
         conflictReprobe = records
+        state = .probing(sent: 0, next: first)
+    }
+
+    /// The name won was reported (``EngineEvent/registered(_:name:)``).
+    mutating func reportRegistered() {
+        hasReportedRegistered = true
+    }
+
+    /// A new name, `label`, after a conflict (§9): not yet reported, probed from `first`.
+    mutating func rename(to label: String, probingAt first: Instant) {
+        self.label = label
+        hasReportedRegistered = false
         state = .probing(sent: 0, next: first)
     }
 
