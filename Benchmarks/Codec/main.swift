@@ -3,8 +3,8 @@
 //
 // With `--dump DIR`, writes each selected case's packet to DIR/<slug>.bin plus DIR/cases.tsv (see
 // `dump(_:to:)` in Dump.swift), prints the paths and exits WITHOUT benchmarking, so that a peer's
-// codec can be measured on the very same bytes (Scripts/codec-benchmark.sh and
-// Scripts/peer_codec_benchmark.py compare against python-zeroconf).
+// codec can be measured on the very same bytes (Benchmarks/codec-benchmark.sh and
+// Benchmarks/Codec/peer_codec_benchmark.py compare against python-zeroconf).
 import CiaoWire
 
 let options = Options(Array(CommandLine.arguments.dropFirst()))

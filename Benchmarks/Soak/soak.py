@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Soak benchmark: spurious removals of live services, Ciao's browser beside avahi's, under loss
-and a third-party querier. Run as root, through Scripts/soak-benchmark.sh, which installs what
+and a third-party querier. Run as root, through Benchmarks/soak-benchmark.sh, which installs what
 is missing and builds `ciao`.
 
     soak.py --ciao PATH --out DIR [--minutes N] [--loss PCT] [--query-interval S]

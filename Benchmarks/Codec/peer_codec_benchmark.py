@@ -3,7 +3,7 @@
 
 Usage:
     swift run -c release CiaoCodecBenchmark --dump DIR
-    python3 Scripts/peer_codec_benchmark.py DIR [SECONDS-PER-CASE]
+    python3 Benchmarks/Codec/peer_codec_benchmark.py DIR [SECONDS-PER-CASE]
 
 Reads DIR/cases.tsv (``slug TAB decode|decode+encode TAB name`` per line, written by
 ``--dump``) and DIR/<slug>.bin, and prints the same markdown table as CiaoCodecBenchmark:

@@ -5,7 +5,7 @@
 # (avahi-daemon with use-ipv6=no, avahi-daemon, `ciao publish`, python-zeroconf). Needs root.
 #
 # Usage:
-#   bash Scripts/soak-benchmark.sh [--minutes N] [--no-install] [--fail-on-removal] [RESULTS_DIR]
+#   bash Benchmarks/soak-benchmark.sh [--minutes N] [--no-install] [--fail-on-removal] [RESULTS_DIR]
 #
 #   --minutes N   how long the browsers watch (default 10; setup and teardown add about a minute)
 #   --fail-on-removal  exit 3 when Ciao's browser reported a spurious removal (for CI)
@@ -50,7 +50,7 @@ SCRATCH=${CIAO_SOAK_SCRATCH:-/tmp/soak-build}
 SKIP_INSTALL=${CIAO_SOAK_SKIP_INSTALL:-}
 MINUTES=10
 OUT=""
-COMMAND="bash Scripts/soak-benchmark.sh $*"
+COMMAND="bash Benchmarks/soak-benchmark.sh $*"
 
 log() { echo "soak-benchmark: $*" >&2; }
 die() { log "$*"; exit 1; }
@@ -72,7 +72,7 @@ done
 OUT=${OUT:-/tmp/ciao-soak-$(date +%Y%m%d-%H%M%S)}
 
 # ------------------------------------------------------------------ peers (Scripts/lib/peers.sh)
-# shellcheck source=lib/peers.sh
+# shellcheck source=../Scripts/lib/peers.sh
 . "$ROOT/Scripts/lib/peers.sh"
 install_peer_packages tshark:tshark dumpcap:wireshark-common
 if [ -n "$SKIP_INSTALL" ] && [ -z "${ZEROCONF_PYTHON:-}" ] && ! "$VENV/bin/python" -c 'import zeroconf' 2>/dev/null; then

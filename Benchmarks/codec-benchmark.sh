@@ -2,10 +2,10 @@
 # codec-benchmark.sh — CiaoWire's codec side by side with python-zeroconf's, on the same bytes.
 #
 # Usage (from anywhere; runs in the package root):
-#   bash Scripts/codec-benchmark.sh [SECONDS-PER-CASE]     (default 1)
+#   bash Benchmarks/codec-benchmark.sh [SECONDS-PER-CASE]     (default 1)
 #
 # Builds CiaoCodecBenchmark in release, dumps its packets (`--dump DIR`) to a temporary directory,
-# runs it and Scripts/peer_codec_benchmark.py on those packets, and prints machine information,
+# runs it and Benchmarks/Codec/peer_codec_benchmark.py on those packets, and prints machine information,
 # both tables and a combined table with the Ciao ÷ zeroconf ratios. Each rate is the best of 3
 # runs of about SECONDS-PER-CASE on one core; run it on an otherwise idle machine (the load
 # average is printed before and after).
@@ -65,13 +65,13 @@ import zeroconf
 from zeroconf._protocol import incoming
 print(f"- zeroconf: {zeroconf.__version__}, " + ("Cython-compiled" if incoming.__file__.endswith((".so", ".pyd")) else "pure Python") + f" ({incoming.__file__})")'
 echo "- load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "- command: bash Scripts/codec-benchmark.sh $seconds"
+echo "- command: bash Benchmarks/codec-benchmark.sh $seconds"
 echo
 
 # --- the two benchmarks -----------------------------------------------------------------------
 "$benchmark" "$seconds" | tee "$work/ciao.md"
 echo
-"$python" "$root/Scripts/peer_codec_benchmark.py" "$work/packets" "$seconds" | tee "$work/zeroconf.md"
+"$python" "$root/Benchmarks/Codec/peer_codec_benchmark.py" "$work/packets" "$seconds" | tee "$work/zeroconf.md"
 echo
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # peer-benchmark.sh — Ciao side by side with avahi-daemon 0.8, python-zeroconf and, when given,
-# Apple's mDNSResponder, on the wire, in one run (issue 6): discovery, new service, removal,
+# Apple's mDNSResponder, on the wire, in one run: discovery, new service, removal,
 # 200 / 1000 services with packets and bytes (tshark), loss, responder CPU per query, idle CPU,
 # memory. Needs root.
 #
 # Usage:
-#   bash Scripts/peer-benchmark.sh [--quick] [--no-install] [--only LIST] [--bulk-runs N]
+#   bash Benchmarks/peer-benchmark.sh [--quick] [--no-install] [--only LIST] [--bulk-runs N]
 #                                  [--mdnsresponder DIR] [RESULTS_DIR]
 #
 #   --quick       few repetitions, 200 services only, for CI smoke runs (about 4 minutes; 5 with mDNSResponder)
@@ -59,7 +59,7 @@ ONLY=""
 BULK_RUNS=""
 MDNSR=${CIAO_MDNSRESPONDER:-}
 OUT=""
-COMMAND="bash Scripts/peer-benchmark.sh $*"
+COMMAND="bash Benchmarks/peer-benchmark.sh $*"
 
 log() { echo "peer-benchmark: $*" >&2; }
 die() { log "$*"; exit 1; }
@@ -84,7 +84,7 @@ done
 OUT=${OUT:-/tmp/ciao-bench-$(date +%Y%m%d-%H%M%S)}
 
 # ------------------------------------------------------------------ peers (Scripts/lib/peers.sh)
-# shellcheck source=lib/peers.sh
+# shellcheck source=../Scripts/lib/peers.sh
 . "$ROOT/Scripts/lib/peers.sh"
 install_peer_packages tshark:tshark dumpcap:wireshark-common
 ensure_zeroconf
