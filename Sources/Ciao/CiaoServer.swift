@@ -1,4 +1,3 @@
-import CiaoTransport
 import Synchronization
 
 /// Publishes one service at a time (RFC 6763 §4–§6): in `local.` over multicast DNS (RFC 6762),
@@ -34,7 +33,7 @@ public actor CiaoServer {
         var token: BackendToken
         var configuration: PublicationConfiguration
         var port: UInt16
-        var reservation: PortReservation?
+        var reservation: (any ListenerPort)?
         var pendingStart: CheckedContinuation<PublishedService, any Error>?
         var timeout: DeadlineScheduler.Token?
         /// A conflict has taken a name this publication probed: a start that then times out lost
@@ -104,7 +103,7 @@ public actor CiaoServer {
         withdraw(reportingStopped: true)
         generation += 1
         let generation = self.generation
-        let reservation = configuration.mode == .listener ? try Self.reservePort(for: configuration.type) : nil
+        let reservation = configuration.mode == .listener ? try backends.reserveListenerPort(configuration.type) : nil
         let port = reservation?.port ?? configuration.port
         let token = try backend.publish(Publication(configuration, port: port)) { [weak self] in
             self?.receive($0, generation: generation)
@@ -133,15 +132,6 @@ public actor CiaoServer {
         let backend = current?.backend
         withdraw(reportingStopped: true)
         await backend?.waitForPending()
-    }
-
-    /// A listener-mode port: TCP or UDP as the service type says.
-    private static func reservePort(for type: ServiceType) throws(CiaoError) -> PortReservation {
-        do {
-            return try PortReservation(type.transport == .tcp ? .tcp : .udp)
-        } catch {
-            throw .network("cannot open a listener for \(type): \(error)")
-        }
     }
 
     // MARK: Updates from the backend

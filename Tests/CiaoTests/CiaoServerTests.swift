@@ -1,11 +1,12 @@
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 
 @testable import Ciao
 
-/// ``CiaoServer``'s lifecycle on a ``FakeBackend``: no sockets except a loopback probe of the
-/// listener-mode port reservation.
+/// ``CiaoServer``'s lifecycle on a ``FakeBackend``: no sockets except the system's listener-mode
+/// port reservation and a loopback probe of it.
 @Suite("CiaoServer lifecycle")
 struct CiaoServerTests {
     let http = try! ServiceType.tcp("http")
@@ -311,6 +312,38 @@ struct CiaoServerTests {
         #expect(Loopback.bind(port: port) == 0, "stop() releases the port")
     }
 
+    /// The port comes through the backend selection: held while the publication lasts (the
+    /// server keeps the only reference) and let go when it stops.
+    @Test func listenerModeHoldsThePortItIsGivenUntilStopped() async throws {
+        let held = HeldPorts()
+        var backends = BackendSelection(local: fake)
+        backends.reserveListenerPort = { type throws(CiaoError) in
+            FakeListenerPort(port: type.transport == .tcp ? 40_001 : 40_002, held: held)
+        }
+        let server = CiaoServer(backends: backends)
+        let configuration = PublicationConfiguration(type: http, name: "Listener", port: 0, mode: .listener)
+        let (published, _) = try await startRegistered(server, configuration, as: "Listener")
+        #expect(published.port == 40_001 && fake.publications.first?.publication.port == 40_001)
+        #expect(held.count.withLock { $0 } == 1, "the port is held while the publication lasts")
+        await server.stop()
+        #expect(held.count.withLock { $0 } == 0, "stop() lets the port go")
+    }
+
+    /// A port that cannot be had fails the start with the selection's error, and nothing reaches
+    /// the backend.
+    @Test func listenerModeWithoutAPortFailsBeforePublishing() async throws {
+        var backends = BackendSelection(local: fake)
+        backends.reserveListenerPort = { type throws(CiaoError) in
+            throw .network("cannot open a listener for \(type): out of ports")
+        }
+        let server = CiaoServer(backends: backends)
+        let configuration = PublicationConfiguration(type: http, name: "Listener", port: 0, mode: .listener)
+        await #expect(throws: CiaoError.network("cannot open a listener for _http._tcp: out of ports")) {
+            try await server.start(configuration, timeout: .seconds(5))
+        }
+        #expect(fake.publications.isEmpty)
+    }
+
     // MARK: TXT updates
 
     @Test func updateTXTReachesTheBackend() async throws {
@@ -420,4 +453,26 @@ enum Loopback {
 /// How far the updateTXT that holds ``CiaoServer``'s actor has gone.
 private enum UpdateStage: Sendable {
     case called, holdingTheActor, rejected
+}
+
+/// How many ``FakeListenerPort``s are alive.
+private final class HeldPorts: Sendable {
+    let count = Mutex(0)
+}
+
+/// A listener port that holds nothing, counted in `held` while it lives, to see when the server
+/// lets it go.
+private final class FakeListenerPort: ListenerPort {
+    let port: UInt16
+    private let held: HeldPorts
+
+    init(port: UInt16, held: HeldPorts) {
+        self.port = port
+        self.held = held
+        held.count.withLock { $0 += 1 }
+    }
+
+    deinit {
+        held.count.withLock { $0 -= 1 }
+    }
 }

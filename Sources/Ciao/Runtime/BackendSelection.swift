@@ -1,10 +1,14 @@
 /// Which backend serves a domain: multicast DNS for `local.` (RFC 6762), unicast DNS for any
-/// other (RFC 6763 over the DNS). The API types route through one, so tests can give fakes for both.
+/// other (RFC 6763 over the DNS); and where a listener-mode publication's port comes from. The
+/// API types route through one, so tests can give fakes for all three.
 struct BackendSelection: Sendable {
     /// The backend of `local.`.
     let local: any DiscoveryBackend
     /// Makes the backend of a domain other than `local.`; throws when unicast DNS cannot start.
     let wideArea: @Sendable (_ domain: String) throws(CiaoError) -> any DiscoveryBackend
+    /// Holds a port for a listener-mode publication of a type; throws when none can be had. An
+    /// ephemeral port of this host unless set otherwise.
+    var reserveListenerPort: @Sendable (ServiceType) throws(CiaoError) -> any ListenerPort = reserveSystemPort(for:)
 
     /// The process's mDNS runtime for `local.`, its unicast DNS loop for the rest.
     static let shared = BackendSelection(local: MDNSRuntime.shared, wideArea: WideAreaBackend.shared(for:))
