@@ -4,12 +4,10 @@ import CiaoWire
 /// added: the engine's one way to drop repeated records, for answers, announcements, goodbyes and
 /// same-host discovery alike.
 ///
-/// A response mostly gathers a handful of records, for which comparing them in turn costs less
-/// than hashing each (a ``RecordKey`` hashes its names); past ``linearLimit`` records a set of
-/// keys takes over, so a thousand answers still cost a thousand hashes, not a million comparisons.
+/// Up to ``linearLimit`` records are compared in turn; past it a set of keys takes over, so that
+/// n records cost n hashes, not n² comparisons.
 struct UniqueRecords {
-    /// Records compared in turn before a set takes over: a comparison mostly stops at the type or
-    /// the name's length, where a key hashes a name or two (about 1 K instructions each).
+    /// Records compared in turn before a set of keys takes over.
     static let linearLimit = 16
 
     private(set) var records: [ResourceRecord] = []
