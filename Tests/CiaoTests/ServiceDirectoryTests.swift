@@ -13,6 +13,11 @@ import Testing
 @Suite struct ServiceDirectoryTests {
     static let type = try! ServiceType("_ciao._tcp")
 
+    /// A publication of `name` of ``type`` with an empty TXT record, renamed on a conflict.
+    static func publication(_ name: String = "Web", port: UInt16 = 80) -> Publication {
+        Publication(name: name, type: type, port: port, txtRecord: .empty, subtypes: [], allowsRenaming: true)
+    }
+
     @Test func browsesAndResolvesAServiceOfAnotherHost() throws {
         var harness = DriverPair()
         harness.publish(
@@ -73,9 +78,7 @@ import Testing
 
     @Test func txtUpdateIsResolvedAgainAndGoodbyeRemoves() throws {
         var harness = DriverPair()
-        let token = harness.publish(
-            Publication(name: "Web", type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true),
-            on: harness.publisher)
+        let token = harness.publish(Self.publication(), on: harness.publisher)
         harness.run(for: .seconds(3))
         harness.browseAndResolve(Self.type)
         harness.run(for: .seconds(2))
@@ -120,9 +123,7 @@ import Testing
     /// old, which the cache replaced (RFC 6762 §10.2), and keeps the IPv6 address.
     @Test func changedAddressReplacesTheOldOne() throws {
         var harness = DriverPair()
-        harness.publish(
-            Publication(name: "Web", type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true),
-            on: harness.publisher)
+        harness.publish(Self.publication(), on: harness.publisher)
         harness.run(for: .seconds(3))
         harness.browseAndResolve(Self.type)
         harness.run(for: .seconds(2))
@@ -144,9 +145,7 @@ import Testing
         harness.network.setAddresses(
             [InterfaceAddress(v4, prefixLength: 15), InterfaceAddress(linkLocal, prefixLength: 64)],
             of: harness.publisher, on: harness.link)
-        harness.publish(
-            Publication(name: "Web", type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true),
-            on: harness.publisher)
+        harness.publish(Self.publication(), on: harness.publisher)
         harness.run(for: .seconds(3))
         harness.browseAndResolve(Self.type)
         harness.run(for: .seconds(2))
@@ -171,10 +170,7 @@ import Testing
     /// the old record's removal a moment later does not undo it (a TXT update is still resolved).
     @Test func resolutionIgnoresRecordsOnTheirWayOut() throws {
         var harness = DriverPair()
-        let old = harness.publish(
-            Publication(
-                name: "Moved", type: Self.type, port: 8080, txtRecord: .empty, subtypes: [], allowsRenaming: true),
-            on: harness.publisher)
+        let old = harness.publish(Self.publication("Moved", port: 8080), on: harness.publisher)
         harness.run(for: .seconds(3))
         harness.browseAndResolve(Self.type)
         harness.run(for: .seconds(2))
@@ -203,10 +199,7 @@ import Testing
         var harness = DriverPair()
         let names = ["Web", "Mail", "Print"]
         for name in names {
-            harness.publish(
-                Publication(
-                    name: name, type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true),
-                on: harness.publisher)
+            harness.publish(Self.publication(name), on: harness.publisher)
         }
         harness.run(for: .seconds(3))
         let tokens = names.map { harness.resolve(Service(name: $0, type: Self.type, interfaceIndex: 1)) }
@@ -245,10 +238,7 @@ import Testing
     @Test func aResolvingBrowseStopsItsResolutionsWithIt() throws {
         var harness = DriverPair()
         for name in ["Web", "Mail"] {
-            harness.publish(
-                Publication(
-                    name: name, type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true),
-                on: harness.publisher)
+            harness.publish(Self.publication(name), on: harness.publisher)
         }
         harness.run(for: .seconds(3))
         let browse = harness.browseAndResolve(Self.type)
@@ -272,14 +262,12 @@ import Testing
         let queries = { (harness: DriverPair, name: DomainName) in
             harness.network.engine(harness.browser).queries.asking(name).count
         }
-        let web = harness.publish(
-            Publication(name: "Web", type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true),
-            on: harness.publisher)
+        let web = harness.publish(Self.publication(), on: harness.publisher)
         harness.run(for: .seconds(3))
         let browse = harness.browseAndResolve(Self.type)
         harness.run(for: .seconds(1))
         harness.publish(
-            Publication(name: "Mail", type: Self.type, port: 25, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+            Self.publication("Mail", port: 25),
             on: harness.publisher)
         harness.run(for: .seconds(3))
         let webService = Service(name: "Web", type: Self.type, interfaceIndex: 1)
@@ -307,9 +295,7 @@ import Testing
     /// and resolved afresh as a new find, though its earlier resolution had been stopped.
     @Test func anInstanceLostAndFoundByTwoInputsIsANewFind() throws {
         var harness = DriverPair()
-        harness.publish(
-            Publication(name: "Web", type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true),
-            on: harness.publisher)
+        harness.publish(Self.publication(), on: harness.publisher)
         harness.run(for: .seconds(3))
         let browse = harness.browseAndResolve(Self.type)
         harness.run(for: .seconds(2))
@@ -346,10 +332,7 @@ import Testing
     @Test func joiningResolutionIsNotShownAnAddressOnItsWayOut() throws {
         var harness = DriverPair()
         for name in ["First", "Second"] {
-            harness.publish(
-                Publication(
-                    name: name, type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true),
-                on: harness.publisher)
+            harness.publish(Self.publication(name), on: harness.publisher)
         }
         harness.run(for: .seconds(3))
         harness.resolve(Service(name: "First", type: Self.type, interfaceIndex: 1))
@@ -408,18 +391,18 @@ import Testing
     @Test func publicationReportsItsNameAndHostOrItsConflict() {
         var harness = DriverPair()
         harness.publish(
-            Publication(name: "Taken", type: Self.type, port: 1, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+            Self.publication("Taken", port: 1),
             on: harness.browser)
         harness.run(for: .seconds(3))
         harness.publish(
-            Publication(name: "Taken", type: Self.type, port: 2, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+            Self.publication("Taken", port: 2),
             on: harness.publisher)
         harness.publish(
             Publication(
                 name: "Taken", type: Self.type, port: 3, txtRecord: .empty, subtypes: [], allowsRenaming: false),
             on: harness.publisher)
         harness.publish(
-            Publication(name: "", type: Self.type, port: 4, txtRecord: .empty, subtypes: [], allowsRenaming: true),
+            Self.publication("", port: 4),
             on: harness.publisher)
         harness.run(for: .seconds(3))
         #expect(
