@@ -6,7 +6,7 @@
 #
 # Usage:
 #   bash Benchmarks/peer-benchmark.sh [--quick] [--no-install] [--only LIST] [--bulk-runs N]
-#                                  [--mdnsresponder DIR] [RESULTS_DIR]
+#                                     [--mdnsresponder DIR] [RESULTS_DIR]
 #
 #   --quick       few repetitions, 200 services only, for CI smoke runs (about 4 minutes; 5 with mDNSResponder)
 #   (default)     the full run (about 21 minutes on a 2-core machine; 31 with mDNSResponder)

@@ -1,6 +1,6 @@
-# peers.sh — sourced by Scripts/interop.sh, peer-benchmark.sh and soak-benchmark.sh: installs the real mDNS
-# peers (Debian's avahi-daemon and friends, PyPI's python-zeroconf in a venv) without ever
-# starting a daemon in the root namespace.
+# peers.sh — sourced by Scripts/interop.sh, Benchmarks/peer-benchmark.sh and
+# Benchmarks/soak-benchmark.sh: installs the real mDNS peers (Debian's avahi-daemon and friends,
+# PyPI's python-zeroconf in a venv) without ever starting a daemon in the root namespace.
 #
 # The caller defines log, die, VENV, ZEROCONF_SPEC and SKIP_INSTALL, then calls
 #   install_peer_packages [COMMAND:PACKAGE ...]   (extra commands beyond the common ones)

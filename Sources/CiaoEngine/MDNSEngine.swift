@@ -71,7 +71,8 @@ public struct MDNSEngine {
     /// The host name the services' SRV records name, e.g. `ciao.local.`.
     public var hostName: DomainName { registrations.host.name }
 
-    /// The interfaces the engine runs on, in ID order, as last set (``setInterface(_:at:)``).
+    /// The interfaces the engine runs on, in ID order, as last set (``setInterface(_:at:)``; the
+    /// same addresses in another order are kept in their first order).
     public var networkInterfaces: [NetworkInterface] { interfaces.networkInterfaces }
 
     /// The interface `id` as last set, or nil when the engine does not run on it.
@@ -361,8 +362,8 @@ enum CacheChange {
     case heardOver(IPFamily)
 }
 
-/// Per-interface state: its addresses, its cache, the answers waiting to go out on it and when
-/// our records were last multicast on it.
+/// Per-interface state: its addresses, its cache, the answers waiting to go out on it, when our
+/// records were last multicast on it and when its new queries first ask.
 struct InterfaceState {
     var interface: NetworkInterface
     var cache: RecordCache

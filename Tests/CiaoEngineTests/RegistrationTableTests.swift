@@ -90,7 +90,7 @@ import Testing
         #expect(table.nextServiceDue == t + .seconds(3))
         table.settleNextServiceDue()
         #expect(table.nextServiceDue == t + .seconds(3))
-        // A later one moves earlier: it is the earliest at once.
+        // A later one moves earlier: it is the earliest.
         table[.service(b)]?.probeSent(nextAt: t + .seconds(1))
         #expect(table.nextServiceDue == t + .seconds(1))
         table.updateEach { $0.startProbing(at: t + .seconds(7)) }

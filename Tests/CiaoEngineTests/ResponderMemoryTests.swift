@@ -31,4 +31,28 @@ import Testing
         // what was there after the start.
         #expect(remembered() <= afterStart + 20, "remembered \(remembered()), \(afterStart) after the start")
     }
+
+    /// A truncated query past the 64 held is turned away before it costs anything: the engine's
+    /// random sequence, on which every later delay depends, goes on as if it never came.
+    @Test func truncatedQueriesPastTheLimitAreTurnedAwayUntouched() throws {
+        let interface = NetworkInterface(
+            id: InterfaceID(1), name: "veth0",
+            addresses: [InterfaceAddress(.v4(IPv4Address(198, 18, 0, 1)), prefixLength: 24)])
+        var engine = MDNSEngine(configuration: .init(hostLabel: "alpha"), seed: 3)
+        engine.setInterface(interface, at: .zero)
+        let query = try Messages.query([Messages.question(Names.serviceType, .ptr)], truncated: true).encoded()
+        func receive(from last: Int, into engine: inout MDNSEngine) {
+            let source = SocketAddress(
+                .v4(IPv4Address(198, 18, UInt8(last / 250), UInt8(2 + last % 250))), port: mdnsPort)
+            engine.receive(
+                ReceivedDatagram(bytes: query, source: source, interface: interface.id, isMulticast: true),
+                at: .zero + .milliseconds(10))
+        }
+        for last in 0..<ResponseQueue.maximumHeldQueries { receive(from: last, into: &engine) }
+        var flooded = engine
+        for last in ResponseQueue.maximumHeldQueries..<(ResponseQueue.maximumHeldQueries + 10) {
+            receive(from: last, into: &flooded)
+        }
+        #expect(flooded.random.next() == engine.random.next())
+    }
 }

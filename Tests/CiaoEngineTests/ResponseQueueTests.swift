@@ -71,8 +71,9 @@ import Testing
         for last in 3...UInt8(ResponseQueue.maximumHeldQueries) {
             held = queue.hold(query(at: start + .seconds(5)), from: source(last)) && held
         }
+        let canHoldPastLimit = queue.canHoldQuery
         let heldPastLimit = queue.hold(query(at: start), from: source(200))
-        #expect(held && !heldPastLimit)
+        #expect(held && !canHoldPastLimit && !heldPastLimit)
         let due = queue.takeDueQueries(at: start + .milliseconds(450))
         #expect(due.map(\.source) == [source(2), source(1)])
         #expect(due.last?.query.questions.count == 2 && due.last?.query.knownAnswers.count == 1)
@@ -81,7 +82,7 @@ import Testing
         #expect(dueAgain.isEmpty && heldAfterTaking)
     }
 
-    /// However many packets bring them, a held query keeps at most
+    /// However many packets bring them, the first included, a held query keeps at most
     /// ``ResponseQueue/maximumKnownAnswersPerQuery`` known answers.
     @Test func knownAnswersOfAHeldQueryAreBounded() {
         var queue = ResponseQueue()
@@ -90,7 +91,10 @@ import Testing
         let held = queue.hold(query(at: start, knownAnswers: many), from: source(1))
         let more = Message(answers: [record("x.local."), record("y.local.")])
         let extended = queue.extendHeldQuery(from: source(1), with: more)
+        let tooMany = many + [record("x.local."), record("y.local.")]
+        let heldLong = queue.hold(query(at: start, knownAnswers: tooMany), from: source(2))
         let due = queue.takeDueQueries(at: start)
-        #expect(held && extended && due.first?.query.knownAnswers.count == limit)
+        #expect(held && extended && heldLong)
+        #expect(due.map(\.query.knownAnswers.count) == [limit, limit])
     }
 }

@@ -43,7 +43,8 @@ struct DiscoveryDriver {
     /// When an ``Input/advance`` is due next.
     var nextDeadline: Instant? { engine.nextDeadline }
 
-    /// The interfaces the driver runs on, in ID order, as last set: the one record of them.
+    /// The interfaces the driver runs on, in ID order, as last set (``MDNSEngine/networkInterfaces``):
+    /// the one record of them.
     var interfaces: [NetworkInterface] { engine.networkInterfaces }
 
     /// The interface `id` as last set, or nil when the driver does not run on it.

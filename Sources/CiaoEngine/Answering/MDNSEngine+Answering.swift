@@ -29,6 +29,7 @@ extension MDNSEngine {
         if interfaces[interface.id]?.responses.extendHeldQuery(from: source, with: message) == true { return }
         if message.header.isTruncated && !isLegacy {
             // Beyond ResponseQueue.maximumHeldQueries, the query goes unanswered.
+            guard interfaces[interface.id]?.responses.canHoldQuery == true else { return }
             let query = TruncatedQuery(
                 receivedAt: now, answerAt: now + random.duration(in: Self.truncatedQueryDelay),
                 questions: message.questions, knownAnswers: message.answers, family: source.address.family)

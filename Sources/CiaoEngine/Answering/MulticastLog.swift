@@ -15,8 +15,8 @@ struct MulticastLog {
     /// How many records have a time kept.
     var count: Int { times.count }
 
-    /// When `key`'s record last went out over `family`; nil if it did not within ``memory``
-    /// (or did, and has not been swept yet).
+    /// When `key`'s record last went out over `family`; nil if it never did or its time was
+    /// swept. A time older than ``memory`` stays until the next sweep.
     func lastMulticast(of key: RecordKey, over family: IPFamily) -> Instant? {
         times[key]?[family]
     }

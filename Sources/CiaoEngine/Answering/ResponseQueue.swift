@@ -61,10 +61,14 @@ struct ResponseQueue {
 
     // MARK: Held queries
 
-    /// Holds a truncated query from `source` until `query.answerAt`; false when
-    /// ``maximumHeldQueries`` are held already.
+    /// False when ``maximumHeldQueries`` are held already.
+    var canHoldQuery: Bool { heldQueries.count < Self.maximumHeldQueries }
+
+    /// Holds a truncated query from `source` until `query.answerAt`, with at most
+    /// ``maximumKnownAnswersPerQuery`` known answers; false when it cannot (``canHoldQuery``).
+    @discardableResult
     mutating func hold(_ query: TruncatedQuery, from source: SocketAddress) -> Bool {
-        guard heldQueries.count < Self.maximumHeldQueries else { return false }
+        guard canHoldQuery else { return false }
         var query = query
         query.knownAnswers = Array(query.knownAnswers.prefix(Self.maximumKnownAnswersPerQuery))
         heldQueries[source] = query

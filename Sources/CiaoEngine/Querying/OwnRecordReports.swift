@@ -32,7 +32,8 @@ struct OwnRecordReports {
         reported[id] = nil
     }
 
-    /// The queries of `queries` to compare again, ascending; the notes start afresh.
+    /// The queries to compare again, ascending (one started and stopped since may be among
+    /// them: it is no longer in `queries`); the notes start afresh.
     mutating func takeStale(from queries: QueryTable) -> [QueryID] {
         var stale = startedQueries
         if everythingChanged {
