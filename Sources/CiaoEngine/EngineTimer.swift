@@ -45,7 +45,7 @@ extension MDNSEngine {
         case .responses: sendDueResponses(at: now)
         case .cacheExpiry: expireCachedRecords(at: now)
         case .queries: sendDueQueries(at: now)
-        case .multicastSweep: interfaces.updateEach { $0.multicastLog.forgetOld(at: now) }
+        case .multicastSweep: interfaces.forgetOldMulticasts(at: now)
         }
     }
 }

@@ -2,7 +2,11 @@
 /// answers and multicast times are per link). Passes over every interface go in ``InterfaceID``
 /// order, so that the same inputs send the same datagrams.
 struct InterfaceTable {
+    /// How often the interfaces' ``MulticastLog``s forget what no rule looks at any more.
+    static let multicastSweepInterval: Duration = .seconds(60)
+
     private var byID: [InterfaceID: InterfaceState] = [:]
+    private var nextMulticastSweep: Instant = .zero
 
     var isEmpty: Bool { byID.isEmpty }
 
@@ -28,6 +32,15 @@ struct InterfaceTable {
     subscript(id: InterfaceID) -> InterfaceState? {
         get { byID[id] }
         _modify { yield &byID[id] }
+    }
+
+    /// Has every interface's ``MulticastLog`` forget its old times, unless they did within
+    /// ``multicastSweepInterval``, so that the logs hold what is recent rather than every
+    /// record ever sent.
+    mutating func forgetOldMulticasts(at now: Instant) {
+        guard now >= nextMulticastSweep else { return }
+        nextMulticastSweep = now + Self.multicastSweepInterval
+        updateEach { $0.multicastLog.forgetOld(at: now) }
     }
 
     /// Applies `change` to every interface's state in place.

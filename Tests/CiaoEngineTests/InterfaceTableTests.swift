@@ -37,6 +37,24 @@ import Testing
         #expect(!table.contains(InterfaceID(3)))
     }
 
+    /// Every interface's multicast log forgets its old times, at most once a sweep interval.
+    @Test func oldMulticastsAreForgottenAtMostOncePerSweepInterval() {
+        var table = InterfaceTable()
+        table[InterfaceID(1)] = state(1, IPv4Address(198, 18, 0, 1))
+        table[InterfaceID(2)] = state(2, IPv4Address(198, 18, 1, 1))
+        let key = RecordKey(
+            ResourceRecord(name: DomainName("a.local.")!, ttl: 120, data: .a(IPv4Address(198, 18, 0, 1))))
+        let start = Instant.zero + .seconds(10)
+        table.updateEach { $0.multicastLog.note(key, over: .v4, at: start) }
+        let firstSweep = start + MulticastLog.memory - .seconds(30)
+        table.forgetOldMulticasts(at: firstSweep)
+        // Older than the memory now, but within the sweep interval of the last sweep: kept.
+        table.forgetOldMulticasts(at: start + MulticastLog.memory + .seconds(1))
+        #expect(table.states.allSatisfy { $0.multicastLog.count == 1 })
+        table.forgetOldMulticasts(at: firstSweep + InterfaceTable.multicastSweepInterval)
+        #expect(table.states.allSatisfy { $0.multicastLog.count == 0 })
+    }
+
     @Test func theHostOwnsTheAddressesOfEveryInterface() {
         var table = InterfaceTable()
         table[InterfaceID(1)] = state(1, IPv4Address(198, 18, 0, 1))

@@ -2,21 +2,18 @@ import CiaoWire
 
 /// When each record was last multicast on one interface, per family, for the once-a-second rule,
 /// probe defence and the QU quarter-TTL rule (RFC 6762 §5.4, §6). Times older than
-/// ``memory`` are forgotten, at most once every ``sweepInterval``.
+/// ``memory`` go when ``forgetOld(at:)`` is called.
 struct MulticastLog {
     /// As far back as any rule looks: a quarter of the longest TTL we publish (the QU rule, §5.4).
     static let memory: Duration = .seconds(Int64(Registration.otherRecordTTL / 4))
-    /// How often times older than ``memory`` are forgotten.
-    static let sweepInterval: Duration = .seconds(60)
 
     private var times: [RecordKey: MulticastTimes] = [:]
-    private var nextSweep: Instant = .zero
 
     /// How many records have a time kept.
     var count: Int { times.count }
 
     /// When `key`'s record last went out over `family`; nil if it never did or its time was
-    /// swept. A time older than ``memory`` stays until the next sweep.
+    /// forgotten. A time older than ``memory`` stays until ``forgetOld(at:)``.
     func lastMulticast(of key: RecordKey, over family: IPFamily) -> Instant? {
         times[key]?[family]
     }
@@ -33,10 +30,8 @@ struct MulticastLog {
         times[key]?[family] = time
     }
 
-    /// Forgets the times older than ``memory``, unless it did so within ``sweepInterval``.
+    /// Forgets the times older than ``memory``.
     mutating func forgetOld(at now: Instant) {
-        guard now >= nextSweep else { return }
-        nextSweep = now + Self.sweepInterval
         let since = now - Self.memory
         times = times.compactMapValues { $0.keeping(since: since) }
     }
