@@ -11,6 +11,17 @@ import Testing
         return InterfaceState(interface: interface, cacheCapacity: 16)
     }
 
+    private let key = RecordKey(
+        ResourceRecord(name: DomainName("a.local.")!, ttl: 120, data: .a(IPv4Address(198, 18, 0, 1))))
+
+    /// Interfaces 1 and 2, on 198.18.0.0/24 and 198.18.1.0/24.
+    private func twoInterfaces() -> InterfaceTable {
+        var table = InterfaceTable()
+        table[InterfaceID(1)] = state(1, IPv4Address(198, 18, 0, 1))
+        table[InterfaceID(2)] = state(2, IPv4Address(198, 18, 1, 1))
+        return table
+    }
+
     @Test func passesGoInInterfaceOrder() {
         var table = InterfaceTable()
         #expect(table.isEmpty)
@@ -24,11 +35,7 @@ import Testing
     }
 
     @Test func changesStayAndReachEveryInterface() {
-        var table = InterfaceTable()
-        table[InterfaceID(1)] = state(1, IPv4Address(198, 18, 0, 1))
-        table[InterfaceID(2)] = state(2, IPv4Address(198, 18, 1, 1))
-        let key = RecordKey(
-            ResourceRecord(name: DomainName("a.local.")!, ttl: 120, data: .a(IPv4Address(198, 18, 0, 1))))
+        var table = twoInterfaces()
         table[InterfaceID(1)]?.multicastLog.note(key, over: .v4, at: .zero)
         #expect(table[InterfaceID(1)]?.multicastLog.count == 1 && table[InterfaceID(2)]?.multicastLog.count == 0)
         table.updateEach { $0.multicastLog = MulticastLog() }
@@ -39,11 +46,7 @@ import Testing
 
     /// Every interface's multicast log forgets its old times, at most once a sweep interval.
     @Test func oldMulticastsAreForgottenAtMostOncePerSweepInterval() {
-        var table = InterfaceTable()
-        table[InterfaceID(1)] = state(1, IPv4Address(198, 18, 0, 1))
-        table[InterfaceID(2)] = state(2, IPv4Address(198, 18, 1, 1))
-        let key = RecordKey(
-            ResourceRecord(name: DomainName("a.local.")!, ttl: 120, data: .a(IPv4Address(198, 18, 0, 1))))
+        var table = twoInterfaces()
         let start = Instant.zero + .seconds(10)
         table.updateEach { $0.multicastLog.note(key, over: .v4, at: start) }
         let firstSweep = start + MulticastLog.memory - .seconds(30)
@@ -56,9 +59,7 @@ import Testing
     }
 
     @Test func theHostOwnsTheAddressesOfEveryInterface() {
-        var table = InterfaceTable()
-        table[InterfaceID(1)] = state(1, IPv4Address(198, 18, 0, 1))
-        table[InterfaceID(2)] = state(2, IPv4Address(198, 18, 1, 1))
+        var table = twoInterfaces()
         #expect(table.owns(.v4(IPv4Address(198, 18, 1, 1))))
         #expect(!table.owns(.v4(IPv4Address(198, 18, 1, 2))))
     }
