@@ -59,7 +59,7 @@ import Testing
     }
 
     @Test func theHostOwnsTheAddressesOfEveryInterface() {
-        var table = twoInterfaces()
+        let table = twoInterfaces()
         #expect(table.owns(.v4(IPv4Address(198, 18, 1, 1))))
         #expect(!table.owns(.v4(IPv4Address(198, 18, 1, 2))))
     }
