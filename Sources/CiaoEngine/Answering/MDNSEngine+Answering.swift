@@ -33,7 +33,7 @@ extension MDNSEngine {
             let query = TruncatedQuery(
                 receivedAt: now, answerAt: now + random.duration(in: Self.truncatedQueryDelay),
                 questions: message.questions, knownAnswers: message.answers, family: source.address.family)
-            _ = interfaces[interface.id]?.responses.hold(query, from: source)
+            interfaces[interface.id]?.responses.hold(query, from: source)
             return
         }
         answer(message, from: datagram, on: interface, at: now)
@@ -98,9 +98,9 @@ extension MDNSEngine {
         guard !refuted.records.isEmpty else { return }
         let (free, recent) = splitByOnceASecondRule(refuted.records, on: interface.id, family: family, at: now)
         if let allowedAt = recent.map(\.last).max().map({ $0 + Self.multicastInterval }) {
-            schedule(
-                recent.map(\.record), in: ResponseSlot(family: family, heldBack: true), on: interface.id,
-                sendAt: allowedAt, latest: allowedAt)
+            interfaces[interface.id]?.responses.schedule(
+                recent.map(\.record), in: ResponseSlot(family: family, heldBack: true), sendAt: allowedAt,
+                latest: allowedAt)
         }
         sendMulticastResponse(free, on: interface, family: family, at: now)
     }
@@ -161,28 +161,19 @@ extension MDNSEngine {
         let heldBack = recent.filter { $0.last < askedAt ?? now }
         if let allowedAt = heldBack.map(\.last).max().map({ $0 + Self.multicastInterval }) {
             let sendAt = max(allowedAt, now + random.duration(in: delay))
-            schedule(
-                heldBack.map(\.record), in: ResponseSlot(family: family, heldBack: true), on: interface.id,
-                sendAt: sendAt, latest: sendAt)
+            interfaces[interface.id]?.responses.schedule(
+                heldBack.map(\.record), in: ResponseSlot(family: family, heldBack: true), sendAt: sendAt,
+                latest: sendAt)
         }
         guard !multicastAnswers.isEmpty else { return }
         if multicastAnswers.allSatisfy(\.cacheFlush) && delay == Self.sharedAnswerDelay {
             sendMulticastResponse(multicastAnswers, on: interface, family: family, at: now)
         } else {
             let sendAt = now + random.duration(in: delay)
-            schedule(
-                multicastAnswers, in: ResponseSlot(family: family, heldBack: false), on: interface.id,
-                sendAt: sendAt, latest: sendAt + Self.aggregationDelay)
+            interfaces[interface.id]?.responses.schedule(
+                multicastAnswers, in: ResponseSlot(family: family, heldBack: false), sendAt: sendAt,
+                latest: sendAt + Self.aggregationDelay)
         }
-    }
-
-    /// Adds `answers` to the response waiting in `slot` on an interface (``ResponseQueue/schedule(_:in:sendAt:latest:)``).
-    /// A held-back answer whose second has not passed when its slot is sent waits in the next one.
-    private mutating func schedule(
-        _ answers: [ResourceRecord], in slot: ResponseSlot, on interfaceID: InterfaceID, sendAt: Instant,
-        latest: Instant
-    ) {
-        interfaces[interfaceID]?.responses.schedule(answers, in: slot, sendAt: sendAt, latest: latest)
     }
 
     /// Answers held truncated queries whose time has come, then sends the aggregated responses
@@ -204,9 +195,10 @@ extension MDNSEngine {
                 let published = pending.answers.filter { publishes($0, on: interface, answering: true) }
                 let (answers, recent) = splitByOnceASecondRule(published, on: interfaceID, family: slot.family, at: now)
                 // Within its second, an aggregated answer went out meanwhile and is dropped; a
-                // held-back one waits for its second.
+                // held-back one waits for its second, in the next response of its slot.
                 if slot.heldBack, let allowedAt = recent.map(\.last).max().map({ $0 + Self.multicastInterval }) {
-                    schedule(recent.map(\.record), in: slot, on: interfaceID, sendAt: allowedAt, latest: allowedAt)
+                    interfaces[interfaceID]?.responses.schedule(
+                        recent.map(\.record), in: slot, sendAt: allowedAt, latest: allowedAt)
                 }
                 sendMulticastResponse(answers, on: interface, family: slot.family, at: now)
             }

@@ -19,7 +19,7 @@ struct ResponseQueue {
 
     /// True when a response or a held query is due at `now`.
     func hasDue(at now: Instant) -> Bool {
-        responses.values.contains { $0.sendAt <= now } || heldQueries.values.contains { $0.answerAt <= now }
+        nextDue.map { $0 <= now } ?? false
     }
 
     // MARK: Responses
