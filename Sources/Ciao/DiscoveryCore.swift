@@ -1,10 +1,10 @@
 import Synchronization
 
 /// The state of a ``DiscoverySession``, shared with the backend's callbacks (which arrive on the
-/// backend's thread) and with resolution timeouts. Every change, and the events it yields, happens
-/// under one lock, so events come out in the order the changes were made; calls into the backend
-/// happen after the lock is released. With automatic resolution the backend resolves what the
-/// browse finds; the core times each resolution out.
+/// backend's thread). Every change, and the events it yields, happens under one lock, so events
+/// come out in the order the changes were made; calls into the backend happen after the lock is
+/// released. With automatic resolution the backend resolves what the browse finds, and times each
+/// resolution out in its own time.
 final class DiscoveryCore: Sendable {
     private struct State {
         var browse: BackendToken?
@@ -15,26 +15,15 @@ final class DiscoveryCore: Sendable {
         var families: [Service: Set<NetworkScope.AddressFamily>] = [:]
         /// Told of what came over another family and changed nothing else (``DiscoverySession/observeArrivals(_:)``).
         var arrivalObserver: (@Sendable (Service) -> Void)?
-        /// The resolutions of found services still wanted: timed until the first result.
-        var resolutions: [Service: Resolution] = [:]
-        /// The finds so far, counted as the backend counts them (net `found`s per batch): the
-        /// number of a resolution's find tells it from an earlier one of the same service.
-        var resolutionsStarted = 0
+        /// The last result of each found service's resolution, to tell a change from one in the
+        /// families its addresses came over alone, which the backend also reports.
+        var lastResolved: [Service: ResolvedService] = [:]
         var isStopped = false
-    }
-
-    private struct Resolution {
-        var number: Int
-        var timeout: DeadlineScheduler.Token?
-        /// The last result, to tell a change from one in the families its addresses came over
-        /// alone, which the backend also reports.
-        var lastResolved: ResolvedService?
     }
 
     private let backend: any DiscoveryBackend
     private let sink: AsyncThrowingStream<DiscoveryEvent, any Error>.Continuation
-    private let automaticallyResolve: Bool
-    private let resolutionTimeout: Duration
+    private let resolutionTimeout: Duration?
     private let state = Mutex(State())
 
     init(
@@ -43,8 +32,7 @@ final class DiscoveryCore: Sendable {
     ) {
         self.backend = backend
         self.sink = sink
-        self.automaticallyResolve = automaticallyResolve
-        self.resolutionTimeout = resolutionTimeout
+        self.resolutionTimeout = automaticallyResolve ? resolutionTimeout : nil
     }
 
     var services: Set<Service> { state.withLock { $0.services } }
@@ -59,7 +47,7 @@ final class DiscoveryCore: Sendable {
 
     /// The last result of a found service's resolution.
     func latestResolution(of service: Service) -> ResolvedService? {
-        state.withLock { $0.resolutions[service]?.lastResolved }
+        state.withLock { $0.lastResolved[service] }
     }
 
     func observeArrivals(_ observer: @escaping @Sendable (Service) -> Void) {
@@ -70,7 +58,7 @@ final class DiscoveryCore: Sendable {
         sink.yield(.started)
         // Strong references: the backend drops its callbacks on cancel, and the stream's
         // termination runs once; the core lives as long as either side needs it.
-        let token = try backend.browse(type: type, subtype: subtype, resolving: automaticallyResolve) { updates in
+        let token = try backend.browse(type: type, subtype: subtype, resolutionTimeout: resolutionTimeout) { updates in
             self.apply(updates)
         }
         let stoppedMeanwhile = state.withLock { state in
@@ -85,8 +73,6 @@ final class DiscoveryCore: Sendable {
         let (wasRunning, browse) = state.withLock { state -> (Bool, BackendToken?) in
             guard !state.isStopped else { return (false, nil) }
             state.isStopped = true
-            for resolution in state.resolutions.values { DeadlineScheduler.shared.cancel(resolution.timeout) }
-            state.resolutions = [:]
             sink.yield(.stopped)
             return (true, state.browse)
         }
@@ -95,13 +81,14 @@ final class DiscoveryCore: Sendable {
         if let browse { backend.cancel(browse) }
     }
 
-    /// Applies one batch: the net change of membership, removals first, then resolutions.
+    /// Applies one batch: the net change of membership, removals first, then resolutions and their
+    /// failures.
     private func apply(_ updates: [BrowseUpdate]) {
         state.withLock { state in
             guard !state.isStopped else { return }
             // Services found before this batch whose PTR came over another family.
             var heardOverAnother: [Service] = []
-            var resolved: [ResolvedService] = []
+            var resolutions: [BrowseUpdate] = []
             for update in updates {
                 switch update {
                 case .found, .removed:
@@ -114,8 +101,8 @@ final class DiscoveryCore: Sendable {
                     {
                         heardOverAnother.append(heard)
                     }
-                case .resolved(let result):
-                    resolved.append(result)
+                case .resolved, .resolutionFailed:
+                    resolutions.append(update)
                 }
             }
             // The set of services itself is not copied, so a batch costs what it mentions.
@@ -130,65 +117,37 @@ final class DiscoveryCore: Sendable {
                     state.services.remove(instance)
                     state.servicesFromThisHost.remove(instance)
                     state.families[instance] = nil
+                    state.lastResolved[instance] = nil
                     removed.append(instance)
                 default:
                     break
                 }
             }
-            for service in removed {
-                if let resolution = state.resolutions.removeValue(forKey: service) {
-                    DeadlineScheduler.shared.cancel(resolution.timeout)
-                }
-                sink.yield(.removed(service))
-            }
-            for service in found {
-                sink.yield(.found(service))
-                guard automaticallyResolve else { continue }
-                state.resolutionsStarted += 1
-                let number = state.resolutionsStarted
-                state.resolutions[service] = Resolution(number: number, timeout: timeout(for: service, number: number))
-            }
+            for service in removed { sink.yield(.removed(service)) }
+            for service in found { sink.yield(.found(service)) }
             for service in heardOverAnother where state.services.contains(service) {
                 state.arrivalObserver?(service)
             }
-            for result in resolved { apply(result, to: &state) }
+            for update in resolutions {
+                switch update {
+                case .resolved(let result): apply(result, to: &state)
+                case .resolutionFailed(let service) where state.services.contains(service):
+                    sink.yield(.resolutionFailed(service, backend.timeoutError))
+                default: break
+                }
+            }
         }
     }
 
-    private func timeout(for service: Service, number: Int) -> DeadlineScheduler.Token {
-        DeadlineScheduler.shared.schedule(after: resolutionTimeout) { [weak self] in
-            self?.resolutionTimedOut(service, number: number)
-        }
-    }
-
-    /// A found service's resolution result: an event when it is new or changed; ignored once
-    /// the service is gone or its resolution has failed.
+    /// A found service's resolution result: an event when it is new or changed; ignored once the
+    /// service is gone.
     private func apply(_ resolved: ResolvedService, to state: inout State) {
-        guard state.services.contains(resolved.service), var resolution = state.resolutions[resolved.service] else {
-            return
-        }
-        DeadlineScheduler.shared.cancel(resolution.timeout)
-        resolution.timeout = nil
-        let previous = resolution.lastResolved
-        resolution.lastResolved = resolved
-        state.resolutions[resolved.service] = resolution
+        guard state.services.contains(resolved.service) else { return }
+        let previous = state.lastResolved.updateValue(resolved, forKey: resolved.service)
         if resolved == previous {
             state.arrivalObserver?(resolved.service)
         } else {
             sink.yield(.resolved(resolved))
         }
-    }
-
-    /// Reports the failure and stops the backend resolving the service: it is not retried.
-    private func resolutionTimedOut(_ service: Service, number: Int) {
-        let browse = state.withLock { state -> BackendToken? in
-            guard !state.isStopped, state.services.contains(service), let resolution = state.resolutions[service],
-                resolution.number == number, resolution.lastResolved == nil
-            else { return nil }
-            state.resolutions[service] = nil
-            sink.yield(.resolutionFailed(service, backend.timeoutError))
-            return state.browse
-        }
-        if let browse { backend.stopResolving(service, of: browse, found: number) }
     }
 }

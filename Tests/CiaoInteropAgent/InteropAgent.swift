@@ -118,7 +118,9 @@ actor InteropAgent {
 
     private func browse(_ command: JSONValue, id: String) async throws {
         let type = try ServiceType(command["type"]?.string ?? "")
-        let session = try await CiaoBrowser().browse(type: type, domain: command["domain"]?.string ?? "")
+        let resolutionTimeout = Duration.milliseconds(Int((command["resolutionTimeout"]?.double ?? 10) * 1000))
+        let session = try await CiaoBrowser().browse(
+            type: type, domain: command["domain"]?.string ?? "", resolutionTimeout: resolutionTimeout)
         sessions[id] = session
         emit(["event": "browsing", "id": .string(id)])
         Task {

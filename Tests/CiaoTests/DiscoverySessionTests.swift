@@ -96,7 +96,9 @@ struct DiscoverySessionTests {
         // A result for a service never reported found is not reported either.
         fake.emitBrowse(token, [.resolved(try resolved(a)), .found(service("Second sentinel"))])
         #expect(try await events.next() == .found(service("Second sentinel")))
-        #expect(fake.state.read { $0.browseResolving[token] } == true, "the backend resolves what it finds")
+        #expect(
+            fake.state.read { $0.browseResolutionTimeouts[token] } == .seconds(3600),
+            "the backend resolves what it finds, within the session's timeout")
         await session.stop()
     }
 
@@ -161,7 +163,6 @@ struct DiscoverySessionTests {
         #expect(try await events.next() == .resolved(changed))
         fake.emitBrowse(token, [.resolved(first)])
         #expect(try await events.next() == .resolved(first))
-        #expect(fake.stoppedResolutions.isEmpty, "resolution goes on while the service is present")
         await session.stop()
         #expect(fake.isCancelled(token))
     }
@@ -203,10 +204,11 @@ struct DiscoverySessionTests {
     /// A resolution that times out with no interface to ask on says so.
     @Test func aResolutionWithoutAnInterfaceFailsSayingNoneWasFound() async throws {
         fake.state.update { $0.interfacesPresent = false }
-        let (session, token, events) = try await startSession(resolutionTimeout: .milliseconds(50))
+        let (session, token, events) = try await startSession()
         let a = service("A")
         fake.emitBrowse(token, [.found(a)])
         #expect(try await events.next() == .found(a))
+        fake.emitBrowse(token, [.resolutionFailed(a)])
         #expect(try await events.next() == .resolutionFailed(a, .noUsableInterface))
         await session.stop()
     }
@@ -227,64 +229,26 @@ struct DiscoverySessionTests {
         }
     }
 
-    /// One timer serves every resolution of a session: one that succeeded before its deadline is
-    /// skipped, the others fail in turn, none before its own deadline, and a service found again
-    /// gets a deadline of its own. (Timeouts of seconds: the suite runs beside heavy tests.)
-    @Test func resolutionTimeoutsFireInTurnForThoseStillWaiting() async throws {
-        let timeout = Duration.seconds(2)
-        let (session, token, events) = try await startSession(resolutionTimeout: timeout)
-        let (a, b, c) = (service("A"), service("B"), service("C"))
-        let foundAB = ContinuousClock.now
+    /// The backend times resolutions out (ServiceDirectoryTests show it in the driver's time); a
+    /// failure it reports is an event for a service present, with the service still present, and
+    /// nothing for one that is not.
+    @Test func aResolutionFailureIsReportedTimedOutAndTheServiceStays() async throws {
+        let (session, token, events) = try await startSession(resolutionTimeout: .seconds(5))
+        #expect(fake.state.read { $0.browseResolutionTimeouts[token] } == .seconds(5))
+        let (a, b) = (service("A"), service("B"))
         fake.emitBrowse(token, [.found(a), .found(b)])
-        // A's result comes back at once, without awaiting anything the loaded pool may delay.
-        let result = try resolved(a)
-        fake.emitBrowse(token, [.resolved(result)])
-        try await Task.sleep(for: .milliseconds(300))
-        let foundC = ContinuousClock.now
-        fake.emitBrowse(token, [.found(c)])
-        var seen: [DiscoveryEvent] = []
-        var failures: [(service: Service, at: ContinuousClock.Instant)] = []
-        while failures.count < 2, let event = try await events.next() {
-            seen.append(event)
-            if case .resolutionFailed(let service, _) = event { failures.append((service, .now)) }
-        }
-        #expect(seen.contains(.resolved(result)))
-        #expect(failures.map(\.service) == [b, c])
-        #expect(failures.first.map { $0.at - foundAB >= timeout } == true)
-        #expect(failures.last.map { $0.at - foundC >= timeout } == true)
-
-        fake.emitBrowse(token, [.removed(b)])
-        #expect(try await events.next() == .removed(b))
-        let foundAgain = ContinuousClock.now
-        fake.emitBrowse(token, [.found(b)])
-        #expect(try await events.next() == .found(b))
-        #expect(try await events.next() == .resolutionFailed(b, .timedOut))
-        #expect(ContinuousClock.now - foundAgain >= timeout)
-        // Each stop names its find as the backend counts them: A 1, B 2, C 3, B again 4.
-        try await fake.state.wait("the third stop", within: .seconds(10)) { $0.stoppedResolutions.count == 3 }
-        #expect(fake.stoppedResolutions.map(\.service) == [b, c, b])
-        #expect(fake.stoppedResolutions.map(\.found) == [2, 3, 4])
-        await session.stop()
-    }
-
-    @Test func resolutionFailsWithTimedOutAfterTheResolutionTimeout() async throws {
-        let (session, token, events) = try await startSession(resolutionTimeout: .milliseconds(50))
-        let a = service("A")
-        let started = ContinuousClock.now
-        fake.emitBrowse(token, [.found(a)])
         #expect(try await events.next() == .found(a))
+        #expect(try await events.next() == .found(b))
+        let result = try resolved(b)
+        fake.emitBrowse(token, [.resolved(result), .resolutionFailed(a)])
+        #expect(try await events.next() == .resolved(result))
         #expect(try await events.next() == .resolutionFailed(a, .timedOut))
-        #expect(ContinuousClock.now - started >= .milliseconds(50))
-        #expect(fake.stoppedResolutions.map(\.service) == [a], "the backend stops resolving it")
-        #expect(fake.stoppedResolutions.map(\.browse) == [token])
-        #expect(fake.stoppedResolutions.map(\.found) == [1], "its find, the first")
-        #expect(await session.services == [a], "a service that cannot be resolved is still present")
+        #expect(await session.services == [a, b], "a service that cannot be resolved is still present")
+        #expect(session.latestResolution(of: b) == result)
 
-        // A late result after the failure is not reported.
-        fake.emitBrowse(token, [.resolved(try resolved(a))])
-        let sentinel = service("Sentinel")
-        fake.emitBrowse(token, [.found(sentinel)])
-        #expect(try await events.next() == .found(sentinel))
+        fake.emitBrowse(token, [.resolutionFailed(service("Unknown")), .removed(b)])
+        #expect(try await events.next() == .removed(b), "no failure for a service never found")
+        #expect(session.latestResolution(of: b) == nil)
         await session.stop()
     }
 
@@ -294,10 +258,9 @@ struct DiscoverySessionTests {
         let a = service("A")
         fake.emitBrowse(token, [.found(a)])
         #expect(try await events.next() == .found(a))
-        #expect(fake.state.read { $0.browseResolving[token] } == false)
+        #expect(fake.state.read { $0.browseResolutionTimeouts[token] } == nil, "the backend is not asked to resolve")
         await session.stop()
-        #expect(try await events.remainder() == [.stopped], "no resolutionFailed either")
-        #expect(fake.stoppedResolutions.isEmpty)
+        #expect(try await events.remainder() == [.stopped])
     }
 
     // MARK: Stopping

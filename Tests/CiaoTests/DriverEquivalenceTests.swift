@@ -47,7 +47,7 @@ struct DriverEquivalenceTests {
         let resolved = Inbox<ResolvedService>()
         let publication = try publisher.publish(Self.publication) { published.append($0) }
         try await waitUntil { !published.values.isEmpty }
-        let browse = try browser.browse(type: Self.type, subtype: nil, resolving: true) { updates in
+        let browse = try browser.browse(type: Self.type, subtype: nil, resolutionTimeout: .seconds(10)) { updates in
             browsed.append(contentsOf: updates)
             for case .resolved(let result) in updates { resolved.append(result) }
         }
@@ -95,6 +95,7 @@ extension DriverEquivalenceTests.Reported {
             case .found(let service): .found(service.anyInterface)
             case .removed(let service): .removed(service.anyInterface)
             case .fromThisHost(let service): .fromThisHost(service.anyInterface)
+            case .resolutionFailed(let service): .resolutionFailed(service.anyInterface)
             case .heardOver, .resolved: nil
             }
         }

@@ -42,7 +42,7 @@ struct DriverPair {
         allBrowseUpdates.filter {
             switch $0 {
             case .heardOver, .resolved: false
-            case .found, .removed, .fromThisHost: true
+            case .found, .removed, .fromThisHost, .resolutionFailed: true
             }
         }
     }
@@ -100,11 +100,14 @@ struct DriverPair {
         return token
     }
 
-    /// Browses on the browser host, resolving everything found, as a discovery session does.
+    /// Browses on the browser host, resolving everything found, as a discovery session does (by
+    /// default within the API's default resolution timeout).
     @discardableResult
-    mutating func browseAndResolve(_ type: ServiceType, subtype: String? = nil) -> BackendToken {
+    mutating func browseAndResolve(
+        _ type: ServiceType, subtype: String? = nil, resolutionTimeout: Duration = .seconds(10)
+    ) -> BackendToken {
         let token = takeToken()
-        send(.browse(type, subtype: subtype, resolving: true, token), on: browser)
+        send(.browse(type, subtype: subtype, resolutionTimeout: resolutionTimeout, token), on: browser)
         return token
     }
 

@@ -203,7 +203,6 @@ final class FakeBackend: DiscoveryBackend, Sendable {
         case publish(BackendToken, Publication)
         case updateTXT(BackendToken, TXTRecord)
         case browse(BackendToken, ServiceType)
-        case stopResolving(BackendToken, Service, found: Int)
         case resolve(BackendToken, Service)
         case browseTypes(BackendToken)
         case lookUp(BackendToken, RecordLookup)
@@ -231,8 +230,8 @@ final class FakeBackend: DiscoveryBackend, Sendable {
         var interfacesPresent = true
         /// The subtype each browse asked for, if any.
         var browseSubtypes: [BackendToken: String] = [:]
-        /// Whether each browse asked to resolve what it finds.
-        var browseResolving: [BackendToken: Bool] = [:]
+        /// The resolution timeout each browse asked for, when it resolves what it finds.
+        var browseResolutionTimeouts: [BackendToken: Duration] = [:]
 
         mutating func makeToken() -> BackendToken {
             lastToken += 1
@@ -259,11 +258,6 @@ final class FakeBackend: DiscoveryBackend, Sendable {
         }
         var cancelled: [BackendToken] {
             calls.compactMap { if case .cancel(let token) = $0 { token } else { nil } }
-        }
-        var stoppedResolutions: [(browse: BackendToken, service: Service, found: Int)] {
-            calls.compactMap {
-                if case .stopResolving(let token, let service, let found) = $0 { (token, service, found) } else { nil }
-            }
         }
     }
 
@@ -294,21 +288,18 @@ final class FakeBackend: DiscoveryBackend, Sendable {
     }
 
     func browse(
-        type: ServiceType, subtype: String?, resolving: Bool, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void
+        type: ServiceType, subtype: String?, resolutionTimeout: Duration?,
+        onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void
     ) throws(CiaoError) -> BackendToken {
         try state.update { state -> Result<BackendToken, CiaoError> in
             if let failure = state.failures.removeValue(forKey: .browse) { return .failure(failure) }
             let token = state.makeToken()
             state.browseCallbacks[token] = onUpdate
             state.browseSubtypes[token] = subtype
-            state.browseResolving[token] = resolving
+            state.browseResolutionTimeouts[token] = resolutionTimeout
             state.calls.append(.browse(token, type))
             return .success(token)
         }.get()
-    }
-
-    func stopResolving(_ service: Service, of browse: BackendToken, found: Int) {
-        state.update { $0.calls.append(.stopResolving(browse, service, found: found)) }
     }
 
     func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError)
@@ -365,9 +356,6 @@ final class FakeBackend: DiscoveryBackend, Sendable {
     var lookups: [(token: BackendToken, lookup: RecordLookup)] { state.read { $0.lookups } }
     var txtUpdates: [(token: BackendToken, txtRecord: TXTRecord)] { state.read { $0.txtUpdates } }
     var cancelled: [BackendToken] { state.read { $0.cancelled } }
-    var stoppedResolutions: [(browse: BackendToken, service: Service, found: Int)] {
-        state.read { $0.stoppedResolutions }
-    }
 
     func isCancelled(_ token: BackendToken) -> Bool { cancelled.contains(token) }
     func cancelCount(_ token: BackendToken) -> Int { cancelled.filter { $0 == token }.count }

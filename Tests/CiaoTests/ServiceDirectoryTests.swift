@@ -252,57 +252,75 @@ import Testing
         #expect(names.allSatisfy { engine().queries.asking($0).isEmpty })
     }
 
-    /// A timed-out resolution is stopped alone: the browse goes on resolving the others; a stop
-    /// that comes after the instance left and came back (an earlier find) changes nothing, and
-    /// the instance is resolved afresh.
-    @Test func stoppingOneAutomaticResolutionLeavesTheOthers() throws {
+    /// An automatic resolution with no result by its timeout fails alone, in the driver's time:
+    /// reported once, at the instant, its queries stopped, the instance still found; resolutions
+    /// with a result never fail; a new find of the instance is resolved afresh, with a timeout of
+    /// its own.
+    @Test func anAutomaticResolutionWithoutAResultFailsAtItsTimeoutAlone() throws {
         var harness = DriverPair()
-        let webName = try DomainName(parsing: "Web._ciao._tcp.local.")
-        let mailName = try DomainName(parsing: "Mail._ciao._tcp.local.")
-        let queries = { (harness: DriverPair, name: DomainName) in
+        harness.publish(Self.publication(), on: harness.publisher)
+        harness.run(for: .seconds(3))
+        let timeout = Duration.milliseconds(2500)
+        harness.browseAndResolve(Self.type, resolutionTimeout: timeout)
+        // An instance whose PTR record comes but whose SRV and TXT records nobody answers for.
+        let ghostName = Names.instance("Ghost")
+        let ghost = Service(name: "Ghost", type: Self.type, interfaceIndex: 1)
+        harness.network.inject(
+            Messages.response([Services.ptr(to: ghostName)]), from: harness.publisher, on: harness.link)
+        harness.run(for: .seconds(10))
+        let asking = { (harness: DriverPair, name: DomainName) in
             harness.network.engine(harness.browser).queries.asking(name).count
         }
-        let web = harness.publish(Self.publication(), on: harness.publisher)
-        harness.run(for: .seconds(3))
-        let browse = harness.browseAndResolve(Self.type)
-        harness.run(for: .seconds(1))
-        harness.publish(
-            Self.publication("Mail", port: 25),
-            on: harness.publisher)
-        harness.run(for: .seconds(3))
-        let webService = Service(name: "Web", type: Self.type, interfaceIndex: 1)
-        harness.send(.stopResolving(webService, of: browse, found: 2), on: harness.browser)
-        #expect(queries(harness, webName) == 2, "find 2 is Mail's: Web is the first")
-        harness.send(.stopResolving(webService, of: browse, found: 1), on: harness.browser)
-        #expect(queries(harness, webName) == 0)
-        #expect(queries(harness, mailName) == 2)
+        let failures = { (harness: DriverPair) in
+            harness.network.timedEvents(of: harness.browser).flatMap { time, update in
+                guard case .browse(_, let updates) = update else { return [(Instant, BrowseUpdate)]() }
+                return updates.filter { $0.isResolutionFailure || $0 == .found(ghost) }.map { (time, $0) }
+            }
+        }
+        let first = failures(harness)
+        #expect(first.map(\.1) == [.found(ghost), .resolutionFailed(ghost)])
+        #expect(first.count == 2 && first[1].0 - first[0].0 == timeout, "at its timeout, not at a later wake-up")
+        #expect(harness.resolved.map(\.service.name) == ["Web"], "Web, resolved, does not fail")
+        #expect(asking(harness, ghostName) == 0, "the failed resolution is stopped")
+        #expect(asking(harness, Names.instance("Web")) == 2, "the other resolution goes on: SRV and TXT")
 
-        harness.send(.cancel(web), on: harness.publisher)
+        // Gone (a goodbye takes a second, RFC 6762 §10.1) and found again: a new find.
+        harness.network.inject(
+            Messages.response([Services.ptr(to: ghostName, ttl: 0)]), from: harness.publisher, on: harness.link)
+        harness.run(for: .seconds(2))
+        harness.network.inject(
+            Messages.response([Services.ptr(to: ghostName)]), from: harness.publisher, on: harness.link)
+        harness.run(for: .milliseconds(100))
+        #expect(asking(harness, ghostName) == 2, "resolved afresh")
+        harness.run(for: .seconds(10))
+        let again = failures(harness)[2...].map { $0 }
+        #expect(again.map(\.1) == [.found(ghost), .resolutionFailed(ghost)])
+        #expect(again.count == 2 && again[1].0 - again[0].0 == timeout)
+        #expect(harness.browseUpdates.filter(\.isResolutionFailure).count == 2)
+    }
+
+    /// A resolution timeout past what the driver's clock can count (an app's "never") resolves
+    /// as any other.
+    @Test func aResolutionTimeoutOfCenturiesIsTakenAsNever() throws {
+        var harness = DriverPair()
+        harness.publish(Self.publication(), on: harness.publisher)
         harness.run(for: .seconds(3))
-        let resolvedBefore = harness.resolved.count
-        harness.publish(
-            Publication(
-                name: "Web", type: Self.type, port: 8080, txtRecord: .empty, subtypes: [], allowsRenaming: true),
-            on: harness.publisher)
-        harness.run(for: .seconds(3))
-        #expect(harness.resolved[resolvedBefore...].contains { $0.service.name == "Web" && $0.port == 8080 })
-        harness.send(.stopResolving(webService, of: browse, found: 1), on: harness.browser)
-        #expect(queries(harness, webName) == 2, "a stop of the first find does not end the third's resolution")
+        harness.browseAndResolve(Self.type, resolutionTimeout: .seconds(Int64.max))
+        harness.run(for: .seconds(2))
+        #expect(harness.resolved.map(\.service.name) == ["Web"])
     }
 
     /// Each input is a batch of its own, as a discovery session receives it: an instance lost
     /// with its interface and found again by the next datagram is reported removed, then found,
-    /// and resolved afresh as a new find, though its earlier resolution had been stopped.
+    /// and resolved afresh as a new find.
     @Test func anInstanceLostAndFoundByTwoInputsIsANewFind() throws {
         var harness = DriverPair()
         harness.publish(Self.publication(), on: harness.publisher)
         harness.run(for: .seconds(3))
-        let browse = harness.browseAndResolve(Self.type)
+        harness.browseAndResolve(Self.type)
         harness.run(for: .seconds(2))
         let webName = try DomainName(parsing: "Web._ciao._tcp.local.")
         let web = Service(name: "Web", type: Self.type, interfaceIndex: 1)
-        harness.send(.stopResolving(web, of: browse, found: 1), on: harness.browser)
-        #expect(harness.network.engine(harness.browser).queries.asking(webName).isEmpty)
         let answer = try #require(
             harness.network.transmissions.last {
                 $0.sender == harness.publisher && $0.datagram.family == .v4
@@ -492,5 +510,11 @@ final class Inbox<Value: Sendable>: Sendable {
         let updates = harness.browseUpdates
         #expect(Set(updates) == [.fromThisHost(ours), .found(ours), .found(theirs)])
         #expect(updates.firstIndex(of: .fromThisHost(ours))! < updates.firstIndex(of: .found(ours))!)
+    }
+}
+
+extension BrowseUpdate {
+    fileprivate var isResolutionFailure: Bool {
+        if case .resolutionFailed = self { true } else { false }
     }
 }

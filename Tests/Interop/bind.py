@@ -82,6 +82,8 @@ class WideAreaZone:
             f"{inst}._http._tcp SRV 0 0 8080 printer", f"{inst}._http._tcp TXT {zone_txt(PRINTER_TXT)}",
             "_http._tcp PTR Plain._http._tcp", "Plain._http._tcp SRV 0 0 80 printer",
             'Plain._http._tcp TXT ""',
+            # Ghost: an instance whose SRV and TXT records are missing, so its resolution fails
+            "_ipp._tcp PTR Ghost._ipp._tcp",
             "_ipp._tcp PTR Office\\032Printer._ipp._tcp", "Office\\032Printer._ipp._tcp SRV 0 0 631 printer",
             'Office\\032Printer._ipp._tcp TXT "txtvers=1" "rp=ipp/print"',
             f"printer A {V4NET}.50", f"printer AAAA {V6NET}:50",

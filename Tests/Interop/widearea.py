@@ -399,6 +399,17 @@ def scenario_api(s: Suite) -> list[str]:
         gone_s = time.monotonic() - t2
         if gone["event"] != "resolveFailed" or gone_s > 4.5:
             raise Failure(f"resolving a service not in the zone gave {gone} after {gone_s:.1f} s (timeout 3 s)")
+        # automatic resolution times out in the backend: Ghost (a PTR without SRV) fails, the printer does not
+        t3 = time.monotonic()
+        agent.send(cmd="browse", id="g", type="_ipp._tcp", domain=bind.DOMAIN, resolutionTimeout=2)
+        ghost = agent.wait_for({"id": "g", "event": "resolutionFailed", "name": "Ghost"}, 10,
+                               what="CiaoBrowser failing to resolve Ghost, a PTR without SRV, within 2 s")
+        ghost_s = time.monotonic() - t3
+        agent.wait_for({"id": "g", "event": "resolved", "name": "Office Printer"}, 10)
+        failed = [e["name"] for e in agent.select({"id": "g", "event": "resolutionFailed"})]
+        if failed != ["Ghost"] or not 2 <= ghost_s < 4.5:
+            raise Failure(f"browsing _ipp._tcp with a 2 s resolution timeout: {failed} failed after {ghost_s:.1f} s")
+        agent.send(cmd="stopBrowse", id="g")
         agent.send(cmd="types", id="t", domain=bind.DOMAIN)
         want_types = sorted(["_http._tcp", "_ipp._tcp", bind.BENCH_TYPE, bind.LIVE_TYPE])
         agent.wait_all({"id": "t", "event": "type"}, len(want_types), 15, key="type")
@@ -443,6 +454,8 @@ def scenario_api(s: Suite) -> list[str]:
             raise Failure(f"a start outside the update-policy gave {refused}")
         return [f"CiaoBrowser in {bind.DOMAIN}: {bind.PRINTER!r} found and resolved exactly in {browse_ms:.0f} ms; "
                 f"CiaoResolver.resolve {resolve_ms:.0f} ms; a missing service fails after {gone_s:.1f} s (timeout 3 s)",
+                f"automatic resolution of a PTR without SRV fails after {ghost_s:.1f} s (resolutionTimeout 2 s); "
+                "the printer beside it resolves",
                 f"ServiceTypeSession: {', '.join(types)}",
                 f"CiaoServer.start registered in {publish_ms:.0f} ms; the zone held exactly its 5 records after start, "
                 "updateTXT and none after stop; outside the policy → publishFailed REFUSED"]

@@ -12,15 +12,14 @@ protocol DiscoveryBackend: Sendable {
     /// Replaces a publication's TXT record and announces it again (RFC 6762 §8.4).
     func updateTXT(_ txtRecord: TXTRecord, of publication: BackendToken)
     /// Browses for instances of a type, or of those under one of its subtypes (RFC 6763 §7.1);
-    /// each callback carries the changes of one batch, in order. With `resolving`, each instance
-    /// found is resolved until it is removed: ``BrowseUpdate/resolved(_:)`` after its `found`.
+    /// each callback carries the changes of one batch, in order. With a `resolutionTimeout`, each
+    /// instance found is resolved until it is removed: ``BrowseUpdate/resolved(_:)`` after its
+    /// `found`, or ``BrowseUpdate/resolutionFailed(_:)`` when no result came within the timeout,
+    /// and then no more resolving of that find.
     func browse(
-        type: ServiceType, subtype: String?, resolving: Bool, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void
+        type: ServiceType, subtype: String?, resolutionTimeout: Duration?,
+        onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void
     ) throws(CiaoError) -> BackendToken
-    /// Stops resolving one instance that a resolving browse found (its resolution has timed out):
-    /// `found` is the number of the find that brought it, counting the net `found`s of each batch
-    /// from 1, so that a stop that crosses the service's removal and return stops nothing.
-    func stopResolving(_ service: Service, of browse: BackendToken, found: Int)
     /// Resolves a service continuously: a callback each time host, port, addresses or TXT change.
     func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError)
         -> BackendToken
@@ -104,12 +103,15 @@ enum BrowseUpdate: Hashable, Sendable {
     /// A resolving browse resolved a service it found, or its host, port, addresses, TXT or the
     /// families its addresses came over changed.
     case resolved(ResolvedService)
+    /// A resolving browse had no result for a service it found within its resolution timeout, and
+    /// stopped resolving it.
+    case resolutionFailed(Service)
 }
 
 extension [BrowseUpdate] {
     /// The change of membership one batch makes: each service's last `found` or `removed` in it,
-    /// as that update spells it, in the order the services are first mentioned. A discovery
-    /// session applies it, and a resolving browse counts its finds by it, so the two count alike.
+    /// as that update spells it, in the order the services are first mentioned: what a discovery
+    /// session applies, and what a resolving browse starts and stops resolving.
     var lastMentions: [BrowseUpdate] {
         var mentioned: [Service] = []
         var last: [Service: BrowseUpdate] = [:]
@@ -117,7 +119,7 @@ extension [BrowseUpdate] {
             switch update {
             case .found(let service), .removed(let service):
                 if last.updateValue(update, forKey: service) == nil { mentioned.append(service) }
-            case .fromThisHost, .heardOver, .resolved:
+            case .fromThisHost, .heardOver, .resolved, .resolutionFailed:
                 continue
             }
         }

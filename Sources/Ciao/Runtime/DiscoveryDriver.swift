@@ -10,11 +10,9 @@ struct DiscoveryDriver {
     enum Command: Sendable {
         case publish(Publication, BackendToken)
         case updateTXT(TXTRecord, of: BackendToken)
-        /// With `resolving`, each instance found is resolved until it is removed, its resolution
-        /// is stopped or the browse is cancelled.
-        case browse(ServiceType, subtype: String?, resolving: Bool, BackendToken)
-        /// Stops resolving an instance a resolving browse found, if it is still the `found`th find.
-        case stopResolving(Service, of: BackendToken, found: Int)
+        /// With a `resolutionTimeout`, each instance found is resolved until it is removed or the
+        /// browse is cancelled, or fails when the timeout passes without a result.
+        case browse(ServiceType, subtype: String?, resolutionTimeout: Duration?, BackendToken)
         case resolve(Service, BackendToken)
         case browseTypes(BackendToken)
         case lookUp(RecordLookup, BackendToken)
@@ -40,8 +38,10 @@ struct DiscoveryDriver {
         set { engine.reportsDiagnostics = newValue }
     }
 
-    /// When an ``Input/advance`` is due next.
-    var nextDeadline: Instant? { engine.nextDeadline }
+    /// When an ``Input/advance`` is due next: for the engine's timers or a resolution's timeout.
+    var nextDeadline: Instant? {
+        [engine.nextDeadline, directory.nextDeadline].compactMap { $0 }.min()
+    }
 
     /// The interfaces the driver runs on, in ID order, as last set (``MDNSEngine/networkInterfaces``):
     /// the one record of them.
@@ -66,8 +66,9 @@ struct DiscoveryDriver {
     }
 
     /// Handles one input at `now`, then turns the engine's events into updates, round by round
-    /// until there are none left (a resolution started finds cached answers at once), kept for
-    /// ``takeUpdates()``. Returns why the engine ignored a received datagram, if it did.
+    /// until there are none left (a resolution started finds cached answers at once), and fails
+    /// the automatic resolutions still without a result at their timeout; the updates are kept
+    /// for ``takeUpdates()``. Returns why the engine ignored a received datagram, if it did.
     @discardableResult
     mutating func handle(_ input: Input, at now: Instant) -> DropReason? {
         var dropped: DropReason?
@@ -81,6 +82,7 @@ struct DiscoveryDriver {
         while case let events = engine.takeEvents(), !events.isEmpty {
             updates += directory.handle(events, engine: &engine, at: now)
         }
+        updates += directory.failResolutions(dueBy: now, engine: &engine)
         return dropped
     }
 
@@ -91,11 +93,10 @@ struct DiscoveryDriver {
             directory.publish(publication, token: token, engine: &engine, at: now)
         case .updateTXT(let txtRecord, let token):
             directory.updateTXT(txtRecord, of: token, engine: &engine, at: now)
-        case .browse(let type, let subtype, let resolving, let token):
+        case .browse(let type, let subtype, let resolutionTimeout, let token):
             directory.browse(
-                type: type, subtype: subtype, resolving: resolving, token: token, engine: &engine, at: now)
-        case .stopResolving(let service, let token, let found):
-            directory.stopResolving(service, of: token, found: found, engine: &engine)
+                type: type, subtype: subtype, resolutionTimeout: resolutionTimeout, token: token, engine: &engine,
+                at: now)
         case .resolve(let service, let token):
             directory.resolve(service, token: token, engine: &engine, at: now)
         case .browseTypes(let token):

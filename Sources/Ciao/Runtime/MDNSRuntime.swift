@@ -72,17 +72,14 @@ final class MDNSRuntime: DiscoveryBackend {
     }
 
     func browse(
-        type: ServiceType, subtype: String?, resolving: Bool, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void
+        type: ServiceType, subtype: String?, resolutionTimeout: Duration?,
+        onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void
     ) throws(CiaoError) -> BackendToken {
         let token = newToken()
-        try submit(.browse(type, subtype: subtype, resolving: resolving, token)) { update in
+        try submit(.browse(type, subtype: subtype, resolutionTimeout: resolutionTimeout, token)) { update in
             if case .browse(_, let updates) = update { onUpdate(updates) }
         }
         return token
-    }
-
-    func stopResolving(_ service: Service, of browse: BackendToken, found: Int) {
-        submitIfRunning { loop in loop.handle(.stopResolving(service, of: browse, found: found)) }
     }
 
     func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError)

@@ -108,7 +108,7 @@ final class RuntimeLoop {
             callbacks[token] = callback
         case .cancel(let token):
             callbacks[token] = nil
-        case .updateTXT, .stopResolving, .withdrawEverything:
+        case .updateTXT, .withdrawEverything:
             break
         }
         driver.handle(.command(command), at: now)

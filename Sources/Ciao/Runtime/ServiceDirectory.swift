@@ -25,6 +25,10 @@ struct ServiceDirectory {
     private var addressQueryTargets: [QueryID: AddressTarget] = [:]
     /// Which lookup each query of a record lookup feeds.
     private var lookupQueries: [QueryID: BackendToken] = [:]
+    /// When each automatic resolution fails without a result. Entries of resolutions that have
+    /// a result or are gone stay until they come to the top, and are never the top after an input
+    /// (``failResolutions(dueBy:engine:)``), so ``nextDeadline`` is always one to keep.
+    private var resolutionDeadlines = Heap<ResolutionDeadline>()
 
     private struct PublicationState {
         /// The instance label of the last ``PublicationUpdate/registered(name:hostName:)``.
@@ -35,8 +39,7 @@ struct ServiceDirectory {
     private struct BrowseState {
         var type: ServiceType
         var token: BackendToken
-        /// When it resolves what it finds: the instances present, each with the number of the
-        /// find that brought it (see ``stopResolving(_:of:found:engine:)``).
+        /// When it resolves what it finds: the instances present and how long each may take.
         var resolving: AutomaticResolutions?
     }
 
@@ -46,12 +49,24 @@ struct ServiceDirectory {
         var token: BackendToken
     }
 
-    /// The instances a resolving browse has found and not lost. Finds are counted as a discovery
-    /// session counts them: per batch, a service whose last mention is `found` and that was not
-    /// present; so the number of a find names the same one on both sides.
+    /// The instances a resolving browse has found and not lost, each with the number of its find
+    /// (per batch, a service whose last mention is `found` and that was not present): the order
+    /// their resolutions stop in when the browse is cancelled.
     private struct AutomaticResolutions {
+        /// How long a find's resolution may go without a result before it fails and stops.
+        var timeout: Duration
         var present: [Service: Int] = [:]
         var finds = 0
+    }
+
+    /// When an automatic resolution fails if it has no result by then.
+    private struct ResolutionDeadline: Comparable {
+        var time: Instant
+        var resolution: ResolutionID
+
+        static func < (lhs: ResolutionDeadline, rhs: ResolutionDeadline) -> Bool {
+            (lhs.time, lhs.resolution) < (rhs.time, rhs.resolution)
+        }
     }
 
     /// Who asked for a resolution: a resolve, or a resolving browse for an instance it found.
@@ -84,6 +99,8 @@ struct ServiceDirectory {
         /// The SRV target whose addresses it follows.
         var addressTarget: AddressTarget?
         var lastReported: ResolvedService?
+        /// For an automatic resolution without a result yet: when it fails.
+        var failsAt: Instant?
 
         /// The SRV record answering first in interface order: the one whose target is followed.
         var firstSRV: (interface: InterfaceID, srv: SRVData)? {
@@ -145,26 +162,19 @@ struct ServiceDirectory {
     }
 
     /// Browses `type`, or its instances under `subtype` (`<subtype>._sub.<type>`, RFC 6763 §7.1);
-    /// with `resolving`, resolves each instance found until it is removed or its resolution is
-    /// stopped.
+    /// with a `resolutionTimeout`, resolves each instance found until it is removed, or until the
+    /// timeout passes without a result (``BrowseUpdate/resolutionFailed(_:)``).
     mutating func browse(
-        type: ServiceType, subtype: String?, resolving: Bool, token: BackendToken, engine: inout MDNSEngine,
-        at now: Instant
+        type: ServiceType, subtype: String?, resolutionTimeout: Duration?, token: BackendToken,
+        engine: inout MDNSEngine, at now: Instant
     ) {
         let typeName = Self.typeName(type)
         let name = subtype.flatMap(typeName.subtypeName) ?? typeName
         let query = engine.startQuery(name: name, type: .ptr, at: now)
-        browses[query] = BrowseState(type: type, token: token, resolving: resolving ? AutomaticResolutions() : nil)
+        browses[query] = BrowseState(
+            type: type, token: token,
+            resolving: resolutionTimeout.map { AutomaticResolutions(timeout: min($0, Self.longestResolutionTimeout)) })
         queriesByToken[token] = [query]
-    }
-
-    /// Stops resolving `service`, which the browse of `token` resolves since its find number
-    /// `found`; a stop for an earlier find, which a removal has ended already, changes nothing.
-    mutating func stopResolving(_ service: Service, of token: BackendToken, found: Int, engine: inout MDNSEngine) {
-        guard let query = queriesByToken[token]?.first, browses[query]?.resolving?.present[service] == found else {
-            return
-        }
-        stopResolution(.automatic(browse: token, service), engine: &engine)
     }
 
     mutating func browseTypes(token: BackendToken, engine: inout MDNSEngine, at now: Instant) {
@@ -177,9 +187,11 @@ struct ServiceDirectory {
         startResolution(of: service, for: .requested(token), engine: &engine, at: now)
     }
 
-    /// Asks for `service`'s SRV and TXT records on its interface (RFC 6763 §6), until stopped.
+    /// Asks for `service`'s SRV and TXT records on its interface (RFC 6763 §6), until stopped or,
+    /// with `failsAt`, until that time passes without a result.
     private mutating func startResolution(
-        of service: Service, for resolutionID: ResolutionID, engine: inout MDNSEngine, at now: Instant
+        of service: Service, for resolutionID: ResolutionID, failsAt: Instant? = nil, engine: inout MDNSEngine,
+        at now: Instant
     ) {
         guard let instance = try? Self.typeName(service.type).prepending(label: Array(service.name.utf8)) else {
             return
@@ -193,8 +205,9 @@ struct ServiceDirectory {
             engine.startQuery(name: instance, type: $0, interfaces: interfaces, at: now)
         }
         resolutions[resolutionID] = ResolutionState(
-            service: service, instance: instance, interfaces: interfaces, queries: queries)
+            service: service, instance: instance, interfaces: interfaces, queries: queries, failsAt: failsAt)
         for query in queries { resolutionQueries[query] = resolutionID }
+        if let failsAt { resolutionDeadlines.push(ResolutionDeadline(time: failsAt, resolution: resolutionID)) }
     }
 
     /// Stops a resolution's queries, and its following of its SRV target's addresses.
@@ -369,7 +382,9 @@ struct ServiceDirectory {
             case .found(let service) where resolving.present[service] == nil:
                 resolving.finds += 1
                 resolving.present[service] = resolving.finds
-                startResolution(of: service, for: .automatic(browse: browse.token, service), engine: &engine, at: now)
+                startResolution(
+                    of: service, for: .automatic(browse: browse.token, service), failsAt: now + resolving.timeout,
+                    engine: &engine, at: now)
             case .removed(let service) where resolving.present[service] != nil:
                 resolving.present[service] = nil
                 stopResolution(.automatic(browse: browse.token, service), engine: &engine)
@@ -378,6 +393,32 @@ struct ServiceDirectory {
             }
         }
         browses[query]?.resolving = resolving
+    }
+
+    // MARK: Time
+
+    /// A century: a longer resolution timeout would overflow an ``Instant`` (nanoseconds in 64
+    /// bits), and means never all the same.
+    static let longestResolutionTimeout = Duration.seconds(100 * 365 * 86_400)
+
+    /// When ``failResolutions(dueBy:engine:)`` is due next: the first automatic resolution to fail.
+    var nextDeadline: Instant? { resolutionDeadlines.top?.time }
+
+    /// Fails the automatic resolutions that have had no result by `now`: each is stopped and
+    /// reported ``BrowseUpdate/resolutionFailed(_:)``, in one batch per browse. The instance stays
+    /// found; a new find of it is resolved afresh.
+    mutating func failResolutions(dueBy now: Instant, engine: inout MDNSEngine) -> [BackendUpdate] {
+        var failures = OrderedGroups<BackendToken, BrowseUpdate>()
+        while let deadline = resolutionDeadlines.top {
+            let resolution = resolutions[deadline.resolution]
+            let isPending = resolution?.failsAt == deadline.time
+            guard !isPending || deadline.time <= now else { break }
+            resolutionDeadlines.pop()
+            guard isPending, let resolution, case .automatic(let browse, _) = deadline.resolution else { continue }
+            stopResolution(deadline.resolution, engine: &engine)
+            failures.append(.resolutionFailed(resolution.service), to: browse)
+        }
+        return failures.keys.map { .browse($0, failures[$0]) }
     }
 
     private func browseUpdate(_ query: QueryID, _ record: ResourceRecord, _ interface: InterfaceID, present: Bool)
@@ -561,6 +602,7 @@ struct ServiceDirectory {
             return nil
         }
         resolution.lastReported = result
+        resolution.failsAt = nil
         resolutions[resolutionID] = resolution
         return result
     }

@@ -14,22 +14,30 @@ final class WideAreaBackend: DiscoveryBackend {
     /// Publications cancelled whose records are still being deleted; ``waitForPending()`` waits for them.
     private let withdrawals = Mutex<[BackendToken: Task<Void, Never>]>([:])
     private let nextToken = Atomic<UInt64>(0)
-    /// The instances each resolving browse has found and not lost, each with the number of its
-    /// find and the task resolving it.
+    /// The instances each resolving browse has found and not lost, each with its resolution.
     private let automatic = Mutex<[BackendToken: AutomaticResolutions]>([:])
 
-    /// A resolving browse's instances, finds counted as ``DiscoveryBackend/stopResolving(_:of:found:)`` says.
+    /// A resolving browse's instances, and how long the resolution of each may go without a result.
     private struct AutomaticResolutions {
-        var present: [Service: (found: Int, resolution: Resolution)] = [:]
+        var timeout: Duration
+        var present: [Service: AutomaticResolution] = [:]
         var finds = 0
     }
 
-    private enum Resolution {
-        case starting
-        case running(Task<Void, Never>)
-        case stopped
+    /// The resolution of one find: its number tells it from a later find of the same service.
+    private struct AutomaticResolution {
+        var find: Int
+        var resolving: Task<Void, Never>?
+        var timer: Task<Void, Never>?
+        /// A result came: the timeout no longer applies.
+        var hasResult = false
+        /// The timeout passed first: nothing more of this find is reported.
+        var hasFailed = false
 
-        var task: Task<Void, Never>? { if case .running(let task) = self { task } else { nil } }
+        func cancel() {
+            resolving?.cancel()
+            timer?.cancel()
+        }
     }
 
     /// What a token started.
@@ -81,19 +89,21 @@ final class WideAreaBackend: DiscoveryBackend {
     }
 
     func browse(
-        type: ServiceType, subtype: String?, resolving: Bool, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void
+        type: ServiceType, subtype: String?, resolutionTimeout: Duration?,
+        onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void
     ) throws(CiaoError) -> BackendToken {
         let events = try browser.events(type: type, subtype: subtype, domain: domain, resolving: false)
         let token = makeToken()
-        if resolving { automatic.withLock { $0[token] = AutomaticResolutions() } }
+        if let resolutionTimeout {
+            automatic.withLock { $0[token] = AutomaticResolutions(timeout: resolutionTimeout) }
+        }
         start(events, as: token) { [self] event in
             switch event {
             case .found(let service):
                 onUpdate([.found(service)])
-                if resolving { startResolving(service, of: token, onUpdate: onUpdate) }
+                if resolutionTimeout != nil { startResolving(service, of: token, onUpdate: onUpdate) }
             case .removed(let service):
-                let entry = automatic.withLock { $0[token]?.present.removeValue(forKey: service) }
-                entry?.resolution.task?.cancel()
+                automatic.withLock { $0[token]?.present.removeValue(forKey: service) }?.cancel()
                 onUpdate([.removed(service)])
             case .failed(let error):
                 // asked again next round; the session has no event for it, so the log tells
@@ -104,49 +114,81 @@ final class WideAreaBackend: DiscoveryBackend {
         return token
     }
 
-    func stopResolving(_ service: Service, of browse: BackendToken, found: Int) {
-        let task = automatic.withLock { automatic -> Task<Void, Never>? in
-            guard let entry = automatic[browse]?.present[service], entry.found == found else { return nil }
-            automatic[browse]?.present[service]?.resolution = .stopped
-            return entry.resolution.task
-        }
-        task?.cancel()
-    }
-
     /// Resolves an instance a resolving browse found, concurrently with the others, until it is
-    /// removed, stopped or the browse cancelled; a service found again while present is no change.
+    /// removed, the browse is cancelled or the timeout passes without a result; a service found
+    /// again while present is no change.
     private func startResolving(
         _ service: Service, of browse: BackendToken, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void
     ) {
-        let found = automatic.withLock { automatic -> Int? in
+        let started = automatic.withLock { automatic -> (find: Int, timeout: Duration)? in
             guard var resolutions = automatic[browse], resolutions.present[service] == nil else { return nil }
             resolutions.finds += 1
-            resolutions.present[service] = (resolutions.finds, .starting)
+            resolutions.present[service] = AutomaticResolution(find: resolutions.finds)
             automatic[browse] = resolutions
-            return resolutions.finds
+            return (resolutions.finds, resolutions.timeout)
         }
-        guard let found else { return }
-        let events: AsyncStream<WideAreaBrowse.Event>
+        guard let (find, timeout) = started else { return }
+        let timer = Task { [self] in
+            try? await Task.sleep(for: timeout)
+            guard !Task.isCancelled, failResolution(of: service, find: find, browse: browse) else { return }
+            onUpdate([.resolutionFailed(service)])
+        }
+        var resolving: Task<Void, Never>?
         do {
-            events = try browser.resolveEvents(service)
-        } catch {
-            // The session's resolution timeout reports it.
-            DiagnosticHub.shared.emit(.warning, .query, "resolving \(service) in \(domain): \(error)")
-            return
-        }
-        let task = Task {
-            for await event in events {
-                if case .resolved(let resolved) = event { onUpdate([.resolved(resolved)]) }
+            let events = try browser.resolveEvents(service)
+            resolving = Task { [self] in
+                for await event in events {
+                    guard case .resolved(let resolved) = event else { continue }
+                    guard noteResult(of: service, find: find, browse: browse) else { return }
+                    onUpdate([.resolved(resolved)])
+                }
             }
+        } catch {
+            // The timeout reports it.
+            DiagnosticHub.shared.emit(.warning, .query, "resolving \(service) in \(domain): \(error)")
         }
-        let wanted = automatic.withLock { automatic -> Bool in
-            guard let entry = automatic[browse]?.present[service], entry.found == found,
-                case .starting = entry.resolution
-            else { return false }
-            automatic[browse]?.present[service]?.resolution = .running(task)
-            return true
+        let unwanted = automatic.withLock { automatic -> [Task<Void, Never>?] in
+            guard var entry = automatic[browse]?.present[service], entry.find == find, !entry.hasFailed else {
+                return [resolving, timer]
+            }
+            entry.resolving = resolving
+            entry.timer = entry.hasResult ? nil : timer
+            automatic[browse]?.present[service] = entry
+            return entry.hasResult ? [timer] : []
         }
-        if !wanted { task.cancel() }
+        for task in unwanted { task?.cancel() }
+    }
+
+    /// Notes a result of the `find`th find's resolution; returns whether it is still to be
+    /// reported (the timeout has not passed first, the service is still present).
+    private func noteResult(of service: Service, find: Int, browse: BackendToken) -> Bool {
+        let (isCurrent, timer) = automatic.withLock { automatic -> (Bool, Task<Void, Never>?) in
+            guard var entry = automatic[browse]?.present[service], entry.find == find, !entry.hasFailed else {
+                return (false, nil)
+            }
+            let timer = entry.timer
+            entry.hasResult = true
+            entry.timer = nil
+            automatic[browse]?.present[service] = entry
+            return (true, timer)
+        }
+        timer?.cancel()
+        return isCurrent
+    }
+
+    /// Fails the `find`th find's resolution and stops it, if it has no result yet; returns
+    /// whether it failed.
+    private func failResolution(of service: Service, find: Int, browse: BackendToken) -> Bool {
+        let failed = automatic.withLock { automatic -> AutomaticResolution? in
+            guard var entry = automatic[browse]?.present[service], entry.find == find, !entry.hasResult,
+                !entry.hasFailed
+            else { return nil }
+            entry.hasFailed = true
+            automatic[browse]?.present[service] = entry
+            return entry
+        }
+        failed?.resolving?.cancel()
+        return failed != nil
     }
 
     func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError)
@@ -175,7 +217,7 @@ final class WideAreaBackend: DiscoveryBackend {
 
     func cancel(_ token: BackendToken) {
         if let resolutions = automatic.withLock({ $0.removeValue(forKey: token) }) {
-            for entry in resolutions.present.values { entry.resolution.task?.cancel() }
+            for entry in resolutions.present.values { entry.cancel() }
         }
         switch work.withLock({ $0.removeValue(forKey: token) }) {
         case .task(let task): task.cancel()
