@@ -1,5 +1,6 @@
 import CiaoEngine
 import CiaoSimulation
+import CiaoTestFixtures
 import CiaoWire
 import Foundation
 import Testing
@@ -14,13 +15,20 @@ private let inTransportNamespace =
 /// The driver as the runtime runs it over sockets and as the simulated network runs it: the same
 /// commands give the same updates. Two runtimes sit on the two ends of the transport namespace's
 /// veth pair (tra0 publishes, trb0 browses and resolves); the simulated pair gets the publisher's
-/// host name and addresses.
+/// host name and addresses. Beside the publication, tra0 multicasts the PTR record of an instance
+/// nobody answers for, whose automatic resolution fails at the browse's resolution timeout.
 @Suite(.serialized, .enabled(if: inTransportNamespace, "needs the namespace from Scripts/transport-tests.sh"))
 struct DriverEquivalenceTests {
     static let type = try! ServiceType("_ciaotwin._tcp")
     static let publication = Publication(
         name: "Twin Café. 1", type: type, port: 8080, txtRecord: try! TXTRecord(strings: ["k": "v"]), subtypes: [],
         allowsRenaming: true)
+    static let resolutionTimeout = Duration.seconds(2)
+    /// A response holding only the PTR record of `Ghost`, an instance whose SRV and TXT records
+    /// nobody has.
+    static let ghostResponse = Messages.response([
+        Services.ptr(to: Names.instance("Ghost", of: ServiceDirectory.typeName(type)))
+    ])
 
     /// What one run reported, with interface indexes set to 0 (the veth's differ from the
     /// simulation's) and repeats that change only the families addresses came over left out.
@@ -47,11 +55,20 @@ struct DriverEquivalenceTests {
         let resolved = Inbox<ResolvedService>()
         let publication = try publisher.publish(Self.publication) { published.append($0) }
         try await waitUntil { !published.values.isEmpty }
-        let browse = try browser.browse(type: Self.type, subtype: nil, resolutionTimeout: .seconds(10)) { updates in
+        let browse = try browser.browse(type: Self.type, subtype: nil, resolutionTimeout: Self.resolutionTimeout) {
+            updates in
             browsed.append(contentsOf: updates)
             for case .resolved(let result) in updates { resolved.append(result) }
         }
         try await waitUntil { resolved.values.last?.addresses.count == 2 }
+        let sender = try MulticastSocket(family: .v4)
+        try sender.send(
+            try Self.ghostResponse.encoded(), on: InterfaceID(if_nametoindex("tra0")), to: .multicast(.v4))
+        try await waitUntil {
+            browsed.values.contains {
+                if case .resolutionFailed(let service) = $0 { service.name == "Ghost" } else { false }
+            }
+        }
         browser.cancel(browse)
         publisher.cancel(publication)
         await publisher.waitForPending()
@@ -72,8 +89,10 @@ struct DriverEquivalenceTests {
             ], of: pair.browser, on: pair.link)
         pair.publish(Self.publication, on: pair.publisher)
         pair.run(for: .seconds(3))
-        pair.browseAndResolve(Self.type)
+        pair.browseAndResolve(Self.type, resolutionTimeout: Self.resolutionTimeout)
         pair.run(for: .seconds(2))
+        pair.network.inject(Self.ghostResponse, from: pair.publisher, on: pair.link)
+        pair.run(for: .seconds(3))
         let published = pair.publicationUpdates[pair.publisher] ?? []
         return Reported(published, pair.browseUpdates, pair.resolved)
     }
