@@ -57,6 +57,7 @@ done
 
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
+INTEROP=$(cd "$(dirname "$0")/../Tests/Interop" && pwd)
 P="ciaocap$$"                       # namespace prefix, unique per run
 SW="$P-sw"
 WORK=$(mktemp -d /tmp/ciao-capture.XXXXXX)
@@ -141,23 +142,9 @@ start_avahi() {
   local h=$1 d="$WORK/$1"
   mkdir -p "$d/dbus" "$d/avahi-run" "$d/services"
   chmod 755 "$d" "$d/dbus"
-  cat >"$d/dbus.conf" <<EOF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=$d/dbus/system_bus_socket</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/> <allow own="*"/>
-    <allow send_type="method_call"/> <allow send_type="signal"/>
-    <allow send_requested_reply="true" send_type="method_return"/>
-    <allow send_requested_reply="true" send_type="error"/>
-    <allow receive_type="method_call"/> <allow receive_type="method_return"/>
-    <allow receive_type="error"/> <allow receive_type="signal"/>
-  </policy>
-</busconfig>
-EOF
+  # the interop lab's system-bus configuration (Tests/Interop/lab.py), listening in $d/dbus
+  python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import lab
+print(lab.DBUS_CONF.format(sock=sys.argv[2]), end="")' "$INTEROP" "$d/dbus/system_bus_socket" >"$d/dbus.conf"
   cat >"$d/avahi-daemon.conf" <<EOF
 [server]
 host-name=ciao-$h

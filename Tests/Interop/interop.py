@@ -27,7 +27,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dnsmsg  # noqa: E402
 from lab import HERE, IFNAME, Failure, Host, JsonProc, Lab, show_txt  # noqa: E402
-from runner import Skip, run_scenarios  # noqa: E402
+from runner import Skip, parse_scenario_arguments, run_scenarios  # noqa: E402
 from pane import Pane  # noqa: E402
 
 PEERS = os.path.join(HERE, "peers")
@@ -2249,18 +2249,9 @@ def main() -> int:
     a.add_argument("--dbus-python", default="/usr/bin/python3", help="python with Debian's python3-dbus")
     a.add_argument("--prefix", default=f"ciaoint{os.getpid()}", help="namespace name prefix, unique per run")
     a.add_argument("--workdir", default=f"/tmp/ciao-interop.{os.getpid()}", help="logs and daemon state")
-    a.add_argument("--list", action="store_true", help="list the scenarios and exit")
-    a.add_argument("scenarios", nargs="*", metavar="SCENARIO", help="run only these (default: all)")
-    args = a.parse_args()
-    if args.list:
-        for n, (_, summary) in SCENARIOS.items():
-            print(f"{n:16} {summary}")
+    args = parse_scenario_arguments(a, SCENARIOS)
+    if args is None:
         return 0
-    unknown = [n for n in args.scenarios if n not in SCENARIOS]
-    if unknown:
-        a.error(f"unknown scenario(s) {', '.join(unknown)}; known: {', '.join(SCENARIOS)}")
-    # SIGTERM (from interop.sh's timeout or trap) unwinds like an exception: the labs close
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     suite = Suite(args)
 
     def agents_ended_cleanly() -> None:

@@ -9,7 +9,10 @@ prints one line, "PASS name: figures", "FAIL name: reason" (then the rest of the
 
 from __future__ import annotations
 
+import argparse
 import os
+import signal
+import sys
 import time
 import traceback
 from typing import Callable
@@ -19,6 +22,25 @@ from lab import Failure
 
 class Skip(Exception):
     """A scenario whose peer is not available here; the message says which and how to get it."""
+
+
+def parse_scenario_arguments(parser: argparse.ArgumentParser, scenarios: dict) -> argparse.Namespace | None:
+    """Adds `--list` and the scenario names to `parser` and parses the command line; returns
+    None once `--list` has printed the scenarios. An unknown name is a usage error. From then on
+    SIGTERM (the shell script's timeout or trap) unwinds like an exception, so the labs close."""
+    parser.add_argument("--list", action="store_true", help="list the scenarios and exit")
+    parser.add_argument("scenarios", nargs="*", metavar="SCENARIO", help="run only these (default: all)")
+    args = parser.parse_args()
+    if args.list:
+        width = max(map(len, scenarios)) + 2
+        for name, (_, summary) in scenarios.items():
+            print(f"{name:{width}} {summary}")
+        return None
+    unknown = [name for name in args.scenarios if name not in scenarios]
+    if unknown:
+        parser.error(f"unknown scenario(s) {', '.join(unknown)}; known: {', '.join(scenarios)}")
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    return args
 
 
 def run_scenarios(scenarios: dict, names: list[str], suite, workdir: str, label: str,

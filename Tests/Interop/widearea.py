@@ -25,7 +25,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bind  # noqa: E402
 from lab import IFNAME, V4NET, Failure, Host, JsonProc, Lab  # noqa: E402
-from runner import Skip, run_scenarios  # noqa: E402
+from runner import Skip, parse_scenario_arguments, run_scenarios  # noqa: E402
 
 
 class Suite:
@@ -643,17 +643,9 @@ def main() -> int:
     a.add_argument("--agent", help="path of CiaoInteropAgent, which drives Ciao's public API (scenario api)")
     a.add_argument("--prefix", default=f"ciaowa{os.getpid()}", help="namespace name prefix, unique per run")
     a.add_argument("--workdir", default=f"/tmp/ciao-wide-area.{os.getpid()}", help="logs and server state")
-    a.add_argument("--list", action="store_true", help="list the scenarios and exit")
-    a.add_argument("scenarios", nargs="*", metavar="SCENARIO")
-    args = a.parse_args()
-    if args.list:
-        for n, (_, summary) in SCENARIOS.items():
-            print(f"{n:10} {summary}")
+    args = parse_scenario_arguments(a, SCENARIOS)
+    if args is None:
         return 0
-    unknown = [n for n in args.scenarios if n not in SCENARIOS]
-    if unknown:
-        a.error(f"unknown scenario(s) {', '.join(unknown)}; known: {', '.join(SCENARIOS)}")
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     return run_scenarios(SCENARIOS, args.scenarios, Suite(args), args.workdir, "wide-area")
 
 
