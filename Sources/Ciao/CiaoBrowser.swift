@@ -8,10 +8,6 @@ public actor CiaoBrowser {
         self.init(backends: .shared)
     }
 
-    init(backend: any DiscoveryBackend) {
-        self.init(backends: BackendSelection(local: backend))
-    }
-
     init(backends: BackendSelection) {
         self.backends = backends
     }

@@ -12,12 +12,6 @@ public enum CiaoResolver {
         try await resolve(service, timeout: timeout, backends: .shared)
     }
 
-    static func resolve(_ service: Service, timeout: Duration, backend: any DiscoveryBackend) async throws
-        -> ResolvedService
-    {
-        try await resolve(service, timeout: timeout, backends: BackendSelection(local: backend))
-    }
-
     static func resolve(_ service: Service, timeout: Duration, backends: BackendSelection) async throws
         -> ResolvedService
     {

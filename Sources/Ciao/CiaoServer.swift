@@ -47,10 +47,6 @@ public actor CiaoServer {
         self.init(backends: .shared)
     }
 
-    init(backend: any DiscoveryBackend) {
-        self.init(backends: BackendSelection(local: backend))
-    }
-
     init(backends: BackendSelection) {
         self.backends = backends
         (events, eventSink) = AsyncStream.makeStream()

@@ -13,10 +13,6 @@ public final class ServiceTypeSession: Sendable {
         self.init(domain: domain, backends: .shared)
     }
 
-    convenience init(domain: String, backend: any DiscoveryBackend) {
-        self.init(domain: domain, backends: BackendSelection(local: backend))
-    }
-
     init(domain: String, backends: BackendSelection) {
         let (types, sink) = AsyncThrowingStream<ServiceType, any Error>.makeStream()
         self.types = types

@@ -17,7 +17,9 @@ struct CiaoResolverTests {
     @Test func returnsTheFirstResultAndCancelsTheResolution() async throws {
         let fake = self.fake
         let service = self.service
-        let resolving = Task { try await CiaoResolver.resolve(service, timeout: .seconds(3600), backend: fake) }
+        let resolving = Task {
+            try await CiaoResolver.resolve(service, timeout: .seconds(3600), backends: BackendSelection(local: fake))
+        }
         let token = try await fake.resolution(of: service)
         #expect(fake.resolutions.map(\.service) == [service])
         let first = try resolved(port: 631)
@@ -34,7 +36,7 @@ struct CiaoResolverTests {
         let service = self.service
         fake.state.update { $0.interfacesPresent = false }
         await #expect(throws: CiaoError.noUsableInterface) {
-            try await CiaoResolver.resolve(service, timeout: .milliseconds(50), backend: fake)
+            try await CiaoResolver.resolve(service, timeout: .milliseconds(50), backends: BackendSelection(local: fake))
         }
     }
 
@@ -43,7 +45,7 @@ struct CiaoResolverTests {
         let service = self.service
         let started = ContinuousClock.now
         await #expect(throws: CiaoError.timedOut) {
-            try await CiaoResolver.resolve(service, timeout: .milliseconds(50), backend: fake)
+            try await CiaoResolver.resolve(service, timeout: .milliseconds(50), backends: BackendSelection(local: fake))
         }
         #expect(ContinuousClock.now - started >= .milliseconds(50))
         let token = try #require(fake.resolutions.first?.token)
@@ -53,7 +55,7 @@ struct CiaoResolverTests {
     @Test(arguments: [Duration.zero, .seconds(-1), .nanoseconds(-1)])
     func nonPositiveTimeoutIsRejectedBeforeAnyBackendCall(timeout: Duration) async throws {
         await #expect {
-            try await CiaoResolver.resolve(service, timeout: timeout, backend: fake)
+            try await CiaoResolver.resolve(service, timeout: timeout, backends: BackendSelection(local: fake))
         } throws: { error in
             if case CiaoError.invalidConfiguration = error { true } else { false }
         }
@@ -63,7 +65,7 @@ struct CiaoResolverTests {
     @Test func nonLocalDomainIsRejectedBeforeAnyBackendCall() async throws {
         let remote = Service(name: "Printer", type: service.type, domain: "example.com")
         await #expect {
-            try await CiaoResolver.resolve(remote, timeout: .seconds(1), backend: fake)
+            try await CiaoResolver.resolve(remote, timeout: .seconds(1), backends: BackendSelection(local: fake))
         } throws: { error in
             if case CiaoError.invalidConfiguration = error { true } else { false }
         }
@@ -74,7 +76,9 @@ struct CiaoResolverTests {
         let fake = self.fake
         let service = self.service
         // An hour's timeout: only cancellation can end this within result(of:)'s deadline.
-        let resolving = Task { try await CiaoResolver.resolve(service, timeout: .seconds(3600), backend: fake) }
+        let resolving = Task {
+            try await CiaoResolver.resolve(service, timeout: .seconds(3600), backends: BackendSelection(local: fake))
+        }
         let token = try await fake.resolution(of: service)
         resolving.cancel()
         await #expect(throws: CancellationError.self) { try await result(of: resolving) }
@@ -84,7 +88,7 @@ struct CiaoResolverTests {
     @Test func aResolutionThatCannotStartThrows() async throws {
         fake.failNext(.resolve, with: .network("no interface"))
         await #expect(throws: CiaoError.network("no interface")) {
-            try await CiaoResolver.resolve(service, timeout: .seconds(1), backend: fake)
+            try await CiaoResolver.resolve(service, timeout: .seconds(1), backends: BackendSelection(local: fake))
         }
     }
 }

@@ -34,7 +34,7 @@ struct CiaoServerTests {
     // MARK: Starting
 
     @Test func startReturnsOnceRegisteredWithTheNameInUse() async throws {
-        let server = CiaoServer(backend: fake)
+        let server = CiaoServer(backends: BackendSelection(local: fake))
         let events = StreamRecorder(server.events)
         let starting = Task {
             try await server.start(externalConfiguration(name: "X", txtRecord: try TXTRecord(strings: ["a": "1"])))
@@ -57,7 +57,7 @@ struct CiaoServerTests {
     }
 
     @Test func supersededStartThrowsStoppedAndNeverReportsSuccess() async throws {
-        let server = CiaoServer(backend: fake)
+        let server = CiaoServer(backends: BackendSelection(local: fake))
         let events = StreamRecorder(server.events)
         let startingA = Task { try await server.start(externalConfiguration(name: "A"), timeout: .seconds(3600)) }
         let (tokenA, _) = try await fake.publication(0)
@@ -83,7 +83,7 @@ struct CiaoServerTests {
     }
 
     @Test func cancelledStartThrowsCancellationErrorAndNeverSucceedsLate() async throws {
-        let server = CiaoServer(backend: fake)
+        let server = CiaoServer(backends: BackendSelection(local: fake))
         let events = StreamRecorder(server.events)
         let starting = Task {
             try await server.start(externalConfiguration(name: "Cancelled"), timeout: .seconds(3600))
@@ -108,7 +108,7 @@ struct CiaoServerTests {
     }
 
     @Test func startInAlreadyCancelledTaskThrowsBeforeAnyBackendCall() async throws {
-        let server = CiaoServer(backend: fake)
+        let server = CiaoServer(backends: BackendSelection(local: fake))
         let starting = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             return try await server.start(externalConfiguration(), timeout: .seconds(3600))
@@ -120,7 +120,7 @@ struct CiaoServerTests {
     /// A start whose names keep being taken by conflicts until its timeout fails with the
     /// name-conflict error, not "no answer arrived in time" (RFC 6762 §9).
     @Test func timeoutAfterLostNamesIsANameConflict() async throws {
-        let server = CiaoServer(backend: fake)
+        let server = CiaoServer(backends: BackendSelection(local: fake))
         let events = StreamRecorder(server.events)
         let starting = Task { try await server.start(externalConfiguration(), timeout: .milliseconds(200)) }
         let (token, _) = try await fake.publication()
@@ -134,7 +134,7 @@ struct CiaoServerTests {
     /// With no interface to publish on, the start waits and fails with a network error saying so.
     @Test func timeoutWithoutAnInterfaceSaysNoneWasFound() async throws {
         fake.state.update { $0.interfacesPresent = false }
-        let server = CiaoServer(backend: fake)
+        let server = CiaoServer(backends: BackendSelection(local: fake))
         let events = StreamRecorder(server.events)
         let starting = Task { try await server.start(externalConfiguration(), timeout: .milliseconds(50)) }
         let (token, _) = try await fake.publication()
@@ -145,7 +145,7 @@ struct CiaoServerTests {
     }
 
     @Test func timeoutThrowsTimedOutReportsFailedAndWithdraws() async throws {
-        let server = CiaoServer(backend: fake)
+        let server = CiaoServer(backends: BackendSelection(local: fake))
         let events = StreamRecorder(server.events)
         let starting = Task { try await server.start(externalConfiguration(), timeout: .milliseconds(50)) }
         let (token, _) = try await fake.publication()
@@ -160,7 +160,7 @@ struct CiaoServerTests {
         // The registration is queued on the busy actor before the start timeout fires; the timeout's
         // task is past its sleep when the registration cancels it, so it must find the start
         // already settled and leave the publication alone.
-        let server = CiaoServer(backend: fake)
+        let server = CiaoServer(backends: BackendSelection(local: fake))
         let events = StreamRecorder(server.events)
         let starting = Task { try await server.start(externalConfiguration(), timeout: .milliseconds(300)) }
         let (token, _) = try await fake.publication()
@@ -213,7 +213,7 @@ struct CiaoServerTests {
     }
 
     @Test func nameConflictWithoutRenamingThrowsDNSServiceError() async throws {
-        let server = CiaoServer(backend: fake)
+        let server = CiaoServer(backends: BackendSelection(local: fake))
         let events = StreamRecorder(server.events)
         let starting = Task {
             try await server.start(externalConfiguration(name: "Taken", allowsRenaming: false), timeout: .seconds(3600))
@@ -231,7 +231,7 @@ struct CiaoServerTests {
 
     @Test(arguments: [Duration.zero, .seconds(-1)])
     func nonPositiveTimeoutIsRejected(timeout: Duration) async throws {
-        let server = CiaoServer(backend: fake)
+        let server = CiaoServer(backends: BackendSelection(local: fake))
         await #expect {
             try await server.start(externalConfiguration(), timeout: timeout)
         } throws: { error in
@@ -241,7 +241,7 @@ struct CiaoServerTests {
     }
 
     @Test func externalPortModeNeedsAPort() async throws {
-        let server = CiaoServer(backend: fake)
+        let server = CiaoServer(backends: BackendSelection(local: fake))
         await #expect {
             try await server.start(externalConfiguration(port: 0))
         } throws: { error in
@@ -251,7 +251,7 @@ struct CiaoServerTests {
     }
 
     @Test func nameOf64BytesIsRejectedAnd63Accepted() async throws {
-        let server = CiaoServer(backend: fake)
+        let server = CiaoServer(backends: BackendSelection(local: fake))
         await #expect {
             try await server.start(externalConfiguration(name: String(repeating: "n", count: 64)))
         } throws: { error in
@@ -272,7 +272,7 @@ struct CiaoServerTests {
 
     @Test(arguments: ["example.com", "example.com.", "local.example."])
     func nonLocalDomainIsRejected(domain: String) async throws {
-        let server = CiaoServer(backend: fake)
+        let server = CiaoServer(backends: BackendSelection(local: fake))
         var configuration = externalConfiguration()
         configuration.domain = domain
         await #expect {
@@ -285,7 +285,7 @@ struct CiaoServerTests {
 
     @Test(arguments: ["", "local", "local.", "LOCAL."])
     func localDomainIsAccepted(domain: String) async throws {
-        let server = CiaoServer(backend: fake)
+        let server = CiaoServer(backends: BackendSelection(local: fake))
         var configuration = externalConfiguration()
         configuration.domain = domain
         let (published, _) = try await startRegistered(server, configuration, as: "Printer")
@@ -295,7 +295,7 @@ struct CiaoServerTests {
     // MARK: Listener mode
 
     @Test func listenerModeReservesARealPortThatRefusesConnections() async throws {
-        let server = CiaoServer(backend: fake)
+        let server = CiaoServer(backends: BackendSelection(local: fake))
         let configuration = PublicationConfiguration(type: http, name: "Listener", port: 0, mode: .listener)
         let starting = Task { try await server.start(configuration, timeout: .seconds(3600)) }
         let (token, publication) = try await fake.publication()
@@ -347,7 +347,7 @@ struct CiaoServerTests {
     // MARK: TXT updates
 
     @Test func updateTXTReachesTheBackend() async throws {
-        let server = CiaoServer(backend: fake)
+        let server = CiaoServer(backends: BackendSelection(local: fake))
         let (_, token) = try await startRegistered(server, externalConfiguration(), as: "Printer")
         let txt = try TXTRecord(strings: ["path": "/queue"])
         try await server.updateTXT(txt)
@@ -357,7 +357,7 @@ struct CiaoServerTests {
     }
 
     @Test func updateTXTWhenStoppedThrowsStopped() async throws {
-        let server = CiaoServer(backend: fake)
+        let server = CiaoServer(backends: BackendSelection(local: fake))
         await #expect(throws: CiaoError.stopped) { try await server.updateTXT(.empty) }
         _ = try await startRegistered(server, externalConfiguration(), as: "Printer")
         await server.stop()
@@ -368,7 +368,7 @@ struct CiaoServerTests {
     // MARK: Stopping and renaming
 
     @Test func stopWithdrawsReportsStoppedOnceAndIsIdempotent() async throws {
-        let server = CiaoServer(backend: fake)
+        let server = CiaoServer(backends: BackendSelection(local: fake))
         let events = StreamRecorder(server.events)
         let (first, token) = try await startRegistered(server, externalConfiguration(name: "One"), as: "One")
         await server.stop()
@@ -386,7 +386,7 @@ struct CiaoServerTests {
     }
 
     @Test func stopBeforeAnyStartReportsNothing() async throws {
-        let server = CiaoServer(backend: fake)
+        let server = CiaoServer(backends: BackendSelection(local: fake))
         let events = StreamRecorder(server.events)
         await server.stop()
         #expect(fake.calls.isEmpty)
@@ -395,7 +395,7 @@ struct CiaoServerTests {
     }
 
     @Test func startAgainReplacesThePublication() async throws {
-        let server = CiaoServer(backend: fake)
+        let server = CiaoServer(backends: BackendSelection(local: fake))
         let (_, firstToken) = try await startRegistered(server, externalConfiguration(name: "One"), as: "One")
         let (second, _) = try await startRegistered(
             server, externalConfiguration(name: "Two"), as: "Two", publicationIndex: 1)
@@ -404,7 +404,7 @@ struct CiaoServerTests {
     }
 
     @Test func renameAfterStartUpdatesPublishedServiceAndReportsStartedAgain() async throws {
-        let server = CiaoServer(backend: fake)
+        let server = CiaoServer(backends: BackendSelection(local: fake))
         let events = StreamRecorder(server.events)
         let (published, token) = try await startRegistered(
             server, externalConfiguration(name: "Printer"), as: "Printer")

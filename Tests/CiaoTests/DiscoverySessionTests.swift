@@ -21,7 +21,7 @@ struct DiscoverySessionTests {
     func startSession(automaticallyResolve: Bool = true, resolutionTimeout: Duration = .seconds(3600)) async throws
         -> (DiscoverySession, BackendToken, StreamRecorder<DiscoveryEvent>)
     {
-        let session = try await CiaoBrowser(backend: fake).browse(
+        let session = try await CiaoBrowser(backends: BackendSelection(local: fake)).browse(
             type: http, automaticallyResolve: automaticallyResolve, resolutionTimeout: resolutionTimeout)
         let browses = fake.browses
         try #require(browses.count == 1)
@@ -34,7 +34,8 @@ struct DiscoverySessionTests {
     // MARK: Membership
 
     @Test func noMembershipChangeIsDroppedAcross300AddRemovePairs() async throws {
-        let session = try await CiaoBrowser(backend: fake).browse(type: http, automaticallyResolve: false)
+        let session = try await CiaoBrowser(backends: BackendSelection(local: fake)).browse(
+            type: http, automaticallyResolve: false)
         let token = try #require(fake.browses.first?.token)
         let services = (0..<300).map { service("Service \($0)") }
         let fake = self.fake
@@ -217,14 +218,14 @@ struct DiscoverySessionTests {
     /// `_` fails before any network work.
     @Test func subtypeBrowseAsksForTheSubtype() async throws {
         let fake = self.fake
-        let session = try await CiaoBrowser(backend: fake).browse(
+        let session = try await CiaoBrowser(backends: BackendSelection(local: fake)).browse(
             type: http, subtype: "_printer", automaticallyResolve: false)
         let token = try await fake.browse()
         #expect(fake.state.read { $0.browseSubtypes[token] } == "_printer")
         await session.stop()
         for bad in ["printer", "_a.b", "_"] {
             await #expect(throws: CiaoError.self) {
-                try await CiaoBrowser(backend: fake).browse(type: self.http, subtype: bad)
+                try await CiaoBrowser(backends: BackendSelection(local: fake)).browse(type: self.http, subtype: bad)
             }
         }
     }
@@ -266,7 +267,8 @@ struct DiscoverySessionTests {
     // MARK: Stopping
 
     @Test func firstEventIsStartedAndLastIsStopped() async throws {
-        let session = try await CiaoBrowser(backend: fake).browse(type: http, automaticallyResolve: false)
+        let session = try await CiaoBrowser(backends: BackendSelection(local: fake)).browse(
+            type: http, automaticallyResolve: false)
         let events = StreamRecorder(session.events)
         let token = try #require(fake.browses.first?.token)
         let a = service("A")
@@ -297,7 +299,9 @@ struct DiscoverySessionTests {
         let http = self.http
         let a = service("A")
         let consumer = Task {
-            let events = try await CiaoBrowser(backend: fake).browse(type: http, automaticallyResolve: false).events
+            let events = try await CiaoBrowser(backends: BackendSelection(local: fake)).browse(
+                type: http, automaticallyResolve: false
+            ).events
             for try await event in events where event == .found(a) { return true }
             return false
         }
@@ -308,7 +312,7 @@ struct DiscoverySessionTests {
     }
 
     @Test func cancellingTheConsumingTaskStopsTheSession() async throws {
-        let session = try await CiaoBrowser(backend: fake).browse(type: http)
+        let session = try await CiaoBrowser(backends: BackendSelection(local: fake)).browse(type: http)
         let token = try await fake.browse()
         let a = service("A")
         let consumed = Observed(0)
@@ -330,7 +334,8 @@ struct DiscoverySessionTests {
     @Test(arguments: [Duration.zero, .seconds(-1), .nanoseconds(-1)])
     func nonPositiveResolutionTimeoutIsRejected(timeout: Duration) async throws {
         await #expect {
-            try await CiaoBrowser(backend: fake).browse(type: http, resolutionTimeout: timeout)
+            try await CiaoBrowser(backends: BackendSelection(local: fake)).browse(
+                type: http, resolutionTimeout: timeout)
         } throws: { error in
             if case CiaoError.invalidConfiguration = error { true } else { false }
         }
@@ -340,7 +345,7 @@ struct DiscoverySessionTests {
     @Test(arguments: ["example.com", "example.com.", "local.example."])
     func nonLocalDomainIsRejected(domain: String) async throws {
         await #expect {
-            try await CiaoBrowser(backend: fake).browse(type: http, domain: domain)
+            try await CiaoBrowser(backends: BackendSelection(local: fake)).browse(type: http, domain: domain)
         } throws: { error in
             if case CiaoError.invalidConfiguration = error { true } else { false }
         }
@@ -350,7 +355,7 @@ struct DiscoverySessionTests {
     @Test func aBrowseThatCannotStartThrows() async throws {
         fake.failNext(.browse, with: .network("no interface"))
         await #expect(throws: CiaoError.network("no interface")) {
-            try await CiaoBrowser(backend: fake).browse(type: http)
+            try await CiaoBrowser(backends: BackendSelection(local: fake)).browse(type: http)
         }
     }
 }

@@ -57,7 +57,7 @@ import Testing
 
     @Test func publishingInAUnicastDomainNeedsAKey() async throws {
         let fake = FakeBackend()
-        let server = CiaoServer(backend: fake)
+        let server = CiaoServer(backends: BackendSelection(local: fake))
         let configuration = PublicationConfiguration(
             type: try ServiceType("_http._tcp"), name: "x", domain: "lab.example.", port: 80, mode: .externalPort)
         await #expect {

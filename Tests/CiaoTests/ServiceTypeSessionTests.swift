@@ -8,7 +8,7 @@ struct ServiceTypeSessionTests {
     let fake = FakeBackend()
 
     @Test func typesArrive() async throws {
-        let session = ServiceTypeSession(domain: "", backend: fake)
+        let session = ServiceTypeSession(domain: "", backends: BackendSelection(local: fake))
         let token = try await fake.typeBrowse()
         let types = StreamRecorder(session.types)
         let ipp = try ServiceType.tcp("ipp")
@@ -26,7 +26,7 @@ struct ServiceTypeSessionTests {
     }
 
     @Test func stopFinishesTheStreamAndCancelsTheToken() async throws {
-        let session = ServiceTypeSession(domain: "local.", backend: fake)
+        let session = ServiceTypeSession(domain: "local.", backends: BackendSelection(local: fake))
         let token = try await fake.typeBrowse()
         let types = StreamRecorder(session.types)
         let ipp = try ServiceType.tcp("ipp")
@@ -40,7 +40,7 @@ struct ServiceTypeSessionTests {
     }
 
     @Test func endingTheIterationCancelsTheToken() async throws {
-        let session = ServiceTypeSession(domain: "", backend: fake)
+        let session = ServiceTypeSession(domain: "", backends: BackendSelection(local: fake))
         let token = try await fake.typeBrowse()
         let consumer = Task { for try await _ in session.types {} }
         consumer.cancel()
@@ -50,7 +50,7 @@ struct ServiceTypeSessionTests {
 
     @Test(arguments: ["example.com", "example.com."])
     func nonLocalDomainFinishesWithInvalidConfiguration(domain: String) async throws {
-        let session = ServiceTypeSession(domain: domain, backend: fake)
+        let session = ServiceTypeSession(domain: domain, backends: BackendSelection(local: fake))
         let types = StreamRecorder(session.types)
         await #expect {
             _ = try await types.next()
@@ -62,7 +62,7 @@ struct ServiceTypeSessionTests {
 
     @Test func aTypeBrowseThatCannotStartFinishesWithItsError() async throws {
         fake.failNext(.browseTypes, with: .network("no interface"))
-        let session = ServiceTypeSession(domain: "", backend: fake)
+        let session = ServiceTypeSession(domain: "", backends: BackendSelection(local: fake))
         let types = StreamRecorder(session.types)
         await #expect(throws: CiaoError.network("no interface")) { _ = try await types.next() }
     }
