@@ -15,9 +15,9 @@ public actor CiaoBrowser {
     /// Browses for instances of `type` in `domain`: empty or `local.` by multicast DNS, any other
     /// domain (`example.com.`) by unicast DNS through the servers of `/etc/resolv.conf`, asked
     /// again at 80 % of each TTL (RFC 6763 §4). With `automaticallyResolve`, each service found is
-    /// resolved and reported `resolved`, or `resolutionFailed` after `resolutionTimeout`.
-    /// Throws `invalidConfiguration` for a domain that is not a domain name or a non-positive
-    /// timeout.
+    /// resolved and reported `resolved`, or `resolutionFailed` after `resolutionTimeout` (one of
+    /// a century or more, `.seconds(.max)` say, never passes). Throws `invalidConfiguration` for a
+    /// domain that is not a domain name or a non-positive timeout.
     public func browse(
         type: ServiceType, domain: String = "", automaticallyResolve: Bool = true,
         resolutionTimeout: Duration = .seconds(10)
@@ -50,6 +50,10 @@ public actor CiaoBrowser {
         return try DiscoverySession(
             type: type, subtype: subtype, backend: try backends.backend(for: domain),
             automaticallyResolve: automaticallyResolve,
-            resolutionTimeout: resolutionTimeout)
+            resolutionTimeout: min(resolutionTimeout, Self.longestResolutionTimeout))
     }
+
+    /// A century: the longest resolution timeout a backend is given, since a longer one would
+    /// overflow the clocks' nanosecond counts, and means never all the same.
+    static let longestResolutionTimeout = Duration.seconds(100 * 365 * 86_400)
 }

@@ -253,6 +253,14 @@ struct DiscoverySessionTests {
         await session.stop()
     }
 
+    /// A timeout too long for the clocks to count (an app's "never") reaches the backend as a
+    /// century, which they can.
+    @Test func aResolutionTimeoutBeyondACenturyReachesTheBackendAsACentury() async throws {
+        let (session, token, _) = try await startSession(resolutionTimeout: .seconds(Int64.max))
+        #expect(fake.state.read { $0.browseResolutionTimeouts[token] } == CiaoBrowser.longestResolutionTimeout)
+        await session.stop()
+    }
+
     @Test func withoutAutomaticResolutionNothingIsResolved() async throws {
         let (session, token, events) = try await startSession(
             automaticallyResolve: false, resolutionTimeout: .milliseconds(1))

@@ -299,15 +299,45 @@ import Testing
         #expect(harness.browseUpdates.filter(\.isResolutionFailure).count == 2)
     }
 
-    /// A resolution timeout past what the driver's clock can count (an app's "never") resolves
-    /// as any other.
-    @Test func aResolutionTimeoutOfCenturiesIsTakenAsNever() throws {
+    /// An instance whose name no query can ask for (a label of bytes that are not UTF-8, each
+    /// spelled U+FFFD in the service's name, which then takes more than 63 bytes) fails at once,
+    /// in the next batch after its find, rather than never.
+    @Test func anInstanceNoQueryCanAskForFailsAtOnce() throws {
         var harness = DriverPair()
-        harness.publish(Self.publication(), on: harness.publisher)
-        harness.run(for: .seconds(3))
-        harness.browseAndResolve(Self.type, resolutionTimeout: .seconds(Int64.max))
-        harness.run(for: .seconds(2))
-        #expect(harness.resolved.map(\.service.name) == ["Web"])
+        harness.browseAndResolve(Self.type)
+        let latin1 = try Names.serviceType.prepending(label: [UInt8](repeating: 0xE9, count: 30))
+        harness.network.inject(Messages.response([Services.ptr(to: latin1)]), from: harness.publisher, on: harness.link)
+        harness.run(for: .milliseconds(100))
+        let updates = harness.browseUpdates
+        #expect(updates.count == 2)
+        guard case .found(let found) = updates.first else {
+            Issue.record("not found: \(updates)")
+            return
+        }
+        #expect(found.name.utf8.count == 90)
+        #expect(updates.last == .resolutionFailed(found))
+    }
+
+    /// Deadlines of resolutions settled or gone do not pile up beneath one that stays pending:
+    /// 200 instances that come and go while an unresolvable one waits out an hour leave the heap
+    /// bounded.
+    @Test func churnDoesNotGrowTheResolutionDeadlines() throws {
+        var harness = DriverPair()
+        harness.browseAndResolve(Self.type, resolutionTimeout: .seconds(3600))
+        harness.network.inject(
+            Messages.response([Services.ptr(to: Names.instance("Ghost"))]), from: harness.publisher, on: harness.link)
+        for cycle in 0..<200 {
+            let name = Names.instance("Passing \(cycle)")
+            harness.network.inject(
+                Messages.response([Services.ptr(to: name)]), from: harness.publisher, on: harness.link)
+            harness.run(for: .milliseconds(100))
+            harness.network.inject(
+                Messages.response([Services.ptr(to: name, ttl: 0)]), from: harness.publisher, on: harness.link)
+            harness.run(for: .milliseconds(1100))
+        }
+        #expect(harness.browseUpdates.filter { if case .found = $0 { true } else { false } }.count == 201)
+        let kept = harness.network.stack(harness.browser).directory.resolutionDeadlineCount
+        #expect(kept <= 2 * 1 + 64, "\(kept) deadlines kept for one pending resolution")
     }
 
     /// Each input is a batch of its own, as a discovery session receives it: an instance lost

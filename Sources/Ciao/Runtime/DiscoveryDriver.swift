@@ -23,7 +23,7 @@ struct DiscoveryDriver {
     }
 
     private(set) var engine: MDNSEngine
-    private var directory = ServiceDirectory()
+    private(set) var directory = ServiceDirectory()
     /// The updates worked out since ``takeUpdates()``, each input's at its end.
     private var updates: [BackendUpdate] = []
 

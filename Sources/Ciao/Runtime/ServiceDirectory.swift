@@ -27,7 +27,8 @@ struct ServiceDirectory {
     private var lookupQueries: [QueryID: BackendToken] = [:]
     /// When each automatic resolution fails without a result. Entries of resolutions that have
     /// a result or are gone stay until they come to the top, and are never the top after an input
-    /// (``failResolutions(dueBy:engine:)``), so ``nextDeadline`` is always one to keep.
+    /// (``failResolutions(dueBy:engine:)``), so ``nextDeadline`` is always one to keep; when they
+    /// outnumber the resolutions, the heap is rebuilt without them, so churn cannot grow it.
     private var resolutionDeadlines = Heap<ResolutionDeadline>()
 
     private struct PublicationState {
@@ -172,8 +173,7 @@ struct ServiceDirectory {
         let name = subtype.flatMap(typeName.subtypeName) ?? typeName
         let query = engine.startQuery(name: name, type: .ptr, at: now)
         browses[query] = BrowseState(
-            type: type, token: token,
-            resolving: resolutionTimeout.map { AutomaticResolutions(timeout: min($0, Self.longestResolutionTimeout)) })
+            type: type, token: token, resolving: resolutionTimeout.map { AutomaticResolutions(timeout: $0) })
         queriesByToken[token] = [query]
     }
 
@@ -188,13 +188,15 @@ struct ServiceDirectory {
     }
 
     /// Asks for `service`'s SRV and TXT records on its interface (RFC 6763 §6), until stopped or,
-    /// with `failsAt`, until that time passes without a result.
+    /// with `failsAt`, until that time passes without a result. Returns false, asking nothing,
+    /// when the name is not one a query can ask for (a label over 63 bytes).
+    @discardableResult
     private mutating func startResolution(
         of service: Service, for resolutionID: ResolutionID, failsAt: Instant? = nil, engine: inout MDNSEngine,
         at now: Instant
-    ) {
+    ) -> Bool {
         guard let instance = try? Self.typeName(service.type).prepending(label: Array(service.name.utf8)) else {
-            return
+            return false
         }
         // A saved reference may name an interface that is gone or renumbered since (a reboot):
         // then every interface is asked.
@@ -208,6 +210,7 @@ struct ServiceDirectory {
             service: service, instance: instance, interfaces: interfaces, queries: queries, failsAt: failsAt)
         for query in queries { resolutionQueries[query] = resolutionID }
         if let failsAt { resolutionDeadlines.push(ResolutionDeadline(time: failsAt, resolution: resolutionID)) }
+        return true
     }
 
     /// Stops a resolution's queries, and its following of its SRV target's addresses.
@@ -366,25 +369,28 @@ struct ServiceDirectory {
             }
         }
         for query in browseBatches.keys {
-            resolveAutomatically(browseBatches[query], of: query, engine: &engine, at: now)
+            updates += resolveAutomatically(browseBatches[query], of: query, engine: &engine, at: now)
         }
         return updates
     }
 
     /// Starts resolving what one batch of a resolving browse found and stops what it lost: the
-    /// net change per service, as the discovery session applies the same batch.
+    /// net change per service, as the discovery session applies the same batch. Returns the
+    /// failure, at once, of a find whose name no query can ask for.
     private mutating func resolveAutomatically(
         _ updates: [BrowseUpdate], of query: QueryID, engine: inout MDNSEngine, at now: Instant
-    ) {
-        guard let browse = browses[query], var resolving = browse.resolving else { return }
+    ) -> [BackendUpdate] {
+        guard let browse = browses[query], var resolving = browse.resolving else { return [] }
+        var unresolvable: [BrowseUpdate] = []
         for update in updates.lastMentions {
             switch update {
             case .found(let service) where resolving.present[service] == nil:
                 resolving.finds += 1
                 resolving.present[service] = resolving.finds
-                startResolution(
+                let started = startResolution(
                     of: service, for: .automatic(browse: browse.token, service), failsAt: now + resolving.timeout,
                     engine: &engine, at: now)
+                if !started { unresolvable.append(.resolutionFailed(service)) }
             case .removed(let service) where resolving.present[service] != nil:
                 resolving.present[service] = nil
                 stopResolution(.automatic(browse: browse.token, service), engine: &engine)
@@ -393,16 +399,16 @@ struct ServiceDirectory {
             }
         }
         browses[query]?.resolving = resolving
+        return unresolvable.isEmpty ? [] : [.browse(browse.token, unresolvable)]
     }
 
     // MARK: Time
 
-    /// A century: a longer resolution timeout would overflow an ``Instant`` (nanoseconds in 64
-    /// bits), and means never all the same.
-    static let longestResolutionTimeout = Duration.seconds(100 * 365 * 86_400)
-
     /// When ``failResolutions(dueBy:engine:)`` is due next: the first automatic resolution to fail.
     var nextDeadline: Instant? { resolutionDeadlines.top?.time }
+
+    /// How many resolution deadlines are kept, those of resolutions settled or gone included.
+    var resolutionDeadlineCount: Int { resolutionDeadlines.count }
 
     /// Fails the automatic resolutions that have had no result by `now`: each is stopped and
     /// reported ``BrowseUpdate/resolutionFailed(_:)``, in one batch per browse. The instance stays
@@ -417,6 +423,12 @@ struct ServiceDirectory {
             guard isPending, let resolution, case .automatic(let browse, _) = deadline.resolution else { continue }
             stopResolution(deadline.resolution, engine: &engine)
             failures.append(.resolutionFailed(resolution.service), to: browse)
+        }
+        if resolutionDeadlines.count > 2 * resolutions.count + 64 {
+            resolutionDeadlines = Heap(
+                resolutions.compactMap { id, resolution in
+                    resolution.failsAt.map { ResolutionDeadline(time: $0, resolution: id) }
+                })
         }
         return failures.keys.map { .browse($0, failures[$0]) }
     }

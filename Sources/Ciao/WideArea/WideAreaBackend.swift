@@ -4,7 +4,8 @@ import Synchronization
 /// Serves one unicast DNS domain behind the public API (RFC 6763 over unicast DNS): browsing,
 /// resolving and type enumeration by asking again at 80 % of each TTL (``WideAreaBrowse``),
 /// publishing by signed DNS UPDATE (``WideAreaPublication``). Callbacks come from a task per
-/// token, in order; record lookups are for `local.` only.
+/// token, in order; a resolving browse's also come from each find's resolution and timeout tasks,
+/// one at a time (``delivering(_:)``). Record lookups are for `local.` only.
 final class WideAreaBackend: DiscoveryBackend {
     /// The domain served, with its trailing dot.
     let domain: String
@@ -14,6 +15,9 @@ final class WideAreaBackend: DiscoveryBackend {
     /// Publications cancelled whose records are still being deleted; ``waitForPending()`` waits for them.
     private let withdrawals = Mutex<[BackendToken: Task<Void, Never>]>([:])
     private let nextToken = Atomic<UInt64>(0)
+    /// Held while a resolving browse's callback runs, with the check that the find it is about is
+    /// still current: a find's failure or result is never delivered after its removal.
+    private let delivery = Mutex(())
     /// The instances each resolving browse has found and not lost, each with its resolution.
     private let automatic = Mutex<[BackendToken: AutomaticResolutions]>([:])
 
@@ -100,11 +104,13 @@ final class WideAreaBackend: DiscoveryBackend {
         start(events, as: token) { [self] event in
             switch event {
             case .found(let service):
-                onUpdate([.found(service)])
+                delivering { onUpdate([.found(service)]) }
                 if resolutionTimeout != nil { startResolving(service, of: token, onUpdate: onUpdate) }
             case .removed(let service):
-                automatic.withLock { $0[token]?.present.removeValue(forKey: service) }?.cancel()
-                onUpdate([.removed(service)])
+                delivering {
+                    automatic.withLock { $0[token]?.present.removeValue(forKey: service) }?.cancel()
+                    onUpdate([.removed(service)])
+                }
             case .failed(let error):
                 // asked again next round; the session has no event for it, so the log tells
                 DiagnosticHub.shared.emit(.warning, .query, "browsing \(type) in \(self.domain): \(error)")
@@ -130,8 +136,10 @@ final class WideAreaBackend: DiscoveryBackend {
         guard let (find, timeout) = started else { return }
         let timer = Task { [self] in
             try? await Task.sleep(for: timeout)
-            guard !Task.isCancelled, failResolution(of: service, find: find, browse: browse) else { return }
-            onUpdate([.resolutionFailed(service)])
+            guard !Task.isCancelled else { return }
+            delivering {
+                if failResolution(of: service, find: find, browse: browse) { onUpdate([.resolutionFailed(service)]) }
+            }
         }
         var resolving: Task<Void, Never>?
         do {
@@ -139,8 +147,12 @@ final class WideAreaBackend: DiscoveryBackend {
             resolving = Task { [self] in
                 for await event in events {
                     guard case .resolved(let resolved) = event else { continue }
-                    guard noteResult(of: service, find: find, browse: browse) else { return }
-                    onUpdate([.resolved(resolved)])
+                    let isCurrent = delivering { () -> Bool in
+                        guard noteResult(of: service, find: find, browse: browse) else { return false }
+                        onUpdate([.resolved(resolved)])
+                        return true
+                    }
+                    guard isCurrent else { return }
                 }
             }
         } catch {
@@ -245,6 +257,13 @@ final class WideAreaBackend: DiscoveryBackend {
     ) {
         let task = Task { for await event in events { handle(event) } }
         work.withLock { $0[token] = .task(task) }
+    }
+
+    /// Runs `body`, which checks a find and calls a resolving browse's callback, with no other
+    /// such body running.
+    @discardableResult
+    private func delivering<Result>(_ body: () -> Result) -> Result {
+        delivery.withLock { _ in body() }
     }
 
     private func makeToken() -> BackendToken {
