@@ -1882,7 +1882,9 @@ def diagnostics(s: Suite) -> list[str]:
         while not verbose_lines(pub, "undecodable", after=mark) and time.monotonic() < deadline:
             time.sleep(0.1)
         time.sleep(0.5)
-        dropped = verbose_lines(pub, "dropped a datagram", after=mark)
+        # the loopback of ciao's own last announcement may be logged just after the mark: not ours to count
+        dropped = [line for line in verbose_lines(pub, "dropped a datagram", after=mark)
+                   if "our own multicast" not in line]
         if len(dropped) != 1 or f"from {x.v4}:" not in dropped[0] or "shorter than the 12-byte header (at offset 0)" not in dropped[0]:
             raise Failure(f"ciao publish -v after a 3-byte datagram: {dropped} (expected one line naming {x.v4}, the reason and offset)")
         figures.append(f"malformed datagram: \"{dropped[0].split(f'{IFNAME}: ', 1)[1][:120]}\"")
