@@ -1,8 +1,8 @@
 import Synchronization
 
 /// Runs actions at deadlines with one sleeping task for all of them: the API's timers (a start's
-/// timeout, a lookup's) are many and mostly cancelled, and a task per timer would hold a
-/// suspended task, about 2 KiB, for each while it waits.
+/// timeout, a lookup's, a wide-area automatic resolution's) are many and mostly cancelled, and a
+/// task per timer would hold a suspended task, about 2 KiB, for each while it waits.
 ///
 /// Actions run on a task of the scheduler's, outside its lock, at or after their deadline, in
 /// deadline order. A cancelled action never runs.

@@ -4,8 +4,9 @@ import Synchronization
 /// Serves one unicast DNS domain behind the public API (RFC 6763 over unicast DNS): browsing,
 /// resolving and type enumeration by asking again at 80 % of each TTL (``WideAreaBrowse``),
 /// publishing by signed DNS UPDATE (``WideAreaPublication``). Callbacks come from a task per
-/// token, in order; a resolving browse's also come from each find's resolution and timeout tasks,
-/// one at a time (``delivering(_:)``). Record lookups are for `local.` only.
+/// token, in order; a resolving browse's also come from each find's resolution task and from its
+/// timeout on ``DeadlineScheduler``, one at a time (``delivering(_:)``). Record lookups are for
+/// `local.` only.
 final class WideAreaBackend: DiscoveryBackend {
     /// The domain served, with its trailing dot.
     let domain: String
@@ -31,16 +32,17 @@ final class WideAreaBackend: DiscoveryBackend {
     /// The resolution of one find: its number tells it from a later find of the same service.
     private struct AutomaticResolution {
         var find: Int
+        /// Until the first result.
+        var timeout: DeadlineScheduler.Token?
         var resolving: Task<Void, Never>?
-        var timer: Task<Void, Never>?
         /// A result came: the timeout no longer applies.
         var hasResult = false
         /// The timeout passed first: nothing more of this find is reported.
         var hasFailed = false
 
         func cancel() {
+            DeadlineScheduler.shared.cancel(timeout)
             resolving?.cancel()
-            timer?.cancel()
         }
     }
 
@@ -126,21 +128,23 @@ final class WideAreaBackend: DiscoveryBackend {
     private func startResolving(
         _ service: Service, of browse: BackendToken, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void
     ) {
-        let started = automatic.withLock { automatic -> (find: Int, timeout: Duration)? in
+        let started = automatic.withLock { automatic -> Int? in
             guard var resolutions = automatic[browse], resolutions.present[service] == nil else { return nil }
             resolutions.finds += 1
-            resolutions.present[service] = AutomaticResolution(find: resolutions.finds)
-            automatic[browse] = resolutions
-            return (resolutions.finds, resolutions.timeout)
-        }
-        guard let (find, timeout) = started else { return }
-        let timer = Task { [self] in
-            try? await Task.sleep(for: timeout)
-            guard !Task.isCancelled else { return }
-            delivering {
-                if failResolution(of: service, find: find, browse: browse) { onUpdate([.resolutionFailed(service)]) }
+            let find = resolutions.finds
+            // Its action waits for this lock, so it finds the entry in place.
+            let timeout = DeadlineScheduler.shared.schedule(after: resolutions.timeout) { [self] in
+                delivering {
+                    if failResolution(of: service, find: find, browse: browse) {
+                        onUpdate([.resolutionFailed(service)])
+                    }
+                }
             }
+            resolutions.present[service] = AutomaticResolution(find: find, timeout: timeout)
+            automatic[browse] = resolutions
+            return find
         }
+        guard let find = started else { return }
         var resolving: Task<Void, Never>?
         do {
             let events = try browser.resolveEvents(service)
@@ -159,32 +163,30 @@ final class WideAreaBackend: DiscoveryBackend {
             // The timeout reports it.
             DiagnosticHub.shared.emit(.warning, .query, "resolving \(service) in \(domain): \(error)")
         }
-        let unwanted = automatic.withLock { automatic -> [Task<Void, Never>?] in
-            guard var entry = automatic[browse]?.present[service], entry.find == find, !entry.hasFailed else {
-                return [resolving, timer]
+        let isWanted = automatic.withLock { automatic -> Bool in
+            guard let entry = automatic[browse]?.present[service], entry.find == find, !entry.hasFailed else {
+                return false
             }
-            entry.resolving = resolving
-            entry.timer = entry.hasResult ? nil : timer
-            automatic[browse]?.present[service] = entry
-            return entry.hasResult ? [timer] : []
+            automatic[browse]?.present[service]?.resolving = resolving
+            return true
         }
-        for task in unwanted { task?.cancel() }
+        if !isWanted { resolving?.cancel() }
     }
 
     /// Notes a result of the `find`th find's resolution; returns whether it is still to be
     /// reported (the timeout has not passed first, the service is still present).
     private func noteResult(of service: Service, find: Int, browse: BackendToken) -> Bool {
-        let (isCurrent, timer) = automatic.withLock { automatic -> (Bool, Task<Void, Never>?) in
+        let (isCurrent, timeout) = automatic.withLock { automatic -> (Bool, DeadlineScheduler.Token?) in
             guard var entry = automatic[browse]?.present[service], entry.find == find, !entry.hasFailed else {
                 return (false, nil)
             }
-            let timer = entry.timer
+            let timeout = entry.timeout
             entry.hasResult = true
-            entry.timer = nil
+            entry.timeout = nil
             automatic[browse]?.present[service] = entry
-            return (true, timer)
+            return (true, timeout)
         }
-        timer?.cancel()
+        DeadlineScheduler.shared.cancel(timeout)
         return isCurrent
     }
 
