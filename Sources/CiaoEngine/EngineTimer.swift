@@ -51,7 +51,7 @@ extension MDNSEngine {
 }
 
 /// The earlier of two deadlines, either of which may be none.
-func earlier(_ a: Instant?, _ b: Instant?) -> Instant? {
+package func earlier(_ a: Instant?, _ b: Instant?) -> Instant? {
     guard let a else { return b }
     guard let b else { return a }
     return min(a, b)

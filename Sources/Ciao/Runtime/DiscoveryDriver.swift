@@ -39,9 +39,7 @@ struct DiscoveryDriver {
     }
 
     /// When an ``Input/advance`` is due next: for the engine's timers or a resolution's timeout.
-    var nextDeadline: Instant? {
-        [engine.nextDeadline, directory.nextDeadline].compactMap { $0 }.min()
-    }
+    var nextDeadline: Instant? { earlier(engine.nextDeadline, directory.nextDeadline) }
 
     /// The interfaces the driver runs on, in ID order, as last set (``MDNSEngine/networkInterfaces``):
     /// the one record of them.
