@@ -21,9 +21,9 @@ extension MDNSEngine {
     func deadline(of timer: EngineTimer) -> Instant? {
         switch timer {
         case .hostClaim:
-            hostClaimDeadline
+            registrations.hostClaimDeadline
         case .registrations:
-            earlier(ownsHostName ? registrations.host.nextDue : nil, registrations.nextServiceDue)
+            earlier(registrations.ownsHostName ? registrations.host.nextDue : nil, registrations.nextServiceDue)
         case .responses:
             interfaces.states.reduce(nil) { earlier($0, $1.responses.nextDue) }
         case .cacheExpiry:

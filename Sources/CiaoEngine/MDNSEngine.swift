@@ -42,12 +42,8 @@ public struct MDNSEngine {
     public let configuration: Configuration
     var random: SplitMix64
     var interfaces = InterfaceTable()
-    /// Whether the engine publishes the host name now, or another responder on this host does.
-    public internal(set) var hostClaim: HostClaim = .unneeded
-    /// The host name and the services, with their index by name.
+    /// The host name, who answers for it, and the services, with their index by name.
     var registrations: RegistrationTable
-    /// The host name last reported settled (``EngineEvent/hostRenamed(from:to:)``).
-    var reportedHostName: DomainName
     /// The active queries, found by the name they ask about, so that a cache change is reported
     /// without looking at every query.
     var queries = QueryTable()
@@ -65,11 +61,13 @@ public struct MDNSEngine {
         random = SplitMix64(seed: seed)
         registrations = RegistrationTable(
             host: Registration(kind: .host, label: configuration.hostLabel, state: .waitingForInterface))
-        reportedHostName = registrations.host.name
     }
 
     /// The host name the services' SRV records name, e.g. `ciao.local.`.
     public var hostName: DomainName { registrations.host.name }
+
+    /// Whether the engine publishes the host name now, or another responder on this host does.
+    public var hostClaim: HostClaim { registrations.hostClaim }
 
     /// The interfaces the engine runs on, in ID order, as last set (``setInterface(_:at:)``; the
     /// same addresses in another order are kept in their first order).
@@ -143,7 +141,7 @@ public struct MDNSEngine {
                 || Set(existing.interface.addresses) != Set(interface.addresses)
         else { return }
         ownRecordReports.noteEverythingChanged()
-        if owesHostGoodbyes {
+        if registrations.owesHostGoodbyes {
             let current = Set(registrations.host.records(hostName: registrations.host.name, interface: interface))
             let goodbyes = registrations.host.records(hostName: registrations.host.name, interface: existing.interface)
                 .filter { $0.type != .nsec && !current.contains($0) }.map(\.goodbye)
@@ -153,7 +151,7 @@ public struct MDNSEngine {
         interfaces[interface.id]?.interface = interface
         refreshReverseNames()
         // A host name still being probed is announced, with its new addresses, once it is ours (§8.1).
-        if ownsHostName && !registrations.host.isProbing { registrations.host.announceAgain(at: now) }
+        if registrations.ownsHostName && !registrations.host.isProbing { registrations.host.announceAgain(at: now) }
     }
 
     /// Removes an interface: goodbyes for our records there, and its cache reported removed.
@@ -162,7 +160,7 @@ public struct MDNSEngine {
         ownRecordReports.noteEverythingChanged()
         // A name never announced has nobody holding it to say goodbye to.
         let announced =
-            (owesHostGoodbyes ? [registrations.host] : [])
+            (registrations.owesHostGoodbyes ? [registrations.host] : [])
             + registrations.services.filter { $0.appliesTo(id) && $0.hasAnnounced }
         // Each record once: services of one type share their PTR from the enumeration name.
         let goodbyes = UniqueRecords(
@@ -181,7 +179,7 @@ public struct MDNSEngine {
     /// no other responder on this host holds it (§15); ``EngineEvent/registered(_:name:)`` follows
     /// once the name is ours. Without an interface it applies to, probing waits for one.
     public mutating func register(_ service: ServiceRegistration, at now: Instant) -> RegistrationID {
-        if hostClaim == .unneeded { claimHostName(at: now) }
+        if registrations.hostClaim == .unneeded { claimHostName(at: now) }
         let start = firstProbeTime(at: now)
         return registrations.add(
             Registration(kind: .service(service), label: service.instanceName, state: .probing(sent: 0, next: start)))
@@ -212,7 +210,7 @@ public struct MDNSEngine {
             // A name never announced has nobody holding it to say goodbye to.
             if registration.hasAnnounced { withdrawn.append(registration) }
         }
-        if registrations.isEmpty && owesHostGoodbyes { withdrawn.append(registrations.host) }
+        if registrations.isEmpty && registrations.owesHostGoodbyes { withdrawn.append(registrations.host) }
         sendGoodbyes(for: withdrawn)
         releaseHostNameIfUnneeded(sendingGoodbyes: false)
     }

@@ -104,4 +104,63 @@ import Testing
         table.host.startProbing(at: t)
         #expect(table.nextServiceDue == nil)
     }
+
+    /// The host claim alone (RFC 6762 §8.1, §15): claimed to publish, left to a responder on this
+    /// host that holds the name, confirmed, and released; what may announce and what goodbyes are
+    /// owed follow it.
+    @Test func theHostClaimMovesOnlyThroughItsTransitions() {
+        var table = table()
+        let t = Instant.zero + .seconds(100)
+        #expect(table.hostClaim == .unneeded && !table.hostNameIsSettled && table.hostClaimDeadline == nil)
+        table.claimHostName(probingFrom: nil)
+        #expect(table.ownsHostName && table.host.state == .waitingForInterface && !table.hostNameIsSettled)
+        table.claimHostName(probingFrom: t)
+        #expect(table.host.state == .probing(sent: 0, next: t))
+        table.host.won(at: t)
+        table.host.announcementSent(at: t)
+        #expect(table.hostNameIsSettled && table.owesHostGoodbyes)
+        table.leaveHostName(confirmAt: t + .seconds(8), expiresAt: t + .seconds(10))
+        #expect(!table.ownsHostName && table.hostNameIsSettled && !table.owesHostGoodbyes)
+        #expect(table.hostClaimDeadline == t + .seconds(8))
+        table.noteHostNameHolderAsked()
+        #expect(table.hostClaim == .heldByAnother(confirmAt: t + .seconds(10), expiresAt: t + .seconds(10)))
+        #expect(table.hostClaimDeadline == t + .seconds(10))
+        // Claimed again, the name starts afresh: nothing announced, no goodbyes owed.
+        table.claimHostName(probingFrom: t + .seconds(10))
+        #expect(table.ownsHostName && !table.owesHostGoodbyes && table.hostClaimDeadline == nil)
+        table.releaseHostName()
+        #expect(table.hostClaim == .unneeded && !table.ownsHostName)
+    }
+
+    /// A rename of the host name is taken once, from the name last reported to the current one.
+    @Test func aHostRenameIsTakenOnce() {
+        var table = table()
+        var rename = table.takeHostRename()
+        #expect(rename == nil)
+        table.host.rename(to: "ciao-2", probingAt: .zero)
+        table.host.rename(to: "ciao-3", probingAt: .zero)
+        rename = table.takeHostRename()
+        #expect(rename?.from == DomainName("ciao.local.")! && rename?.to == DomainName("ciao-3.local.")!)
+        rename = table.takeHostRename()
+        #expect(rename == nil)
+    }
+
+    /// The host's reverse-mapping names (§4): each yielded once, and forgotten as yielded when
+    /// its address goes.
+    @Test func reverseNamesAreYieldedOnceAndForgottenWithTheirAddress() {
+        var table = table()
+        let a = DomainName("7.0.18.198.in-addr.arpa.")!
+        let b = DomainName("8.0.18.198.in-addr.arpa.")!
+        table.host.mapReverse([a, b])
+        #expect(owners(table, a.description) == [.host])
+        let yielded = [
+            table.host.yieldReverseName(a), table.host.yieldReverseName(a),
+            table.host.yieldReverseName(DomainName("9.0.18.198.in-addr.arpa.")!),
+        ]
+        #expect(yielded == [true, false, false])
+        #expect(owners(table, a.description) == [] && owners(table, b.description) == [.host])
+        table.host.mapReverse([b])
+        table.host.mapReverse([a, b])
+        #expect(owners(table, a.description) == [.host])
+    }
 }

@@ -424,7 +424,7 @@ extension MDNSEngine {
     /// Our address records on `interface`, with the NSEC for a family we do not have (§6.1); none
     /// while the host name is still being probed or is not ours.
     private func hostRecords(on interface: NetworkInterface) -> [ResourceRecord] {
-        guard ownsHostName, !registrations.host.isProbing else { return [] }
+        guard registrations.ownsHostName, !registrations.host.isProbing else { return [] }
         return registrations.host.addressRecords(of: interface.publishedAddresses.map(\.address))
     }
 

@@ -9,51 +9,24 @@ extension MDNSEngine {
     /// The TTLs that time the confirmation of a held name, whatever the holder sent.
     static let heldHostNameTTLs: ClosedRange<UInt32> = 10...Registration.otherRecordTTL
 
-    /// True when a service may announce: the host name is ours and probed, or another responder on
-    /// this host answers for it.
-    var hostNameIsSettled: Bool {
-        switch hostClaim {
-        case .unneeded: false
-        case .owned: !registrations.host.isProbing
-        case .heldByAnother: true
-        }
-    }
-
-    /// True when the host's records are ours to publish (probing or not).
-    var ownsHostName: Bool { hostClaim == .owned }
-
-    /// When ``advanceHostClaim(at:)`` has something to do.
-    var hostClaimDeadline: Instant? {
-        guard case .heldByAnother(let confirmAt, let expiresAt) = hostClaim else { return nil }
-        return min(confirmAt, expiresAt)
-    }
-
     /// Starts claiming the host name (§8.1): probing, and a query asking whether a responder on
     /// this host already answers for it, whose answer comes well before probing ends.
     mutating func claimHostName(at now: Instant) {
-        hostClaim = .owned
+        registrations.claimHostName(probingFrom: interfaces.isEmpty ? nil : firstProbeTime(at: now))
         ownRecordReports.noteEverythingChanged()
-        registrations.host.restartClaim()
-        if !interfaces.isEmpty {
-            let first = firstProbeTime(at: now)
-            registrations.host.startProbing(at: first)
-        }
         askWhoHoldsHostName()
     }
 
     /// Gives the host name up once no service needs it, with goodbyes for its records if they were
     /// announced and `sendingGoodbyes` (a caller may send them with its own).
     mutating func releaseHostNameIfUnneeded(sendingGoodbyes: Bool = true) {
-        guard registrations.isEmpty, hostClaim != .unneeded else { return }
-        if sendingGoodbyes && ownsHostName && registrations.host.hasAnnounced {
+        guard registrations.isEmpty, registrations.hostClaim != .unneeded else { return }
+        if sendingGoodbyes && registrations.owesHostGoodbyes {
             sendGoodbyes(for: [registrations.host])
         }
-        hostClaim = .unneeded
+        registrations.releaseHostName()
         ownRecordReports.noteEverythingChanged()
     }
-
-    /// True when the host's goodbyes are owed along with those of the last services withdrawn.
-    var owesHostGoodbyes: Bool { ownsHostName && registrations.host.hasAnnounced }
 
     /// Asks every link, by multicast so that a responder sharing our port hears it too, for the
     /// host name's addresses.
@@ -67,12 +40,12 @@ extension MDNSEngine {
     /// Confirms a name another responder holds, and claims it once its records would have expired
     /// unconfirmed.
     mutating func advanceHostClaim(at now: Instant) {
-        guard case .heldByAnother(let confirmAt, let expiresAt) = hostClaim else { return }
+        guard case .heldByAnother(let confirmAt, let expiresAt) = registrations.hostClaim else { return }
         if now >= expiresAt {
             claimHostName(at: now)
         } else if now >= confirmAt {
             askWhoHoldsHostName()
-            hostClaim = .heldByAnother(confirmAt: expiresAt, expiresAt: expiresAt)
+            registrations.noteHostNameHolderAsked()
         }
     }
 
@@ -81,7 +54,7 @@ extension MDNSEngine {
     /// its hold; its goodbyes, or the name answered with another host's address, make us claim the
     /// name ourselves, and probing settles any conflict (§8.1, §9).
     mutating func noteHostNameHolder(in message: Message, at now: Instant) {
-        guard hostClaim != .unneeded else { return }
+        guard registrations.hostClaim != .unneeded else { return }
         var local: [ResourceRecord] = []
         var foreign = false
         for record in message.answers + message.additionals where record.name == registrations.host.name {
@@ -93,22 +66,22 @@ extension MDNSEngine {
         }
         guard foreign || !local.isEmpty else { return }
         if foreign {
-            if case .heldByAnother = hostClaim { claimHostName(at: now) }
+            if case .heldByAnother = registrations.hostClaim { claimHostName(at: now) }
             return
         }
         guard let ttl = local.map(\.ttl).max(), ttl > 0 else {
             // The holder said goodbye: the name is free for us.
-            if case .heldByAnother = hostClaim { claimHostName(at: now) }
+            if case .heldByAnother = registrations.hostClaim { claimHostName(at: now) }
             return
         }
-        switch hostClaim {
+        switch registrations.hostClaim {
         case .owned where !registrations.host.isProbing, .unneeded:
             // Both of us publish the same records (§15): nothing to settle.
             return
         case .owned, .heldByAnother:
             let lifetime = Duration.seconds(Int64(ttl.clamped(to: Self.heldHostNameTTLs)))
-            if hostClaim == .owned { ownRecordReports.noteEverythingChanged() }
-            hostClaim = .heldByAnother(
+            if registrations.ownsHostName { ownRecordReports.noteEverythingChanged() }
+            registrations.leaveHostName(
                 confirmAt: now + lifetime.scaled(by: Self.heldHostNameConfirmation), expiresAt: now + lifetime)
             for id in reportHostNameIfRenamed() { registrations[.service(id)]?.announceAgain(at: now) }
         }
@@ -129,16 +102,10 @@ extension MDNSEngine {
     /// Leaves out our reverse-mapping PTR for every name that `records` map to another host name:
     /// yielded rather than defended, since a reverse mapping is worth no rename (§4).
     mutating func yieldContestedReverseNames(in records: [ResourceRecord]) {
-        guard ownsHostName, !registrations.host.reverseNames.isEmpty else { return }
+        guard registrations.ownsHostName, !registrations.host.reverseNames.isEmpty else { return }
         let ours = RecordData.ptr(registrations.host.name)
         for record in records where record.type == .ptr && record.ttl > 0 && record.data != ours {
-            guard registrations.host.reverseNames.contains(record.name),
-                !registrations.host.yieldedReverseNames.contains(record.name)
-            else {
-                continue
-            }
-            registrations.host.yieldedReverseNames.insert(record.name)
-            ownRecordReports.noteEverythingChanged()
+            if registrations.host.yieldReverseName(record.name) { ownRecordReports.noteEverythingChanged() }
         }
     }
 
@@ -146,8 +113,7 @@ extension MDNSEngine {
     mutating func refreshReverseNames() {
         let names = Set(interfaces.states.flatMap { $0.interface.publishedAddresses.map(\.address.reverseMappingName) })
         guard names != registrations.host.reverseNames else { return }
-        registrations.host.reverseNames = names
-        registrations.host.yieldedReverseNames.formIntersection(names)
+        registrations.host.mapReverse(names)
     }
 }
 

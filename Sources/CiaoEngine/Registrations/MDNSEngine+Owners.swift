@@ -6,7 +6,7 @@ extension MDNSEngine {
     /// The host (while the name is ours) and the services that publish records under `name`, in
     /// ``RecordOwner`` order.
     func owners(publishing name: DomainName) -> [RecordOwner] {
-        registrations.owners(publishing: name, includingHost: ownsHostName)
+        registrations.owners(publishing: name, includingHost: registrations.ownsHostName)
     }
 
     /// The owners publishing under any of `names`, each once, in ``RecordOwner`` order.

@@ -14,7 +14,9 @@ extension MDNSEngine {
     /// When a new probe sequence starts: 0–250 ms from now, shared with any registration that has
     /// not sent its first probe yet, so registrations made together probe together (§8.1).
     mutating func firstProbeTime(at now: Instant) -> Instant {
-        if ownsHostName, case .probing(0, let next) = registrations.host.state, next >= now { return next }
+        if registrations.ownsHostName, case .probing(0, let next) = registrations.host.state, next >= now {
+            return next
+        }
         for state in registrations.services.lazy.map(\.state) {
             if case .probing(0, let next) = state, next >= now { return next }
         }
@@ -24,7 +26,7 @@ extension MDNSEngine {
     /// Probes every name again, as on a new interface (§8.1).
     mutating func restartProbing(at now: Instant) {
         let start = firstProbeTime(at: now)
-        if ownsHostName { registrations.host.startProbing(at: start) }
+        if registrations.ownsHostName { registrations.host.startProbing(at: start) }
         registrations.updateEach { $0.startProbing(at: start) }
     }
 
@@ -40,7 +42,7 @@ extension MDNSEngine {
         // Only names with a probe or announcement due: established ones (most of them, with many
         // services) are neither copied nor written back.
         let due = registrations.ids { $0.isDue(at: now) }.map(RecordOwner.service)
-        let owners = (ownsHostName && registrations.host.isDue(at: now) ? [RecordOwner.host] : []) + due
+        let owners = (registrations.ownsHostName && registrations.host.isDue(at: now) ? [RecordOwner.host] : []) + due
         for owner in owners {
             guard var registration = registrations[owner] else { continue }
             switch registration.state {
@@ -51,7 +53,7 @@ extension MDNSEngine {
                 } else if sent < Self.probeCount {
                     probing.append(registration)
                     registration.probeSent(nextAt: now + Self.probeInterval)
-                } else if owner != .host, !hostNameIsSettled {
+                } else if owner != .host, !registrations.hostNameIsSettled {
                     // A service's SRV record names the host: announce it only once the host name
                     // is ours too, so that no one resolves it to a name we may still lose.
                     registration.holdProbing(until: now + Self.probeInterval)
@@ -294,9 +296,8 @@ extension MDNSEngine {
     /// Reports a host name settled under another name than last reported; returns the established
     /// services, whose SRV records now name it and are to be announced again (§8.4).
     mutating func reportHostNameIfRenamed() -> [RegistrationID] {
-        guard registrations.host.name != reportedHostName else { return [] }
-        events.append(.hostRenamed(from: reportedHostName, to: registrations.host.name))
-        reportedHostName = registrations.host.name
+        guard let rename = registrations.takeHostRename() else { return [] }
+        events.append(.hostRenamed(from: rename.from, to: rename.to))
         return registrations.ids { $0.state == .established }
     }
 }

@@ -56,10 +56,10 @@ struct Registration {
     private(set) var announcedTypes: Set<RecordType>?
     /// The host's reverse-mapping names (``IPAddress/reverseMappingName``) of the addresses it
     /// publishes on any interface, kept by the engine as interfaces change.
-    var reverseNames: Set<DomainName> = []
+    private(set) var reverseNames: Set<DomainName> = []
     /// Reverse-mapping names that another responder maps to another name: ours is left out rather
     /// than defended, since a reverse mapping is worth no conflict (RFC 6762 §4).
-    var yieldedReverseNames: Set<DomainName> = []
+    private(set) var yieldedReverseNames: Set<DomainName> = []
     /// The records of the answer that sent the established name back to probing (§9).
     private(set) var conflictReprobe: Set<RecordKey>?
     /// Times of recent conflicts, for the 15-in-10-seconds rule (RFC 6762 §8.1).
@@ -318,5 +318,20 @@ extension Registration {
         } else if conflictTimes.count == 1 {
             isThrottled = false
         }
+    }
+
+    /// The host's addresses now map back from `names` (§4); a name no longer mapped is no longer
+    /// yielded either.
+    mutating func mapReverse(_ names: Set<DomainName>) {
+        reverseNames = names
+        yieldedReverseNames.formIntersection(names)
+    }
+
+    /// Leaves out the reverse-mapping PTR under `name`, which another responder maps to another
+    /// host name (§4); returns false when `name` is not ours or was yielded already.
+    mutating func yieldReverseName(_ name: DomainName) -> Bool {
+        guard reverseNames.contains(name), !yieldedReverseNames.contains(name) else { return false }
+        yieldedReverseNames.insert(name)
+        return true
     }
 }

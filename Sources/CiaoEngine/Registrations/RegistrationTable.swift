@@ -1,11 +1,16 @@
 import CiaoWire
 
-/// The host name and the services the engine publishes (RFC 6762 §8), with the services found by
-/// every name they publish under. Every change goes through this table's methods, which keep that
-/// index in step.
+/// The host name and the services the engine publishes (RFC 6762 §8), with who answers for the
+/// host name on this host (§15) and the services found by every name they publish under. Every
+/// change goes through this table's methods, which keep that index in step.
 struct RegistrationTable {
     /// The host name's registration: always present, whether the name is claimed or not.
     var host: Registration
+    /// Whether the host name is published now, by us or by another responder on this host; it
+    /// changes only through the host claim's transitions below.
+    private(set) var hostClaim: HostClaim = .unneeded
+    /// The host name last reported settled (``EngineEvent/hostRenamed(from:to:)``).
+    private(set) var reportedHostName: DomainName
     private var byID: [RegistrationID: Registration] = [:]
     /// Service IDs by every name in their ``Registration/publishedNames``, each list ascending.
     private var byName: [DomainName: [RegistrationID]] = [:]
@@ -17,7 +22,68 @@ struct RegistrationTable {
 
     init(host: Registration) {
         self.host = host
+        reportedHostName = host.name
     }
+
+    // MARK: The host name
+
+    /// True when the host's records are ours to publish (probing or not).
+    var ownsHostName: Bool { hostClaim == .owned }
+
+    /// True when a service may announce: the host name is ours and probed, or another responder on
+    /// this host answers for it.
+    var hostNameIsSettled: Bool {
+        switch hostClaim {
+        case .unneeded: false
+        case .owned: !host.isProbing
+        case .heldByAnother: true
+        }
+    }
+
+    /// True when the host's goodbyes are owed: its name is ours and was announced (§10.1).
+    var owesHostGoodbyes: Bool { ownsHostName && host.hasAnnounced }
+
+    /// When the hold of another responder on the host name is to be confirmed or has expired.
+    var hostClaimDeadline: Instant? {
+        guard case .heldByAnother(let confirmAt, let expiresAt) = hostClaim else { return nil }
+        return min(confirmAt, expiresAt)
+    }
+
+    /// Makes the host name ours, its claim started afresh: probing from `firstProbe`, or once an
+    /// interface comes if nil (§8.1).
+    mutating func claimHostName(probingFrom firstProbe: Instant?) {
+        hostClaim = .owned
+        host.restartClaim()
+        if let firstProbe { host.startProbing(at: firstProbe) }
+    }
+
+    /// Leaves the host name to the responder on this host that answers for it, until
+    /// `expiresAt`, asking again at `confirmAt` (§15).
+    mutating func leaveHostName(confirmAt: Instant, expiresAt: Instant) {
+        hostClaim = .heldByAnother(confirmAt: confirmAt, expiresAt: expiresAt)
+    }
+
+    /// Notes that the holder of the host name was asked again: its hold ends at its expiry unless
+    /// an answer renews it.
+    mutating func noteHostNameHolderAsked() {
+        guard case .heldByAnother(_, let expiresAt) = hostClaim else { return }
+        hostClaim = .heldByAnother(confirmAt: expiresAt, expiresAt: expiresAt)
+    }
+
+    /// Stops publishing the host name: no service needs it.
+    mutating func releaseHostName() {
+        hostClaim = .unneeded
+    }
+
+    /// The rename of the host name since it was last reported, now taken as reported; nil when it
+    /// has its reported name.
+    mutating func takeHostRename() -> (from: DomainName, to: DomainName)? {
+        guard host.name != reportedHostName else { return nil }
+        defer { reportedHostName = host.name }
+        return (reportedHostName, host.name)
+    }
+
+    // MARK: The services
 
     /// True when no service is registered.
     var isEmpty: Bool { byID.isEmpty }
