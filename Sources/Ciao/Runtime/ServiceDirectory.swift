@@ -29,7 +29,7 @@ struct ServiceDirectory {
     /// a result or are gone stay until they come to the top, and are never the top after an input
     /// (``failResolutions(dueBy:engine:)``), so ``nextDeadline`` is always one to keep; when they
     /// outnumber the resolutions, the heap is rebuilt without them, so churn cannot grow it.
-    private var resolutionDeadlines = Heap<ResolutionDeadline>()
+    private var resolutionDeadlines = DeadlineQueue<ResolutionID>()
 
     private struct PublicationState {
         /// The instance label of the last ``PublicationUpdate/registered(name:hostName:)``.
@@ -58,16 +58,6 @@ struct ServiceDirectory {
         var timeout: Duration
         var present: [Service: Int] = [:]
         var finds = 0
-    }
-
-    /// When an automatic resolution fails if it has no result by then.
-    private struct ResolutionDeadline: Comparable {
-        var time: Instant
-        var resolution: ResolutionID
-
-        static func < (lhs: ResolutionDeadline, rhs: ResolutionDeadline) -> Bool {
-            (lhs.time, lhs.resolution) < (rhs.time, rhs.resolution)
-        }
     }
 
     /// Who asked for a resolution: a resolve, or a resolving browse for an instance it found.
@@ -209,7 +199,7 @@ struct ServiceDirectory {
         resolutions[resolutionID] = ResolutionState(
             service: service, instance: instance, interfaces: interfaces, queries: queries, failsAt: failsAt)
         for query in queries { resolutionQueries[query] = resolutionID }
-        if let failsAt { resolutionDeadlines.push(ResolutionDeadline(time: failsAt, resolution: resolutionID)) }
+        if let failsAt { resolutionDeadlines.schedule(resolutionID, at: failsAt) }
         return true
     }
 
@@ -405,7 +395,7 @@ struct ServiceDirectory {
     // MARK: Time
 
     /// When ``failResolutions(dueBy:engine:)`` is due next: the first automatic resolution to fail.
-    var nextDeadline: Instant? { resolutionDeadlines.top?.time }
+    var nextDeadline: Instant? { resolutionDeadlines.first?.time }
 
     /// How many resolution deadlines are kept, those of resolutions settled or gone included.
     var resolutionDeadlineCount: Int { resolutionDeadlines.count }
@@ -415,20 +405,18 @@ struct ServiceDirectory {
     /// found; a new find of it is resolved afresh.
     mutating func failResolutions(dueBy now: Instant, engine: inout MDNSEngine) -> [BackendUpdate] {
         var failures = OrderedGroups<BackendToken, BrowseUpdate>()
-        while let deadline = resolutionDeadlines.top {
-            let resolution = resolutions[deadline.resolution]
+        while let deadline = resolutionDeadlines.first {
+            let resolution = resolutions[deadline.id]
             let isPending = resolution?.failsAt == deadline.time
             guard !isPending || deadline.time <= now else { break }
-            resolutionDeadlines.pop()
-            guard isPending, let resolution, case .automatic(let browse, _) = deadline.resolution else { continue }
-            stopResolution(deadline.resolution, engine: &engine)
+            resolutionDeadlines.removeFirst()
+            guard isPending, let resolution, case .automatic(let browse, _) = deadline.id else { continue }
+            stopResolution(deadline.id, engine: &engine)
             failures.append(.resolutionFailed(resolution.service), to: browse)
         }
-        if resolutionDeadlines.count > 2 * resolutions.count + 64 {
-            resolutionDeadlines = Heap(
-                resolutions.compactMap { id, resolution in
-                    resolution.failsAt.map { ResolutionDeadline(time: $0, resolution: id) }
-                })
+        if resolutionDeadlines.needsRebuild(liveCount: resolutions.count) {
+            resolutionDeadlines = DeadlineQueue(
+                resolutions.compactMap { id, resolution in resolution.failsAt.map { (id, $0) } })
         }
         return failures.keys.map { .browse($0, failures[$0]) }
     }

@@ -131,9 +131,9 @@ struct NameKey: Hashable {
 /// cache gets room only from unasked records, and only for records a query asks for: the rest it
 /// sends is turned away. A flood arrives in bulk from one source, so it cannot push out what
 /// others publish or what was cached before it, and once the cache is full it costs no events.
-/// Entries live in slots; the indexes and the two deadline heaps (lifetimes and refreshes, with
-/// lazy deletion) hold slot numbers, so a flood costs O(log n) cheap steps per record and
-/// ``nextDeadline`` is O(1).
+/// Entries live in slots; the indexes and the two ``DeadlineQueue``s (lifetimes and refreshes)
+/// hold slot numbers, so a flood costs O(log n) cheap steps per record and ``nextDeadline`` is
+/// O(1).
 struct RecordCache {
     /// A cached record. Its name, class and data are those of its key, kept once.
     struct Entry {
@@ -238,9 +238,9 @@ struct RecordCache {
     /// How many entries no active query watches (by their ``Entry/watched`` flag).
     private var unwatchedCount = 0
     /// Lifetime deadlines; an item is live while its slot's ``Entry/lifetimeDeadline`` equals it.
-    private var lifetimes = Heap<SlotDeadline>()
+    private var lifetimes = DeadlineQueue<Int>()
     /// Refresh deadlines of watched entries; live while the slot's ``Entry/refreshDeadline`` equals it.
-    private var refreshes = Heap<SlotDeadline>()
+    private var refreshes = DeadlineQueue<Int>()
 
     init(capacity: Int) {
         self.capacity = max(capacity, 1)
@@ -395,10 +395,10 @@ struct RecordCache {
     mutating func removeExpired(at now: Instant) -> [ResourceRecord] {
         defer { discardStaleTops() }
         var removed: [ResourceRecord] = []
-        while let top = lifetimes.top, top.time <= now {
-            lifetimes.pop()
-            guard let entry = slots[top.slot], entry.lifetimeDeadline == top.time else { continue }
-            remove(top.slot)
+        while let top = lifetimes.first, top.time <= now {
+            lifetimes.removeFirst()
+            guard let entry = slots[top.id], entry.lifetimeDeadline == top.time else { continue }
+            remove(top.id)
             if !entry.replaced { removed.append(entry.record) }
         }
         return removed
@@ -411,9 +411,9 @@ struct RecordCache {
     ) -> Set<RRSetKey> {
         defer { discardStaleTops() }
         var due: Set<RRSetKey> = []
-        while let top = refreshes.top, top.time <= now {
-            refreshes.pop()
-            guard var entry = slots[top.slot], entry.refreshDeadline == top.time else { continue }
+        while let top = refreshes.first, top.time <= now {
+            refreshes.removeFirst()
+            guard var entry = slots[top.id], entry.refreshDeadline == top.time else { continue }
             if isQueried(entry.key.rrset) {
                 due.insert(entry.key.rrset)
                 if entry.reconfirmationsLeft > 0 {
@@ -430,19 +430,19 @@ struct RecordCache {
             } else {
                 entry.watched = false
             }
-            store(entry, in: top.slot)
+            store(entry, in: top.id)
         }
         return due
     }
 
     /// True when a record's lifetime (TTL, cache-flush or POOF deadline) may have ended by `now`.
     func hasExpiry(at now: Instant) -> Bool {
-        lifetimes.top.map { $0.time <= now } ?? false
+        lifetimes.first.map { $0.time <= now } ?? false
     }
 
     /// True when a watched record is due for a refresh at `now`.
     func hasDueRefresh(at now: Instant) -> Bool {
-        refreshes.top.map { $0.time <= now } ?? false
+        refreshes.first.map { $0.time <= now } ?? false
     }
 
     /// Removes every record, returning those to report.
@@ -453,10 +453,10 @@ struct RecordCache {
     }
 
     /// The earliest expiry or POOF deadline (``removeExpired(at:)``).
-    var nextExpiry: Instant? { lifetimes.top?.time }
+    var nextExpiry: Instant? { lifetimes.first?.time }
 
     /// The earliest refresh of a watched record (``takeDueRefreshes(at:random:isQueried:)``).
-    var nextRefresh: Instant? { refreshes.top?.time }
+    var nextRefresh: Instant? { refreshes.first?.time }
 
     /// Remaining TTL of `record` at `now`, in whole seconds, or nil if not cached.
     func remainingTTL(of key: RecordKey, at now: Instant) -> UInt32? {
@@ -522,12 +522,14 @@ struct RecordCache {
         }
         if (old.map { !$0.watched } ?? false) != !entry.watched { unwatchedCount += entry.watched ? -1 : 1 }
         if old?.lifetimeDeadline != entry.lifetimeDeadline {
-            lifetimes.push(SlotDeadline(time: entry.lifetimeDeadline, slot: slot))
+            lifetimes.schedule(slot, at: entry.lifetimeDeadline)
         }
         if let refresh = entry.refreshDeadline, old?.refreshDeadline != refresh {
-            refreshes.push(SlotDeadline(time: refresh, slot: slot))
+            refreshes.schedule(slot, at: refresh)
         }
-        if lifetimes.count > 2 * slotOf.count + 64 || refreshes.count > 2 * slotOf.count + 64 { rebuildHeaps() }
+        if lifetimes.needsRebuild(liveCount: slotOf.count) || refreshes.needsRebuild(liveCount: slotOf.count) {
+            rebuildDeadlineQueues()
+        }
     }
 
     private mutating func remove(_ slot: Int) {
@@ -554,23 +556,24 @@ struct RecordCache {
         if index.values[position].isEmpty { index.remove(at: position) }
     }
 
-    /// Drops dead items from the tops of the heaps, so their tops are the real next deadlines.
+    /// Drops the first deadlines while no entry has them, so that the first of each queue is a
+    /// real next deadline.
     private mutating func discardStaleTops() {
-        while let top = lifetimes.top, slots[top.slot]?.lifetimeDeadline != top.time { lifetimes.pop() }
-        while let top = refreshes.top, slots[top.slot]?.refreshDeadline != top.time { refreshes.pop() }
+        while let top = lifetimes.first, slots[top.id]?.lifetimeDeadline != top.time { lifetimes.removeFirst() }
+        while let top = refreshes.first, slots[top.id]?.refreshDeadline != top.time { refreshes.removeFirst() }
     }
 
-    /// Rebuilds the heaps from the entries when dead items pile up.
-    private mutating func rebuildHeaps() {
-        var lifetimeItems: [SlotDeadline] = []
-        var refreshItems: [SlotDeadline] = []
+    /// Builds the deadline queues again from the entries, when deadlines no entry has pile up.
+    private mutating func rebuildDeadlineQueues() {
+        var lifetimeDeadlines: [(id: Int, time: Instant)] = []
+        var refreshDeadlines: [(id: Int, time: Instant)] = []
         for (slot, entry) in slots.enumerated() {
             guard let entry else { continue }
-            lifetimeItems.append(SlotDeadline(time: entry.lifetimeDeadline, slot: slot))
-            if let refresh = entry.refreshDeadline { refreshItems.append(SlotDeadline(time: refresh, slot: slot)) }
+            lifetimeDeadlines.append((slot, entry.lifetimeDeadline))
+            if let refresh = entry.refreshDeadline { refreshDeadlines.append((slot, refresh)) }
         }
-        lifetimes = Heap(lifetimeItems)
-        refreshes = Heap(refreshItems)
+        lifetimes = DeadlineQueue(lifetimeDeadlines)
+        refreshes = DeadlineQueue(refreshDeadlines)
     }
 
     /// Makes room: unwatched records down to 7/8 of the capacity, soonest lifetime deadline first,
@@ -600,12 +603,4 @@ struct RecordCache {
         }
         return evicted
     }
-}
-
-/// A deadline of the record in a slot, ordered by time.
-private struct SlotDeadline: Comparable {
-    var time: Instant
-    var slot: Int
-
-    static func < (lhs: SlotDeadline, rhs: SlotDeadline) -> Bool { (lhs.time, lhs.slot) < (rhs.time, rhs.slot) }
 }
