@@ -142,11 +142,11 @@ public struct MDNSEngine {
         else { return }
         ownRecordReports.noteEverythingChanged()
         if registrations.owesHostGoodbyes {
-            let current = Set(registrations.host.records(hostName: registrations.host.name, interface: interface))
-            let goodbyes = registrations.host.records(hostName: registrations.host.name, interface: existing.interface)
-                .filter { $0.type != .nsec && !current.contains($0) }.map(\.goodbye)
-            multicast(Message(header: .response(), answers: goodbyes), on: existing.interface, purpose: .goodbye)
-            withdrawPendingAnswers(Set(goodbyes.map(RecordKey.init)), on: interface.id)
+            let current = Set(
+                registrations.host.records(hostName: registrations.host.name, interface: interface).map(RecordKey.init))
+            let gone = registrations.host.records(hostName: registrations.host.name, interface: existing.interface)
+                .filter { $0.type != .nsec && !current.contains(RecordKey($0)) }
+            multicastGoodbyes(for: gone, on: existing.interface)
         }
         interfaces[interface.id]?.interface = interface
         refreshReverseNames()
@@ -163,11 +163,10 @@ public struct MDNSEngine {
             (registrations.owesHostGoodbyes ? [registrations.host] : [])
             + registrations.services.filter { $0.appliesTo(id) && $0.hasAnnounced }
         // Each record once: services of one type share their PTR from the enumeration name.
-        let goodbyes = UniqueRecords(
-            announced.flatMap { $0.records(hostName: registrations.host.name, interface: state.interface) }
-        ).records
-        multicast(
-            Message(header: .response(), answers: goodbyes.map(\.goodbye)), on: state.interface, purpose: .goodbye)
+        multicastGoodbyes(
+            for: UniqueRecords(
+                announced.flatMap { $0.records(hostName: registrations.host.name, interface: state.interface) }
+            ).records, on: state.interface)
         for record in state.cache.removeAll() { report(.removed, record, on: id) }
         interfaces[id] = nil
         refreshReverseNames()

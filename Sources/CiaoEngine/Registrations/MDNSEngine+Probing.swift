@@ -146,19 +146,20 @@ extension MDNSEngine {
                 where considered.insert(record) {
                     // Only PTRs are shared between registrations.
                     if !record.cacheFlush && publishes(record, on: interface, answering: false) { continue }
-                    goodbyes.append(record.goodbye)
+                    goodbyes.append(record)
                 }
             }
-            multicast(Message(header: .response(), answers: goodbyes), on: interface, purpose: .goodbye)
-            withdrawPendingAnswers(Set(goodbyes.map(RecordKey.init)), on: id)
+            multicastGoodbyes(for: goodbyes, on: interface)
         }
     }
 
-    /// Takes records we just said goodbye to out of the answers waiting on `interface`: sent after
-    /// the goodbye, they would bring the records back into every cache (§10.1).
-    mutating func withdrawPendingAnswers(_ keys: Set<RecordKey>, on interface: InterfaceID) {
-        guard !keys.isEmpty else { return }
-        interfaces[interface]?.responses.withdraw { keys.contains(RecordKey($0)) }
+    /// Multicasts goodbyes for `records` on `interface` (§10.1) and takes them out of the answers
+    /// waiting there: sent after the goodbye, they would bring the records back into every cache.
+    mutating func multicastGoodbyes(for records: [ResourceRecord], on interface: NetworkInterface) {
+        guard !records.isEmpty else { return }
+        multicast(Message(header: .response(), answers: records.map(\.goodbye)), on: interface, purpose: .goodbye)
+        let keys = Set(records.map(RecordKey.init))
+        interfaces[interface.id]?.responses.withdraw { keys.contains(RecordKey($0)) }
     }
 
     // MARK: Conflicts
