@@ -151,7 +151,7 @@ public struct MDNSEngine {
         interfaces[interface.id]?.interface = interface
         refreshReverseNames()
         // A host name still being probed is announced, with its new addresses, once it is ours (§8.1).
-        if registrations.ownsHostName && !registrations.host.isProbing { registrations.host.announceAgain(at: now) }
+        if registrations.ownsHostName && !registrations.host.isProbing { registrations[.host]?.announceAgain(at: now) }
     }
 
     /// Removes an interface: goodbyes for our records there, and its cache reported removed.

@@ -101,7 +101,7 @@ import Testing
         table.settleNextServiceDue()
         #expect(table.nextServiceDue == nil)
         // The host is not a service: its probes are the engine's to count.
-        table.host.startProbing(at: t)
+        table[.host]?.startProbing(at: t)
         #expect(table.nextServiceDue == nil)
     }
 
@@ -116,8 +116,8 @@ import Testing
         #expect(table.ownsHostName && table.host.state == .waitingForInterface && !table.hostNameIsSettled)
         table.claimHostName(probingFrom: t)
         #expect(table.host.state == .probing(sent: 0, next: t))
-        table.host.won(at: t)
-        table.host.announcementSent(at: t)
+        table[.host]?.won(at: t)
+        table[.host]?.announcementSent(at: t)
         #expect(table.hostNameIsSettled && table.owesHostGoodbyes)
         table.leaveHostName(confirmAt: t + .seconds(8), expiresAt: t + .seconds(10))
         #expect(!table.ownsHostName && table.hostNameIsSettled && !table.owesHostGoodbyes)
@@ -137,8 +137,8 @@ import Testing
         var table = table()
         var rename = table.takeHostRename()
         #expect(rename == nil)
-        table.host.rename(to: "ciao-2", probingAt: .zero)
-        table.host.rename(to: "ciao-3", probingAt: .zero)
+        table[.host]?.rename(to: "ciao-2", probingAt: .zero)
+        table[.host]?.rename(to: "ciao-3", probingAt: .zero)
         rename = table.takeHostRename()
         #expect(rename?.from == DomainName("ciao.local.")! && rename?.to == DomainName("ciao-3.local.")!)
         rename = table.takeHostRename()
@@ -151,16 +151,16 @@ import Testing
         var table = table()
         let a = DomainName("7.0.18.198.in-addr.arpa.")!
         let b = DomainName("8.0.18.198.in-addr.arpa.")!
-        table.host.mapReverse([a, b])
+        table[.host]?.mapReverse([a, b])
         #expect(owners(table, a.description) == [.host])
         let yielded = [
-            table.host.yieldReverseName(a), table.host.yieldReverseName(a),
-            table.host.yieldReverseName(DomainName("9.0.18.198.in-addr.arpa.")!),
+            table[.host]?.yieldReverseName(a), table[.host]?.yieldReverseName(a),
+            table[.host]?.yieldReverseName(DomainName("9.0.18.198.in-addr.arpa.")!),
         ]
         #expect(yielded == [true, false, false])
         #expect(owners(table, a.description) == [] && owners(table, b.description) == [.host])
-        table.host.mapReverse([b])
-        table.host.mapReverse([a, b])
+        table[.host]?.mapReverse([b])
+        table[.host]?.mapReverse([a, b])
         #expect(owners(table, a.description) == [.host])
     }
 }

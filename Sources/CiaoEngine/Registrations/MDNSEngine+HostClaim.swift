@@ -105,7 +105,7 @@ extension MDNSEngine {
         guard registrations.ownsHostName, !registrations.host.reverseNames.isEmpty else { return }
         let ours = RecordData.ptr(registrations.host.name)
         for record in records where record.type == .ptr && record.ttl > 0 && record.data != ours {
-            if registrations.host.yieldReverseName(record.name) { ownRecordReports.noteEverythingChanged() }
+            if registrations[.host]?.yieldReverseName(record.name) == true { ownRecordReports.noteEverythingChanged() }
         }
     }
 
@@ -113,7 +113,7 @@ extension MDNSEngine {
     mutating func refreshReverseNames() {
         let names = Set(interfaces.states.flatMap { $0.interface.publishedAddresses.map(\.address.reverseMappingName) })
         guard names != registrations.host.reverseNames else { return }
-        registrations.host.mapReverse(names)
+        registrations[.host]?.mapReverse(names)
     }
 }
 

@@ -26,7 +26,7 @@ extension MDNSEngine {
     /// Probes every name again, as on a new interface (§8.1).
     mutating func restartProbing(at now: Instant) {
         let start = firstProbeTime(at: now)
-        if registrations.ownsHostName { registrations.host.startProbing(at: start) }
+        if registrations.ownsHostName { registrations[.host]?.startProbing(at: start) }
         registrations.updateEach { $0.startProbing(at: start) }
     }
 
@@ -282,11 +282,10 @@ extension MDNSEngine {
         let delay =
             registration.isThrottled ? Self.conflictBackoff : random.duration(in: Self.firstProbeDelay)
         registration.rename(to: label, probingAt: now + delay)
+        registrations[owner] = registration
         if let id = owner.serviceID {
-            registrations[owner] = registration
             events.append(.renamed(id, from: oldName, to: registration.name))
         } else {
-            registrations.host = registration
             ownRecordReports.noteEverythingChanged()
             // Another responder on this host may hold the new name already. The rename is
             // reported, and the services announced again, once the new name is settled.

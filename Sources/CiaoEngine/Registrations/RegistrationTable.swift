@@ -4,8 +4,9 @@ import CiaoWire
 /// host name on this host (§15) and the services found by every name they publish under. Every
 /// change goes through this table's methods, which keep that index in step.
 struct RegistrationTable {
-    /// The host name's registration: always present, whether the name is claimed or not.
-    var host: Registration
+    /// The host name's registration: always present, whether the name is claimed or not; changed
+    /// through the subscript, as a service is.
+    private(set) var host: Registration
     /// Whether the host name is published now, by us or by another responder on this host; it
     /// changes only through the host claim's transitions below.
     private(set) var hostClaim: HostClaim = .unneeded
