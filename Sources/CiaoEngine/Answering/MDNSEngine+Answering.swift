@@ -49,13 +49,10 @@ extension MDNSEngine {
         // Duplicate answer suppression (§7.4): someone else just multicast what we were about to.
         let family = datagram.source.address.family
         // Only a copy with at least our TTL counts; we treat ours as sent then.
-        let sent =
-            datagram.isMulticast
-            ? Dictionary(message.answers.map { (RecordKey($0), $0.ttl) }, uniquingKeysWith: max) : [:]
-        func isCopied(_ record: ResourceRecord) -> Bool { sent[RecordKey(record)].map { $0 >= record.ttl } ?? false }
+        let sent = ListedAnswers(datagram.isMulticast ? message.answers : [])
         if !sent.isEmpty {
             let slots = ResponseSlot.allCases.filter { $0.family == family }
-            let duplicates = interfaces[interface.id]?.responses.withdraw(from: slots, where: isCopied) ?? []
+            let duplicates = interfaces[interface.id]?.responses.withdraw(from: slots, where: sent.copies) ?? []
             noteMulticast(duplicates, on: interface.id, family: family, at: now, byUs: false)
         }
         if datagram.isMulticast { refuteGoodbyes(in: message, on: interface, family: family, at: now) }
@@ -97,11 +94,7 @@ extension MDNSEngine {
         }
         guard !refuted.records.isEmpty else { return }
         let (free, recent) = splitByOnceASecondRule(refuted.records, on: interface.id, family: family, at: now)
-        if let allowedAt = recent.map(\.last).max().map({ $0 + Self.multicastInterval }) {
-            interfaces[interface.id]?.responses.schedule(
-                recent.map(\.record), in: ResponseSlot(family: family, heldBack: true), sendAt: allowedAt,
-                latest: allowedAt)
-        }
+        holdBack(recent, on: interface.id, family: family)
         sendMulticastResponse(free, on: interface, family: family, at: now)
     }
 
@@ -115,8 +108,7 @@ extension MDNSEngine {
     ) {
         let source = datagram.source
         let family = source.address.family
-        let known = Dictionary(
-            (knownAnswers ?? message.answers).map { (RecordKey($0), $0.ttl) }, uniquingKeysWith: max)
+        let known = ListedAnswers(knownAnswers ?? message.answers)
         // Each record once, however many questions it answers (§6).
         var unicast = UniqueRecords()
         var multicast = UniqueRecords()
@@ -125,9 +117,7 @@ extension MDNSEngine {
         for question in message.questions {
             for record in answers(to: question, on: interface) {
                 // Known-answer suppression (§7.1): they hold it with at least half its TTL.
-                if !known.isEmpty, let ttl = known[RecordKey(record)], UInt64(ttl) * 2 >= UInt64(record.ttl) {
-                    continue
-                }
+                if !known.isEmpty, known.holdsAtLeastHalf(of: RecordKey(record), ttl: record.ttl) { continue }
                 if !datagram.isMulticast || source.port != mdnsPort {
                     // Direct unicast (§5.5) and legacy (§6.7) queries get unicast replies only.
                     if mayUnicast { unicast.insert(record) }
@@ -158,12 +148,9 @@ extension MDNSEngine {
         // second has passed. Sent since the query came, the querier has it.
         let (multicastAnswers, recent) = splitByOnceASecondRule(
             multicast.records, on: interface.id, family: family, at: now)
-        let heldBack = recent.filter { $0.last < askedAt ?? now }
-        if let allowedAt = heldBack.map(\.last).max().map({ $0 + Self.multicastInterval }) {
-            let sendAt = max(allowedAt, now + random.duration(in: delay))
-            interfaces[interface.id]?.responses.schedule(
-                heldBack.map(\.record), in: ResponseSlot(family: family, heldBack: true), sendAt: sendAt,
-                latest: sendAt)
+        let lost = recent.filter { $0.last < askedAt ?? now }
+        if !lost.isEmpty {
+            holdBack(lost, on: interface.id, family: family, notBefore: now + random.duration(in: delay))
         }
         guard !multicastAnswers.isEmpty else { return }
         if multicastAnswers.allSatisfy(\.cacheFlush) && delay == Self.sharedAnswerDelay {
@@ -196,10 +183,7 @@ extension MDNSEngine {
                 let (answers, recent) = splitByOnceASecondRule(published, on: interfaceID, family: slot.family, at: now)
                 // Within its second, an aggregated answer went out meanwhile and is dropped; a
                 // held-back one waits for its second, in the next response of its slot.
-                if slot.heldBack, let allowedAt = recent.map(\.last).max().map({ $0 + Self.multicastInterval }) {
-                    interfaces[interfaceID]?.responses.schedule(
-                        recent.map(\.record), in: slot, sendAt: allowedAt, latest: allowedAt)
-                }
+                if slot.heldBack { holdBack(recent, on: interfaceID, family: slot.family) }
                 sendMulticastResponse(answers, on: interface, family: slot.family, at: now)
             }
         }
@@ -386,6 +370,19 @@ extension MDNSEngine {
             }
         }
         return (free, recent)
+    }
+
+    /// Sends `recent` records in the held-back response of `family` once the second since the
+    /// last of them was multicast has passed (§6), and not before `earliest`.
+    private mutating func holdBack(
+        _ recent: [(record: ResourceRecord, last: Instant)], on interfaceID: InterfaceID, family: IPFamily,
+        notBefore earliest: Instant? = nil
+    ) {
+        guard let lastSent = recent.map(\.last).max() else { return }
+        let allowedAt = lastSent + Self.multicastInterval
+        let sendAt = earliest.map { max($0, allowedAt) } ?? allowedAt
+        interfaces[interfaceID]?.responses.schedule(
+            recent.map(\.record), in: ResponseSlot(family: family, heldBack: true), sendAt: sendAt, latest: sendAt)
     }
 
     private func lastMulticast(of record: ResourceRecord, on interfaceID: InterfaceID, family: IPFamily) -> Instant? {

@@ -367,13 +367,13 @@ struct RecordCache {
     /// answered: the record came over that family, was not multicast there within the last second
     /// (§6), and is not listed with at least half its TTL left (§7.1).
     mutating func noteUnansweredQuery(
-        name: DomainName, type: RecordType, knownAnswers: [RecordKey: UInt32], over family: IPFamily, at now: Instant
+        name: DomainName, type: RecordType, knownAnswers: ListedAnswers, over family: IPFamily, at now: Instant
     ) {
         defer { discardStaleTops() }
         for slot in slots(named: name, type: type) {
             guard var entry = slots[slot], entry.wasHeard(over: family),
                 entry.multicastOver[family].map({ now - $0 >= MDNSEngine.multicastInterval }) ?? true,
-                knownAnswers[entry.key].map({ UInt64($0) * 2 < UInt64(entry.ttl) }) ?? true
+                !knownAnswers.holdsAtLeastHalf(of: entry.key, ttl: entry.ttl)
             else { continue }
             // Queries further apart than the window are no run of failures: one answer lost
             // long ago and one now say nothing of a responder that answered in between.

@@ -166,7 +166,7 @@ extension MDNSEngine {
         // A truncated query's known answers continue in later packets (§7.2): judged on the first
         // packet alone, every record listed later would look unanswered and be POOFed.
         guard !message.header.isTruncated, interfaces.contains(interfaceID) else { return }
-        let known = Dictionary(message.answers.map { (RecordKey($0), $0.ttl) }, uniquingKeysWith: max)
+        let known = ListedAnswers(message.answers)
         // A QU question may be answered by unicast, out of our sight (§5.4): it proves nothing.
         for question in message.questions where !question.unicastResponse {
             interfaces[interfaceID]?.cache.noteUnansweredQuery(
