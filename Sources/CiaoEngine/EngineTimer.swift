@@ -29,9 +29,7 @@ extension MDNSEngine {
         case .cacheExpiry:
             interfaces.states.reduce(nil) { earlier($0, $1.cache.nextExpiry) }
         case .queries:
-            queries.values.reduce(interfaces.states.reduce(nil) { earlier($0, $1.cache.nextRefresh) }) {
-                $1.schedules.reduce($0) { earlier($0, $1.nextDue) }
-            }
+            interfaces.states.reduce(queries.nextDue) { earlier($0, $1.cache.nextRefresh) }
         case .multicastSweep:
             nil
         }

@@ -42,4 +42,26 @@ import Testing
         let again = table.add(query(web, .srv))
         #expect(again > txt && table.asking(web) == [again])
     }
+
+    /// What is due where, in start order, with the next deadline over every query and interface;
+    /// a schedule on an interface that is gone is dropped instead of staying due.
+    @Test func dueQueriesComeByInterfaceInStartOrder() {
+        var table = QueryTable()
+        let t = Instant.zero + .seconds(10)
+        let (one, two) = (InterfaceID(1), InterfaceID(2))
+        #expect(table.nextDue == nil)
+        let txt = table.add(query(web, .txt))
+        let srv = table.add(query(web, .srv))
+        let browse = table.add(query(Names.serviceType, .ptr))
+        table[srv]?.schedule(on: one, firstAt: t)
+        table[txt]?.schedule(on: one, firstAt: t)
+        table[txt]?.schedule(on: two, firstAt: t)
+        table[browse]?.schedule(on: one, firstAt: t + .seconds(1))
+        #expect(table.nextDue == t)
+        #expect(table.due(at: t - .seconds(1), isPresent: { _ in true }).isEmpty)
+        #expect(table.due(at: t, isPresent: { _ in true }) == [one: [txt, srv], two: [txt]])
+        #expect(table.due(at: t, isPresent: { $0 == one }) == [one: [txt, srv]])
+        #expect(table.due(at: t, isPresent: { _ in true }) == [one: [txt, srv]])
+        #expect(table.due(at: t + .seconds(1), isPresent: { _ in true }) == [one: [txt, srv, browse]])
+    }
 }

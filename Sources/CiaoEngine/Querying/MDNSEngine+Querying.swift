@@ -19,18 +19,7 @@ extension MDNSEngine {
     /// Sends the continuous queries and cache refreshes due on each interface, one message per
     /// interface and family (split with TC when the known answers do not fit, §7.2).
     mutating func sendDueQueries(at now: Instant) {
-        // One pass over the queries: what is due where. Schedules on interfaces that went away
-        // would stay due forever: drop them.
-        var due: [InterfaceID: [QueryID]] = [:]
-        for (id, query) in queries {
-            for schedule in query.schedules where schedule.nextDue <= now {
-                if !interfaces.contains(schedule.interface) {
-                    queries[id]?.forget(schedule.interface)
-                } else {
-                    due[schedule.interface, default: []].append(id)
-                }
-            }
-        }
+        let due = queries.due(at: now, isPresent: interfaces.contains)
         for interfaceID in interfaces.ids
         where due[interfaceID] != nil || interfaces[interfaceID]?.cache.hasDueRefresh(at: now) == true {
             guard let interface = interfaces[interfaceID]?.interface else { continue }
@@ -60,7 +49,7 @@ extension MDNSEngine {
                     && askedAgainOver[question]?.contains(family) != true
                 return asked
             }
-            for id in (due[interfaceID] ?? []).sorted() {
+            for id in due[interfaceID] ?? [] {
                 guard let query = queries[id] else { continue }
                 // A unique answer is cached (it came in since the query was scheduled, or the
                 // query started with it): the cache's refresh queries at 80–95 % of its TTL keep

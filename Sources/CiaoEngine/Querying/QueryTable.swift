@@ -31,6 +31,27 @@ struct QueryTable: Sequence {
         }
     }
 
+    /// When the first query is due on any interface; nil when none is scheduled.
+    var nextDue: Instant? {
+        byID.values.reduce(nil) { due, query in query.schedules.reduce(due) { earlier($0, $1.nextDue) } }
+    }
+
+    /// The queries due at `now`, by interface, each list ascending. A schedule on an interface
+    /// that `isPresent` no longer finds would stay due forever: it is dropped.
+    mutating func due(at now: Instant, isPresent: (InterfaceID) -> Bool) -> [InterfaceID: [QueryID]] {
+        var due: [InterfaceID: [QueryID]] = [:]
+        for index in byID.values.indices {
+            for schedule in byID.values[index].schedules where schedule.nextDue <= now {
+                if isPresent(schedule.interface) {
+                    due[schedule.interface, default: []].append(byID.keys[index])
+                } else {
+                    byID.values[index].forget(schedule.interface)
+                }
+            }
+        }
+        return due.mapValues { $0.sorted() }
+    }
+
     /// Adds a query under the next unused ID.
     mutating func add(_ query: ContinuousQuery) -> QueryID {
         let id = QueryID(rawValue: nextNumber)
