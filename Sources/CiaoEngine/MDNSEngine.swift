@@ -60,7 +60,7 @@ public struct MDNSEngine {
         self.configuration = configuration
         random = SplitMix64(seed: seed)
         registrations = RegistrationTable(
-            host: Registration(kind: .host, label: configuration.hostLabel, state: .waitingForInterface))
+            host: Registration(kind: .host, label: configuration.hostLabel))
     }
 
     /// The host name the services' SRV records name, e.g. `ciao.local.`.
@@ -179,9 +179,9 @@ public struct MDNSEngine {
     /// once the name is ours. Without an interface it applies to, probing waits for one.
     public mutating func register(_ service: ServiceRegistration, at now: Instant) -> RegistrationID {
         if registrations.hostClaim == .unneeded { claimHostName(at: now) }
-        let start = firstProbeTime(at: now)
-        return registrations.add(
-            Registration(kind: .service(service), label: service.instanceName, state: .probing(sent: 0, next: start)))
+        var registration = Registration(kind: .service(service), label: service.instanceName)
+        registration.startProbing(at: firstProbeTime(at: now))
+        return registrations.add(registration)
     }
 
     /// Replaces a service's TXT record and announces it again (RFC 6762 §8.4).

@@ -9,18 +9,20 @@ import Testing
     private let start = Instant.zero + .seconds(10)
 
     private func registration() -> Registration {
-        Registration(kind: .host, label: "ciao", state: .waitingForInterface)
+        Registration(kind: .host, label: "ciao")
     }
 
     /// Probes, the win, then announcements at +0, +1 and +3 s before the name is established.
     @Test func probesThenAnnouncementsThenEstablished() {
         var registration = registration()
+        #expect(registration.state == .waitingForInterface && registration.firstProbe == nil)
         registration.startProbing(at: start)
         #expect(registration.isProbing && !registration.isDue(at: start - .milliseconds(1)))
-        #expect(registration.isDue(at: start))
+        #expect(registration.isDue(at: start) && registration.firstProbe == start)
         for sent in 1...3 {
             registration.probeSent(nextAt: start + .milliseconds(250 * sent))
             #expect(registration.state == .probing(sent: sent, next: start + .milliseconds(250 * sent)))
+            #expect(registration.firstProbe == nil)
         }
         registration.holdProbing(until: start + .seconds(2))
         #expect(registration.state == .probing(sent: 3, next: start + .seconds(2)))
@@ -44,7 +46,7 @@ import Testing
     /// An established name announces the TXT alone; one still announcing starts over with
     /// everything; the records carry the new TXT.
     @Test func aTXTChangeAnnouncesWhatChanged() {
-        var registration = Registration(kind: .service(service()), label: "Web", state: .waitingForInterface)
+        var registration = Registration(kind: .service(service()), label: "Web")
         registration.won(at: start)
         registration.announcementSent(at: start)
         registration.txtChanged(to: service(txt: ["v=1"]), at: start + .seconds(1))
@@ -64,7 +66,7 @@ import Testing
 
     /// A rename after a conflict takes the new name, probes it, and has not reported it won.
     @Test func aRenameProbesTheNewNameUnreported() {
-        var registration = Registration(kind: .service(service()), label: "Web", state: .waitingForInterface)
+        var registration = Registration(kind: .service(service()), label: "Web")
         registration.won(at: start)
         registration.reportRegistered()
         #expect(registration.hasReportedRegistered)

@@ -7,14 +7,14 @@ import Testing
 /// was added, renamed or removed (RFC 6763 §4, §7.1, §9).
 @Suite struct RegistrationTableTests {
     private func table() -> RegistrationTable {
-        RegistrationTable(host: Registration(kind: .host, label: "ciao", state: .waitingForInterface))
+        RegistrationTable(host: Registration(kind: .host, label: "ciao"))
     }
 
     private func service(_ instance: String, _ type: String = "_http._tcp.local.", subtypes: [String] = [])
         -> Registration
     {
         let service = Services.registration(instance, type: Names.name(type), subtypes: subtypes, port: 80, txt: [])
-        return Registration(kind: .service(service), label: instance, state: .waitingForInterface)
+        return Registration(kind: .service(service), label: instance)
     }
 
     private func owners(_ table: RegistrationTable, _ name: String, host: Bool = true) -> [RecordOwner] {

@@ -3,8 +3,6 @@ import CiaoWire
 /// The responder's ownership of names: probing, announcing, conflicts and goodbyes
 /// (RFC 6762 §8, §9, §10.1).
 extension MDNSEngine {
-    static let probeInterval: Duration = .milliseconds(250)
-    static let probeCount = 3
     static let firstProbeDelay: ClosedRange<Duration> = .zero...(.milliseconds(250))
     /// After this many conflicts within ``conflictWindow``, wait ``conflictBackoff`` between probes (§8.1).
     static let conflictLimit = 15
@@ -14,11 +12,9 @@ extension MDNSEngine {
     /// When a new probe sequence starts: 0–250 ms from now, shared with any registration that has
     /// not sent its first probe yet, so registrations made together probe together (§8.1).
     mutating func firstProbeTime(at now: Instant) -> Instant {
-        if registrations.ownsHostName, case .probing(0, let next) = registrations.host.state, next >= now {
-            return next
-        }
-        for state in registrations.services.lazy.map(\.state) {
-            if case .probing(0, let next) = state, next >= now { return next }
+        if registrations.ownsHostName, let first = registrations.host.firstProbe, first >= now { return first }
+        if let first = registrations.services.lazy.compactMap(\.firstProbe).first(where: { $0 >= now }) {
+            return first
         }
         return now + random.duration(in: Self.firstProbeDelay)
     }
@@ -50,13 +46,13 @@ extension MDNSEngine {
                 if !interfaces.contains(where: registration.appliesTo) {
                     // Nowhere to probe: the name is not ours until probes have gone out (§8.1).
                     registration.waitForInterface()
-                } else if sent < Self.probeCount {
+                } else if sent < Registration.probeCount {
                     probing.append(registration)
-                    registration.probeSent(nextAt: now + Self.probeInterval)
+                    registration.probeSent(nextAt: now + Registration.probeInterval)
                 } else if owner != .host, !registrations.hostNameIsSettled {
                     // A service's SRV record names the host: announce it only once the host name
                     // is ours too, so that no one resolves it to a name we may still lose.
-                    registration.holdProbing(until: now + Self.probeInterval)
+                    registration.holdProbing(until: now + Registration.probeInterval)
                 } else {
                     // Three probes without conflict: the name is ours (§8.3).
                     registration.won(at: now)

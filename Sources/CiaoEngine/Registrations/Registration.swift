@@ -25,6 +25,9 @@ struct Registration {
     static let hostRecordTTL: UInt32 = 120
     /// TTL of the other records (RFC 6762 §10).
     static let otherRecordTTL: UInt32 = 4500
+    /// Probes before a name is ours, this far apart (RFC 6762 §8.1).
+    static let probeCount = 3
+    static let probeInterval: Duration = .milliseconds(250)
     /// Announcements after probing; intervals double from one second (RFC 6762 §8.3).
     static let announcementCount = 3
 
@@ -181,13 +184,14 @@ struct Registration {
 }
 
 extension Registration {
-    /// A registration whose label is cut, at a character boundary, to the 63 bytes a DNS label
-    /// holds (RFC 6763 §4.1.1): a longer one would give no valid name at all.
-    init(kind: Kind, label: String, state: State) {
+    /// A registration waiting for an interface to probe on, whose label is cut, at a character
+    /// boundary, to the 63 bytes a DNS label holds (RFC 6763 §4.1.1): a longer one would give no
+    /// valid name at all.
+    init(kind: Kind, label: String) {
         self.kind = kind
         self.label = InstanceNamer.fitted(label)
         (name, publishedNames, hostIndependentRecords) = Self.derived(kind: kind, label: self.label)
-        self.state = state
+        state = .waitingForInterface
     }
 }
 
@@ -213,6 +217,12 @@ extension Registration {
         case .probing(_, let next), .announcing(_, let next): next
         case .established, .waitingForInterface: nil
         }
+    }
+
+    /// When the first probe of the current sequence goes out, while none has gone yet.
+    var firstProbe: Instant? {
+        if case .probing(sent: 0, let next) = state { return next }
+        return nil
     }
 
     /// True when a probe or an announcement is due at `now`.
