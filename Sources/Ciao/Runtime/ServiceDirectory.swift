@@ -282,7 +282,7 @@ struct ServiceDirectory {
                 }
             case .nameConflict(let id, _):
                 guard let publication = publications.removeValue(forKey: id) else { continue }
-                registrationsByToken = registrationsByToken.filter { $0.value != id }
+                registrationsByToken[publication.token] = nil
                 updates.append(.publication(publication.token, .nameConflict))
             case .renamed(let id, _, _):
                 // Probing again under the new name; `registered` follows.
