@@ -43,16 +43,16 @@ import Testing
 
     /// Withdrawing hands back what it took, only from the slots named, and a response left
     /// without answers is no longer due.
-    @Test func withdrawingTakesAnswersOutAndDropsEmptiedResponses() {
+    @Test func takingAnswersOutDropsEmptiedResponses() {
         var queue = ResponseQueue()
         let v6 = ResponseSlot(family: .v6, heldBack: false)
         queue.schedule([record("a.local."), record("b.local.")], in: v4, sendAt: start, latest: start)
         queue.schedule([record("a.local.")], in: v6, sendAt: start + .seconds(1), latest: start + .seconds(1))
-        let taken = queue.withdraw(from: [v4]) { $0.name.description == "a.local." }
+        let taken = queue.takeAnswers(from: [v4]) { $0.name.description == "a.local." }
         #expect(taken.map(\.name.description) == ["a.local."])
-        queue.withdraw { $0.name.description == "a.local." }
+        queue.takeAnswers { $0.name.description == "a.local." }
         #expect(queue.nextDue == start)
-        queue.withdraw { _ in true }
+        queue.takeAnswers { _ in true }
         #expect(queue.nextDue == nil)
     }
 

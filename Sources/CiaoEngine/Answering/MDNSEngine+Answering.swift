@@ -52,7 +52,7 @@ extension MDNSEngine {
         let sent = ListedAnswers(datagram.isMulticast ? message.answers : [])
         if !sent.isEmpty {
             let slots = ResponseSlot.allCases.filter { $0.family == family }
-            let duplicates = interfaces[interface.id]?.responses.withdraw(from: slots, where: sent.copies) ?? []
+            let duplicates = interfaces[interface.id]?.responses.takeAnswers(from: slots, where: sent.copies) ?? []
             noteMulticast(duplicates, on: interface.id, family: family, at: now, byUs: false)
         }
         if datagram.isMulticast { refuteGoodbyes(in: message, on: interface, family: family, at: now) }
@@ -278,7 +278,7 @@ extension MDNSEngine {
     /// TXT of the instances it lists, instead of a long answer list whose additional records fit
     /// only its last packet. The host's address records and NSEC, which every instance shares, go
     /// once per response, in the first packet that has room for them: additional records are
-    /// optional (RFC 6763 §12), and repeating them in every packet cost 92 bytes a packet.
+    /// optional (RFC 6763 §12).
     private mutating func sendResponse(
         _ answers: [ResourceRecord], on interface: NetworkInterface, to destination: OutgoingDatagram.Destination
     ) {

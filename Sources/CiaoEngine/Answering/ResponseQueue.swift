@@ -36,20 +36,20 @@ struct ResponseQueue {
         responses[slot] = pending
     }
 
-    /// Takes the answers `isWithdrawn` picks out of the responses waiting in `slots`, and returns
+    /// Takes the answers `isTaken` picks out of the responses waiting in `slots`, and returns
     /// them; a response left without answers is dropped.
     @discardableResult
-    mutating func withdraw(
-        from slots: [ResponseSlot] = ResponseSlot.allCases, where isWithdrawn: (ResourceRecord) -> Bool
+    mutating func takeAnswers(
+        from slots: [ResponseSlot] = ResponseSlot.allCases, where isTaken: (ResourceRecord) -> Bool
     ) -> [ResourceRecord] {
-        var withdrawn: [ResourceRecord] = []
+        var taken: [ResourceRecord] = []
         for slot in slots {
             guard var pending = responses[slot] else { continue }
-            withdrawn += pending.answers.filter(isWithdrawn)
-            pending.answers.removeAll(where: isWithdrawn)
+            taken += pending.answers.filter(isTaken)
+            pending.answers.removeAll(where: isTaken)
             responses[slot] = pending.answers.isEmpty ? nil : pending
         }
-        return withdrawn
+        return taken
     }
 
     /// The response waiting in `slot`, taken out, if it is due at `now`.

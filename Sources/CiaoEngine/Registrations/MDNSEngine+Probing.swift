@@ -155,7 +155,7 @@ extension MDNSEngine {
         guard !records.isEmpty else { return }
         multicast(Message(header: .response(), answers: records.map(\.goodbye)), on: interface, purpose: .goodbye)
         let keys = Set(records.map(RecordKey.init))
-        interfaces[interface.id]?.responses.withdraw { keys.contains(RecordKey($0)) }
+        interfaces[interface.id]?.responses.takeAnswers { keys.contains(RecordKey($0)) }
     }
 
     // MARK: Conflicts
