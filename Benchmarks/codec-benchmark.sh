@@ -11,8 +11,9 @@
 # average is printed before and after).
 #
 # Needs: swift on PATH (or /opt/swift/usr/bin/swift), and a python with zeroconf:
-#   ZEROCONF_PYTHON  that python, if set; otherwise /opt/netlab-venv/bin/python when it has
-#                    zeroconf; otherwise a venv made on first use in
+#   ZEROCONF_PYTHON  that python, if set; otherwise the interop suite's venv
+#                    (${CIAO_INTEROP_VENV:-/opt/ciao-interop-venv}) when it has zeroconf;
+#                    otherwise a venv made on first use in
 #                    ${XDG_CACHE_HOME:-~/.cache}/ciao/zeroconf-venv with `pip install zeroconf`
 #                    (needs PyPI; the wheel is the Cython-compiled build on common platforms).
 # ON A FRESH DEBIAN MACHINE, AS ROOT, this installs python3 and python3-venv with apt-get when
@@ -32,8 +33,9 @@ trap 'rm -rf "$work"' EXIT
 has_zeroconf() { "$1" -c 'import zeroconf' 2>/dev/null; }
 if [[ -n "${ZEROCONF_PYTHON:-}" ]]; then
     python="$ZEROCONF_PYTHON"
-elif [[ -x /opt/netlab-venv/bin/python ]] && has_zeroconf /opt/netlab-venv/bin/python; then
-    python=/opt/netlab-venv/bin/python
+elif interop_python="${CIAO_INTEROP_VENV:-/opt/ciao-interop-venv}/bin/python" \
+    && [[ -x "$interop_python" ]] && has_zeroconf "$interop_python"; then
+    python="$interop_python"
 else
     venv="${XDG_CACHE_HOME:-$HOME/.cache}/ciao/zeroconf-venv"
     if ! has_zeroconf "$venv/bin/python" 2>/dev/null; then

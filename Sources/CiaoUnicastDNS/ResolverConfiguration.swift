@@ -12,7 +12,7 @@ public struct ResolverConfiguration: Hashable, Sendable {
     public var searchDomains: [DomainName]
     /// Dots a name needs to be tried as absolute first (glibc caps it at 15).
     public var ndots: Int
-    /// How long one try waits for a reply (glibc caps it at 30 s).
+    /// How long one attempt waits for a reply (glibc caps it at 30 s).
     public var timeout: Duration
     /// Rounds over all servers (glibc caps it at 5).
     public var attempts: Int

@@ -4,7 +4,7 @@ public enum Transport: Hashable, Sendable {
     case tcp
 }
 
-/// One try of a query: the I/O layer opens a socket of its own for it (so each try leaves from a
+/// One attempt of a query: the I/O layer opens a socket of its own for it (so each attempt leaves from a
 /// fresh random source port) and closes it when the client lists it as finished.
 public struct Attempt: Hashable, Sendable, CustomStringConvertible {
     public let rawValue: UInt64

@@ -2,8 +2,8 @@ import CiaoWire
 
 /// A stub resolver as a state machine with no I/O (RFC 1035 §7, RFC 7766, RFC 2308): questions
 /// and received bytes in, query messages, finished attempts and answers out, time supplied by the
-/// caller. Each try has a fresh random ID and its own socket; a reply counts only if it matches
-/// the try exactly (source, ID, QR, OPCODE 0, the one question with its name case-insensitively,
+/// caller. Each attempt has a fresh random ID and its own socket; a reply counts only if it matches
+/// the attempt exactly (source, ID, QR, OPCODE 0, the one question with its name case-insensitively,
 /// type and class), so an off-path forger must guess both the port and the ID.
 public struct UnicastDNSClient<Random: RandomNumberGenerator & Sendable>: Sendable {
     /// A handle for one question.
@@ -40,7 +40,7 @@ public struct UnicastDNSClient<Random: RandomNumberGenerator & Sendable>: Sendab
     private var transmissions: [Transmission] = []
     private var finishedAttempts: [Attempt] = []
     private var completions: [Completion] = []
-    /// Replies dropped because they matched no outstanding try (wrong source, ID, question, or
+    /// Replies dropped because they matched no outstanding attempt (wrong source, ID, question, or
     /// undecodable), for diagnostics.
     public private(set) var ignoredReplies = 0
 
@@ -52,7 +52,7 @@ public struct UnicastDNSClient<Random: RandomNumberGenerator & Sendable>: Sendab
     /// The questions not yet answered.
     public var pendingCount: Int { pending.count }
 
-    /// When ``advance(to:)`` must be called next: the earliest try's deadline.
+    /// When ``advance(to:)`` must be called next: the earliest attempt's deadline.
     public var nextDeadline: Duration? { pending.values.map(\.deadline).min() }
 
     /// Which cached answer a question takes.
@@ -99,8 +99,8 @@ public struct UnicastDNSClient<Random: RandomNumberGenerator & Sendable>: Sendab
         finish(query.attempt)
     }
 
-    /// Moves every try whose deadline has passed on to the next server, or fails its question
-    /// once all tries are spent.
+    /// Moves every attempt whose deadline has passed on to the next server, or fails its question
+    /// once all attempts are spent.
     public mutating func advance(to now: Duration) {
         for (id, query) in pending where query.deadline <= now {
             nextAttempt(id, query, at: now)
@@ -115,7 +115,7 @@ public struct UnicastDNSClient<Random: RandomNumberGenerator & Sendable>: Sendab
     }
 
     /// A reply arrived on the socket of `attempt` from `source`. Anything that does not match the
-    /// try exactly is ignored (and counted), never an error: a forger must not be able to fail a
+    /// attempt exactly is ignored (and counted), never an error: a forger must not be able to fail a
     /// question.
     public mutating func receive(_ bytes: [UInt8], on attempt: Attempt, from source: DNSServer, at now: Duration) {
         guard let id = queriesByAttempt[attempt], var query = pending[id], query.attempt == attempt,
