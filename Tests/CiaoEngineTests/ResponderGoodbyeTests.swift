@@ -197,6 +197,45 @@ import Testing
                 $0.name == instance && $0.type == .srv
             })
     }
+
+    /// Every host publishing a service of one type holds the same `_services._dns-sd._udp` PTR.
+    /// When one withdraws its last service of the type, its goodbye for that PTR is refuted by a
+    /// few of the others, not by each: the first refutation suppresses the rest (§7.4), and a
+    /// browser of the service types keeps the type.
+    @Test func aSharedGoodbyeIsRefutedByFewOfTheHostsHoldingIt() throws {
+        var network = SimulatedNetwork(seed: 7)
+        let link = network.addLink()
+        let publishers = (0..<20).map { network.addHost(named: "host\($0)", links: [link]) }
+        var leaving: RegistrationID?
+        for (index, host) in publishers.enumerated() {
+            let id = network.withStack(host) { engine, now in
+                engine.register(Services.registration("Service \(index)"), at: now)
+            }
+            if index == 0 { leaving = id }
+        }
+        let browser = network.addHost(named: "browser", links: [link])
+        let types = network.withStack(browser) { engine, now in
+            engine.startQuery(name: Names.servicesName, type: .ptr, at: now)
+        }
+        network.run(for: .seconds(10))
+        let start = network.now
+        let leavingID = try #require(leaving)
+        network.withStack(publishers[0]) { engine, now in engine.deregister(leavingID, at: now) }
+        network.run(for: .seconds(3))
+        func isTypePTR(_ record: ResourceRecord) -> Bool {
+            record.name == Names.servicesName && record.data == .ptr(Names.serviceType)
+        }
+        let refuters = publishers.dropFirst().filter { host in
+            network.sentMessages(.responses, by: host, since: start).contains { sent in
+                sent.message.answers.contains { isTypePTR($0) && $0.ttl > 0 }
+            }
+        }
+        #expect((1...3).contains(refuters.count), "\(refuters.count) of 19 hosts refuted the goodbye")
+        #expect(
+            !network.events(of: browser).contains { event in
+                if case .removed(types, let record, _) = event { isTypePTR(record) } else { false }
+            })
+    }
 }
 
 extension ResourceRecord {

@@ -80,8 +80,10 @@ extension MDNSEngine {
 
     /// Multicasts again our records that someone else said goodbye to: another responder on this
     /// host leaving the records we share with it, or a forged goodbye, would otherwise remove them
-    /// from every cache on the link (§10.1). At once, unless the once-a-second rule (§6) holds them
-    /// until their second has passed.
+    /// from every cache on the link (§10.1). Unique records at once; shared ones, which every
+    /// host publishing the same type holds (`_services._dns-sd._udp` PTRs), after 20–120 ms, so
+    /// that the first refutation suppresses the others' (§6, §7.4). The once-a-second rule (§6)
+    /// holds back what went out within the last second until its second has passed.
     private mutating func refuteGoodbyes(
         in message: Message, on interface: NetworkInterface, family: IPFamily, at now: Instant
     ) {
@@ -95,7 +97,14 @@ extension MDNSEngine {
         guard !refuted.records.isEmpty else { return }
         let (free, recent) = splitByOnceASecondRule(refuted.records, on: interface.id, family: family, at: now)
         holdBack(recent, on: interface.id, family: family)
-        sendMulticastResponse(free, on: interface, family: family, at: now)
+        let shared = free.filter { !$0.cacheFlush }
+        if !shared.isEmpty {
+            let sendAt = now + random.duration(in: Self.sharedAnswerDelay)
+            interfaces[interface.id]?.responses.schedule(
+                shared, in: ResponseSlot(family: family, heldBack: false), sendAt: sendAt,
+                latest: sendAt + Self.aggregationDelay)
+        }
+        sendMulticastResponse(free.filter(\.cacheFlush), on: interface, family: family, at: now)
     }
 
     /// Answers a (complete) query: legacy unicast at once, QU and direct unicast by unicast,
