@@ -99,10 +99,7 @@ extension MDNSEngine {
         holdBack(recent, on: interface.id, family: family)
         let shared = free.filter { !$0.cacheFlush }
         if !shared.isEmpty {
-            let sendAt = now + random.duration(in: Self.sharedAnswerDelay)
-            interfaces[interface.id]?.responses.schedule(
-                shared, in: ResponseSlot(family: family, heldBack: false), sendAt: sendAt,
-                latest: sendAt + Self.aggregationDelay)
+            aggregate(shared, on: interface.id, family: family, delay: Self.sharedAnswerDelay, at: now)
         }
         sendMulticastResponse(free.filter(\.cacheFlush), on: interface, family: family, at: now)
     }
@@ -165,10 +162,7 @@ extension MDNSEngine {
         if multicastAnswers.allSatisfy(\.cacheFlush) && delay == Self.sharedAnswerDelay {
             sendMulticastResponse(multicastAnswers, on: interface, family: family, at: now)
         } else {
-            let sendAt = now + random.duration(in: delay)
-            interfaces[interface.id]?.responses.schedule(
-                multicastAnswers, in: ResponseSlot(family: family, heldBack: false), sendAt: sendAt,
-                latest: sendAt + Self.aggregationDelay)
+            aggregate(multicastAnswers, on: interface.id, family: family, delay: delay, at: now)
         }
     }
 
@@ -379,6 +373,18 @@ extension MDNSEngine {
             }
         }
         return (free, recent)
+    }
+
+    /// Sends `records` in the aggregated response of `family`, `delay` from now at the earliest and
+    /// ``aggregationDelay`` later at the latest, with what else is answered meanwhile (§6).
+    private mutating func aggregate(
+        _ records: [ResourceRecord], on interfaceID: InterfaceID, family: IPFamily, delay: ClosedRange<Duration>,
+        at now: Instant
+    ) {
+        let sendAt = now + random.duration(in: delay)
+        interfaces[interfaceID]?.responses.schedule(
+            records, in: ResponseSlot(family: family, heldBack: false), sendAt: sendAt,
+            latest: sendAt + Self.aggregationDelay)
     }
 
     /// Sends `recent` records in the held-back response of `family` once the second since the
