@@ -21,7 +21,7 @@ import Testing
         #expect(queue.count == 0)
     }
 
-    @Test func aMovedDeadlineIsKeptTwiceUntilTheOwnerSkipsTheOldOne() {
+    @Test func aMovedDeadlineIsKeptTwiceUntilTheOwnerDiscardsTheOldOne() {
         var deadline = [7: t + .seconds(5)]
         var queue = DeadlineQueue<Int>()
         queue.schedule(7, at: t + .seconds(5))
@@ -29,8 +29,12 @@ import Testing
         queue.schedule(7, at: t + .seconds(9))
         #expect(queue.count == 2)
         #expect(queue.first?.time == t + .seconds(5))
-        while let first = queue.first, deadline[first.id] != first.time { queue.removeFirst() }
-        #expect(queue.first?.id == 7 && queue.first?.time == t + .seconds(9))
+        let live = queue.discardFirst { deadline[$0] != $1 }
+        #expect(live?.id == 7 && live?.time == t + .seconds(9))
+        #expect(queue.count == 1)
+        deadline[7] = nil
+        #expect(queue.discardFirst { deadline[$0] != $1 } == nil)
+        #expect(queue.count == 0)
     }
 
     @Test func aRebuildIsDueOnceDeadDeadlinesOutnumberTheLiveOnes() {

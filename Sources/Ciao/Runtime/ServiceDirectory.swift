@@ -405,12 +405,13 @@ struct ServiceDirectory {
     /// found; a new find of it is resolved afresh.
     mutating func failResolutions(dueBy now: Instant, engine: inout MDNSEngine) -> [BackendUpdate] {
         var failures = OrderedGroups<BackendToken, BrowseUpdate>()
-        while let deadline = resolutionDeadlines.first {
-            let resolution = resolutions[deadline.id]
-            let isPending = resolution?.failsAt == deadline.time
-            guard !isPending || deadline.time <= now else { break }
+        while let deadline = resolutionDeadlines.discardFirst(while: { resolutions[$0]?.failsAt != $1 }),
+            deadline.time <= now
+        {
             resolutionDeadlines.removeFirst()
-            guard isPending, let resolution, case .automatic(let browse, _) = deadline.id else { continue }
+            guard let resolution = resolutions[deadline.id], case .automatic(let browse, _) = deadline.id else {
+                continue
+            }
             stopResolution(deadline.id, engine: &engine)
             failures.append(.resolutionFailed(resolution.service), to: browse)
         }

@@ -1,7 +1,7 @@
 /// Deadlines of items whose deadline may move or go before it is due, in time order (then `ID`
-/// order). Nothing is removed from the middle: the owner schedules each new deadline and skips,
-/// when it comes first, one that its item no longer has. Once ``needsRebuild(liveCount:)``, the
-/// owner builds the queue again from its live deadlines.
+/// order). Nothing is removed from the middle: the owner schedules each new deadline and
+/// discards, when it comes first, one that its item no longer has (``discardFirst(while:)``).
+/// Once ``needsRebuild(liveCount:)``, the owner builds the queue again from its live deadlines.
 package struct DeadlineQueue<ID: Comparable> {
     private struct Deadline: Comparable {
         var time: Instant
@@ -33,6 +33,14 @@ package struct DeadlineQueue<ID: Comparable> {
 
     package mutating func removeFirst() {
         heap.pop()
+    }
+
+    /// Removes the first deadlines while `isStale` says their item no longer has them; returns the
+    /// earliest deadline left.
+    @discardableResult
+    package mutating func discardFirst(while isStale: (ID, Instant) -> Bool) -> (id: ID, time: Instant)? {
+        while let top = heap.top, isStale(top.id, top.time) { heap.pop() }
+        return first
     }
 
     /// True when the deadlines kept outnumber twice the `liveCount` the items have (and a few):

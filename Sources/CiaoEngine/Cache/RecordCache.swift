@@ -559,8 +559,8 @@ struct RecordCache {
     /// Drops the first deadlines while no entry has them, so that the first of each queue is a
     /// real next deadline.
     private mutating func discardStaleTops() {
-        while let top = lifetimes.first, slots[top.id]?.lifetimeDeadline != top.time { lifetimes.removeFirst() }
-        while let top = refreshes.first, slots[top.id]?.refreshDeadline != top.time { refreshes.removeFirst() }
+        lifetimes.discardFirst { slots[$0]?.lifetimeDeadline != $1 }
+        refreshes.discardFirst { slots[$0]?.refreshDeadline != $1 }
     }
 
     /// Builds the deadline queues again from the entries, when deadlines no entry has pile up.
