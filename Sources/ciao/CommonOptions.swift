@@ -31,10 +31,6 @@ enum CommonOptions {
         names: ["--server"], value: "ADDR[#PORT]",
         help: "the DNS server for a domain other than local. (default: those of /etc/resolv.conf)")
 
-    /// The domain a publication goes to: multicast DNS's only.
-    static let localDomain = CommandSpec.Option(
-        names: ["-d", "--domain"], value: "DOMAIN", help: "the domain (multicast DNS serves only local.)")
-
     static let output: [CommandSpec.Option] = [
         .init(names: ["-p", "--parsable"], value: nil, help: "print avahi-browse -p lines (fields split by ;)"),
         .init(names: ["--json"], value: nil, help: "print one JSON object per event per line"),
@@ -171,13 +167,6 @@ enum CommonOptions {
             return try ResolverConfiguration.system()
         } catch {
             throw ArgumentError("\(error)")
-        }
-    }
-
-    /// Refuses a domain other than `local` / `local.`, the only one multicast DNS serves.
-    static func checkLocal(_ domain: String) throws(ArgumentError) {
-        guard ["local", "local."].contains(domain.lowercased()) else {
-            throw ArgumentError("domain \"\(domain)\" is not served by multicast DNS; use local.")
         }
     }
 

@@ -21,7 +21,6 @@ import Testing
         #expect(table.asking(Names.serviceType) == [browse])
         #expect(table.asking(Names.servicesName).isEmpty)
         #expect(table.ids == [browse, srv, txt])
-        #expect(Set(table.map(\.key)) == [browse, srv, txt])
         #expect(table.values.count == 3)
     }
 

@@ -20,7 +20,7 @@ import Testing
     private func query(at answerAt: Instant, knownAnswers: [ResourceRecord] = []) -> TruncatedQuery {
         TruncatedQuery(
             receivedAt: start, answerAt: answerAt, questions: [Question(name: DomainName("a.local.")!, type: .a)],
-            knownAnswers: knownAnswers, family: .v4)
+            knownAnswers: knownAnswers)
     }
 
     /// A later answer moves the response later, never past the first plan's latest time, and an

@@ -80,7 +80,6 @@ struct ServiceDirectory {
 
     private struct ResolutionState {
         var service: Service
-        var instance: DomainName
         var interfaces: Set<InterfaceID>?
         /// Its SRV and TXT queries.
         var queries: [QueryID]
@@ -197,7 +196,7 @@ struct ServiceDirectory {
             engine.startQuery(name: instance, type: $0, interfaces: interfaces, at: now)
         }
         resolutions[resolutionID] = ResolutionState(
-            service: service, instance: instance, interfaces: interfaces, queries: queries, failsAt: failsAt)
+            service: service, interfaces: interfaces, queries: queries, failsAt: failsAt)
         for query in queries { resolutionQueries[query] = resolutionID }
         if let failsAt { resolutionDeadlines.schedule(resolutionID, at: failsAt) }
         return true

@@ -32,7 +32,7 @@ extension MDNSEngine {
             guard interfaces[interface.id]?.responses.canHoldQuery == true else { return }
             let query = TruncatedQuery(
                 receivedAt: now, answerAt: now + random.duration(in: Self.truncatedQueryDelay),
-                questions: message.questions, knownAnswers: message.answers, family: source.address.family)
+                questions: message.questions, knownAnswers: message.answers)
             interfaces[interface.id]?.responses.hold(query, from: source)
             return
         }

@@ -119,5 +119,4 @@ struct TruncatedQuery {
     var answerAt: Instant
     var questions: [Question]
     var knownAnswers: [ResourceRecord]
-    var family: IPFamily
 }

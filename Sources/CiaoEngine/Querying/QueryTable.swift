@@ -2,7 +2,7 @@ import CiaoWire
 
 /// The engine's continuous queries (RFC 6762 §5.2), with the queries found by the name they ask
 /// about. Every change goes through this table, which keeps that index in step.
-struct QueryTable: Sequence {
+struct QueryTable {
     private var byID: [QueryID: ContinuousQuery] = [:]
     /// Query IDs by the name they ask about, each list ascending.
     private var byName: [DomainName: [QueryID]] = [:]
@@ -10,9 +10,6 @@ struct QueryTable: Sequence {
 
     /// The queries, in no particular order.
     var values: Dictionary<QueryID, ContinuousQuery>.Values { byID.values }
-
-    /// Each query with its ID, in no particular order.
-    func makeIterator() -> Dictionary<QueryID, ContinuousQuery>.Iterator { byID.makeIterator() }
 
     /// The query IDs, ascending.
     var ids: [QueryID] { byID.keys.sorted() }
