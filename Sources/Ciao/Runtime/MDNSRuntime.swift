@@ -219,7 +219,8 @@ final class MDNSRuntime: DiscoveryBackend {
         if submitted { _ = done.wait(timeout: .now() + .milliseconds(500)) }
     }
 
-    /// The machine's host name up to its first dot, as the host label (`<label>.local.`).
+    /// The machine's host name up to its first dot, as the host label (`<label>.local.`, and the
+    /// SRV target's first label of a wide-area publication without ``WideAreaOptions/hostName``).
     static func defaultHostLabel() -> String {
         let name = ProcessInfo.processInfo.hostName.prefix { $0 != "." }
         return name.isEmpty || name == "localhost" ? "Ciao" : String(name)

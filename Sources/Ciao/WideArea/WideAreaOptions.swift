@@ -7,7 +7,8 @@ public struct WideAreaOptions: Hashable, Sendable {
     /// nil: the zone's primary, as its SOA record names it.
     public var server: String?
     /// The label of the SRV target, registered in the zone (`<label>.<domain>`) with this host's
-    /// global addresses; nil: this machine's host name in the domain.
+    /// global addresses; nil: this machine's host name up to its first dot (`Ciao` when it has
+    /// none or it is `localhost`).
     public var hostName: String?
 
     /// Options for publishing with `key`.

@@ -163,7 +163,7 @@ package final class WideAreaPublication: Sendable {
         do {
             let domain = try DomainName(parsing: Service.normalisedDomain(domain))
             let typeName = try DomainName(parsing: publication.type.rawValue + ".").appending(domain)
-            let hostLabel = options.hostName ?? String(ProcessInfo.processInfo.hostName.prefix { $0 != "." })
+            let hostLabel = options.hostName ?? MDNSRuntime.defaultHostLabel()
             let host = try DomainName(labels: [hostLabel]).appending(domain)
             var ipv4: [IPv4Address] = []
             var ipv6: [IPv6Address] = []
