@@ -133,17 +133,23 @@ public struct TXTRecord: Hashable, Sendable {
     /// - Throws: ``CiaoError/invalidTXTRecord(_:)`` if a length byte runs past the end of the data.
     public init(wireData: Data) throws {
         let bytes = [UInt8](wireData)
-        let strings: [ArraySlice<UInt8>]
+        let txt: TXTData
         do {
-            strings = try TXTData(wireBytes: bytes).strings
+            txt = try TXTData(wireBytes: bytes)
         } catch {
             let length = Int(bytes[error.offset])
             throw CiaoError.invalidTXTRecord(
                 "the string at offset \(error.offset) claims \(length) bytes but only \(bytes.count - error.offset - 1) remain (RFC 6763 §6.1)"
             )
         }
+        self.init(txt)
+    }
+
+    /// The record that TXT RDATA holds, read as ``init(wireData:)`` reads it.
+    package init(_ txt: TXTData) {
+        let bytes = txt.wireBytes
         var entries: [Entry] = []
-        for string in strings where !string.isEmpty {
+        for string in txt.strings where !string.isEmpty {
             let separator = string.firstIndex(of: UInt8(ascii: "="))
             let keyBytes = string[..<(separator ?? string.endIndex)]
             guard !keyBytes.isEmpty, keyBytes.allSatisfy(TXTRecord.isKeyByte) else { continue }
@@ -188,6 +194,9 @@ public struct TXTRecord: Hashable, Sendable {
     /// The RDATA: the entries as length-prefixed strings in their order, or the bytes received;
     /// the empty record is the single byte `0` (RFC 6763 §6.1).
     public var wireData: Data { Data(wireBytes) }
+
+    /// The record as TXT RDATA, which its bytes always are.
+    package var txtData: TXTData { (try? TXTData(wireBytes: wireBytes)) ?? (try! TXTData(strings: [])) }
 
     /// True when the two records have the same wire bytes: the same entries in the same order,
     /// keys spelled alike.

@@ -135,7 +135,7 @@ struct ParsableFormatter: EventFormatter {
 
     /// The non-empty strings of the record's wire form.
     private static func txtStrings(_ txt: TXTRecord) -> [ArraySlice<UInt8>] {
-        ((try? TXTData(wireBytes: [UInt8](txt.wireData)))?.strings ?? []).filter { !$0.isEmpty }
+        txt.txtData.strings.filter { !$0.isEmpty }
     }
 
     static func withoutTrailingDot(_ name: String) -> String {

@@ -140,7 +140,7 @@ struct ServiceDirectory {
         let registration = ServiceRegistration(
             instanceName: publication.instanceName(hostLabel: hostLabel),
             serviceType: Self.typeName(publication.type), subtypes: publication.subtypes, port: publication.port,
-            txt: Self.txtData(publication.txtRecord), allowsRenaming: publication.allowsRenaming)
+            txt: publication.txtRecord.txtData, allowsRenaming: publication.allowsRenaming)
         let id = engine.register(registration, at: now)
         publications[id] = PublicationState(token: token)
         registrationsByToken[token] = id
@@ -148,7 +148,7 @@ struct ServiceDirectory {
 
     mutating func updateTXT(_ txtRecord: TXTRecord, of token: BackendToken, engine: inout MDNSEngine, at now: Instant) {
         guard let id = registrationsByToken[token] else { return }
-        engine.updateTXT(id, to: Self.txtData(txtRecord), at: now)
+        engine.updateTXT(id, to: txtRecord.txtData, at: now)
     }
 
     /// Browses `type`, or its instances under `subtype` (`<subtype>._sub.<type>`, RFC 6763 §7.1);
@@ -567,8 +567,7 @@ struct ServiceDirectory {
     ) -> ResolvedService? {
         guard var resolution = resolutions[resolutionID], let (interface, srv) = resolution.firstSRV,
             let txt = resolution.answers.first(where: { $0.interface == interface })?.txt
-                ?? resolution.answers.lazy.compactMap(\.txt).first,
-            let txtRecord = try? TXTRecord(wireData: Data(txt.wireBytes))
+                ?? resolution.answers.lazy.compactMap(\.txt).first
         else { return nil }
         var found: [InterfaceAddresses] = []
         if let target = resolution.addressTarget {
@@ -596,7 +595,8 @@ struct ServiceDirectory {
             ? asked
             : Service(name: asked.name, type: asked.type, domain: asked.domain, interfaceIndex: interface.index)
         var result = ResolvedService(
-            service: service, hostName: srv.target.description, port: srv.port, addresses: unique, txtRecord: txtRecord)
+            service: service, hostName: srv.target.description, port: srv.port, addresses: unique,
+            txtRecord: TXTRecord(txt))
         result.addressesHeardOver = heardOver
         guard result != resolution.lastReported || heardOver != resolution.lastReported?.addressesHeardOver else {
             return nil
@@ -624,10 +624,6 @@ struct ServiceDirectory {
 
     static func typeName(_ type: ServiceType) -> DomainName {
         try! DomainName(labels: ["_" + type.name, "_" + type.transport.rawValue, "local"])
-    }
-
-    static func txtData(_ record: TXTRecord) -> TXTData {
-        (try? TXTData(wireBytes: [UInt8](record.wireData))) ?? (try! TXTData(strings: []))
     }
 }
 

@@ -338,7 +338,7 @@ private struct BrowseRound {
         var txtRecord = TXTRecord.empty
         var ttl = srvSet.ttl
         if case .success(let txtSet) = txtResult, let record = txtSet.records.first, case .txt(let txt) = record.data {
-            txtRecord = (try? TXTRecord(wireData: Data(txt.wireBytes))) ?? .empty  // TXTData is already well formed
+            txtRecord = TXTRecord(txt)
             ttl = min(ttl, txtSet.ttl)
         }
         async let aAnswer = loop.query(srv.target, .a, fresh: fresh)

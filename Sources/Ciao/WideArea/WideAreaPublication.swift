@@ -80,8 +80,7 @@ package final class WideAreaPublication: Sendable {
     /// Replaces the TXT record in the zone (the whole RRset, RFC 2136 §2.5); before the
     /// registration is under way, the registration carries it.
     func updateTXT(_ txtRecord: TXTRecord) {
-        // a TXTRecord is always well formed TXT data
-        guard let txt = try? TXTData(wireBytes: [UInt8](txtRecord.wireData)) else { return }
+        let txt = txtRecord.txtData
         let handle = state.withLock { state in
             if state.handle == nil { state.pendingTXT = txt }
             return state.handle
@@ -178,7 +177,7 @@ package final class WideAreaPublication: Sendable {
             return try ServiceRegistrationRecords(
                 instanceName: name, serviceType: typeName, subtypes: publication.subtypes,
                 srv: SRVData(port: publication.port, target: host),
-                txt: try TXTData(wireBytes: [UInt8](publication.txtRecord.wireData)), ipv4Addresses: ipv4,
+                txt: publication.txtRecord.txtData, ipv4Addresses: ipv4,
                 ipv6Addresses: ipv6)
         } catch {
             throw .invalidConfiguration("cannot register \(publication.name) in \(domain): \(error)")
