@@ -1,4 +1,5 @@
 import CiaoEngine
+import CiaoWire
 import Foundation
 import Testing
 
@@ -27,6 +28,18 @@ struct TXTRecordTests {
         } catch {
             return "unexpected \(error)"
         }
+    }
+
+    /// TXT RDATA from the engine reads as wire data does, and a record goes back to the same RDATA.
+    @Test func txtDataConvertsBothWaysAsWireDataDoes() throws {
+        let strings: [[UInt8]] = [Array("path=/a".utf8), [], Array("=x".utf8), Array("Flag".utf8), [0xFF, 0x3D]]
+        let rdata = try TXTData(strings: strings)
+        let fromRDATA = TXTRecord(rdata)
+        #expect(fromRDATA == (try TXTRecord(wireData: wire(strings))))
+        #expect(fromRDATA.entries.map(\.key) == ["path", "Flag"])
+        #expect(fromRDATA.txtData == rdata)
+        #expect(TXTRecord.empty.txtData.wireBytes == [0])
+        #expect(TXTRecord(try TXTData(wireBytes: [])) == .empty)
     }
 
     @Test func flagEmptyValueAndAbsentAreDistinct() throws {
