@@ -49,8 +49,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 INTEROP = os.path.join(HERE, "..", "..", "Tests", "Interop")
 sys.path.insert(0, INTEROP)
 import dnsmsg  # noqa: E402
-from interop import parse_avahi_browse_line  # noqa: E402
-from lab import IFNAME, Host, JsonProc, Lab, first_line  # noqa: E402
+from avahi_output import parse_avahi_browse_line  # noqa: E402
+from lab import IFNAME, Host, JsonProc, Lab, first_line, log, parse_log  # noqa: E402
 
 PEERS = os.path.join(INTEROP, "peers")
 TYPE = "_ciaosoak._tcp"
@@ -58,16 +58,6 @@ REMOVAL_GROUP_S = 1.0          # `-` lines of one service this close together ar
 EXCERPT_BEFORE_S = 20.0        # capture excerpt around a removal: this long before it ...
 EXCERPT_AFTER_S = 2.0          # ... and this long after
 BROWSERS = {"ciao": "bc", "avahi": "ba"}
-
-
-def log(msg: str) -> None:
-    """One progress line on stdout, with the wall-clock time."""
-    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
-
-
-def parse_log(line: str) -> dict:
-    """Any output line as a `log` event (for daemons and captures)."""
-    return {"event": "log", "line": line}
 
 
 # ---------------------------------------------------------------------------- publishers

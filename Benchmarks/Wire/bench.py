@@ -48,8 +48,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 INTEROP = os.path.join(HERE, "..", "..", "Tests", "Interop")
 sys.path.insert(0, INTEROP)
 sys.path.insert(0, HERE)
-from interop import avahi_unescape  # noqa: E402
-from lab import IFNAME, Failure, Host, JsonProc, Lab, first_line  # noqa: E402
+from avahi_output import parse_avahi_browse_line  # noqa: E402
+from lab import IFNAME, Failure, Host, JsonProc, Lab, first_line, log, parse_log  # noqa: E402
 
 import report  # noqa: E402
 
@@ -66,10 +66,6 @@ WARM = "_bnchw._tcp"                                        # the warm-up browse
 TXT = {"v": "31", "id": "6265"}                             # v=1 id=be, the same for every stack
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 RUNTIME_THREAD = "ciao-mdns"            # the name RuntimeLoop.run gives Ciao's own thread (comm)
-
-
-def log(msg: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
 
 
 # ---------------------------------------------------------------------------- /proc readings
@@ -152,26 +148,12 @@ class CPUMeter:
                 "wakeups": sum(v["wakeups"] for v in per.values()), "processes": per}
 
 
-# ---------------------------------------------------------------------------- avahi-browse output
-
-def parse_avahi_browse(line: str) -> dict | None:
-    f = line.split(";")
-    kinds = {"+": "found", "-": "removed", "=": "resolved"}
-    if len(f) < 6 or f[0] not in kinds:
-        return None
-    return {"event": kinds[f[0]], "protocol": f[2], "name": avahi_unescape(f[3]).decode("utf-8", "replace"), "type": f[4]}
-
-
-def parse_log(line: str) -> dict:
-    return {"event": "log", "line": line}
-
+# ---------------------------------------------------------------------------- the stacks
 
 def txt_strings() -> list[str]:
     """TXT as the command-line publishers take it: "key=value" strings."""
     return [f"{k}={bytes.fromhex(v).decode()}" for k, v in TXT.items()]
 
-
-# ---------------------------------------------------------------------------- the stacks
 
 AVAHI_SCRIPT = ('mount --bind "$1/avahi-run" /run/avahi-daemon && '
                 'mount --bind "$1/services" /etc/avahi/services && '
@@ -334,7 +316,7 @@ class FreshBrowser:
         if self.stack == "avahi":
             self.procs[type_] = self.h.spawn(f"{self.tag}-browse{type_}", "sh", "-c",
                                              'read go; exec avahi-browse -r -p "$1"', "sh", type_,
-                                             parse=parse_avahi_browse)
+                                             parse=parse_avahi_browse_line)
             time.sleep(0.15)
 
     def browse(self, type_: str) -> float:

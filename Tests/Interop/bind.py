@@ -15,7 +15,7 @@ import os
 import subprocess
 import time
 
-from lab import V4NET, V6NET, Host, JsonProc
+from lab import V4NET, V6NET, Host, JsonProc, parse_log
 
 DOMAIN = "lab.example."
 KEY_NAME = "ciao-lab."
@@ -156,7 +156,7 @@ def start_named(host: Host) -> tuple[JsonProc, WideAreaZone]:
     if checked.returncode != 0:
         raise RuntimeError(f"named-checkconf: {checked.stdout}{checked.stderr}")
     named = host.spawn("named", "named", "-g", "-u", "root", "-c", os.path.join(d, "named.conf"), stdin=False,
-                       parse=lambda l: {"event": "log", "line": l})
+                       parse=parse_log)
     named.wait_for(lambda e: "running" in e.get("line", ""), 20, what="'running' from named")
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:

@@ -85,14 +85,14 @@ def show_name(n: list[bytes]) -> str:
     return ".".join(l.decode("utf-8", "replace").replace(".", "\\.") for l in n) + "."
 
 
-# ---------------------------------------------------------------------------- responses (fakedns.py)
+# ---------------------------------------------------------------------------- responses
 
 TYPES.update({"CNAME": 5, "SOA": 6})
 TYPE_NAMES.update({5: "CNAME", 6: "SOA"})
 
 
 def labels(text: str) -> list[bytes]:
-    """'a.b.example.' → [b'a', b'b', b'example'] (no escapes: the fake's names have none)."""
+    """'a.b.example.' → [b'a', b'b', b'example'] (no escapes: the lab's zone and key names have none)."""
     return [l.encode() for l in text.rstrip(".").split(".") if l]
 
 

@@ -26,6 +26,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dnsmsg  # noqa: E402
+from avahi_output import avahi_unescape, parse_avahi_browse_line  # noqa: E402
 from lab import HERE, IFNAME, Failure, Host, JsonProc, Lab, show_txt  # noqa: E402
 from runner import Skip, parse_scenario_arguments, run_scenarios  # noqa: E402
 from pane import Pane  # noqa: E402
@@ -102,47 +103,6 @@ def avahi_browse_once(host: Host, *args: str) -> list[dict]:
     """The events of one `avahi-browse -p -t ARGS` run (bounded to 15 s)."""
     out = host.run("timeout", "15", "avahi-browse", "-p", "-t", *args, timeout=20)
     return [e for e in map(parse_avahi_browse_line, out.splitlines()) if e]
-
-
-# ---------------------------------------------------------------------------- avahi's parseable output
-
-def avahi_unescape(s: str) -> bytes:
-    """avahi's escaping: \\DDD (decimal byte) and \\C (the character C)."""
-    out, i, raw = bytearray(), 0, s.encode()
-    while i < len(raw):
-        if raw[i] == 0x5C and len(raw[i + 1:i + 4]) == 3 and raw[i + 1:i + 4].isdigit():
-            out.append(int(raw[i + 1:i + 4]))
-            i += 4
-        elif raw[i] == 0x5C and i + 1 < len(raw):
-            out.append(raw[i + 1])
-            i += 2
-        else:
-            out.append(raw[i])
-            i += 1
-    return bytes(out)
-
-
-def avahi_txt(field: str) -> dict:
-    """avahi-browse's TXT field ("a=b" "flag" ...) -> {key: hex or null}."""
-    strings = [avahi_unescape(m) for m in re.findall(r'"((?:[^"\\]|\\.)*)"', field)]
-    out: dict = {}
-    for s in strings:
-        k, eq, v = s.partition(b"=")
-        out.setdefault(k.decode("utf-8", "replace").lower(), v.hex() if eq else None)
-    return out
-
-
-def parse_avahi_browse_line(line: str) -> dict | None:
-    """One `avahi-browse -p` line -> found / resolved / removed event (None for other lines)."""
-    f = line.split(";")
-    kinds = {"+": "found", "-": "removed", "=": "resolved"}
-    if len(f) < 6 or f[0] not in kinds:
-        return None
-    ev = {"event": kinds[f[0]], "interface": f[1], "protocol": f[2],
-          "name": avahi_unescape(f[3]).decode("utf-8", "replace"), "type": f[4], "domain": f[5]}
-    if f[0] == "=" and len(f) >= 10:
-        ev.update(host=f[6], address=f[7], port=int(f[8]), txt=avahi_txt(";".join(f[9:])))
-    return ev
 
 
 # ---------------------------------------------------------------------------- checks

@@ -198,6 +198,16 @@ class JsonProc:
         self._log.close()
 
 
+def parse_log(line: str) -> dict:
+    """Any output line as a `log` event (the `parse` of daemons and captures)."""
+    return {"event": "log", "line": line}
+
+
+def log(msg: str) -> None:
+    """One progress line on stdout, with the wall-clock time."""
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
 def first_line(*cmd: str) -> str:
     """The first line a command prints (stdout, else stderr), or "?" if it cannot run."""
     try:
@@ -424,7 +434,7 @@ class Lab:
                   + (f'mount --bind "{wide_area_resolver}" /etc/resolv.conf && ' if wide_area_resolver else '') +
                   'exec avahi-daemon -f "$1/avahi-daemon.conf" --no-drop-root --no-chroot --no-rlimits --no-proc-title')
         avahi = host.spawn("avahi-daemon", "unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", d,
-                           stdin=False, parse=lambda l: {"event": "log", "line": l})
+                           stdin=False, parse=parse_log)
         avahi.wait_for(lambda e: "Server startup complete" in e.get("line", ""), 15,
                        what="'Server startup complete' from avahi-daemon")
         return avahi
@@ -457,7 +467,7 @@ class Lab:
         p = host.spawn("mdnsd", "unshare", "-m", "-u", "--propagation", "private", "sh", "-c", script, "sh", run,
                        host_name or f"{host.name}-mdns", os.path.join(mdns_dir, "bin", "mdnsd"),
                        os.path.join(host.dir, "mdnsd.log"), resolv_conf or "", stdin=False,
-                       parse=lambda l: {"event": "log", "line": l})
+                       parse=parse_log)
         deadline = time.monotonic() + 10
         while not os.path.exists(sock):
             if time.monotonic() > deadline or p.proc.poll() is not None:

@@ -30,10 +30,6 @@ OPTION_UPDATE_LEASE = 2
 HMAC_SHA256 = [b"hmac-sha256"]
 
 
-def labels(text: str) -> list[bytes]:
-    return [l.encode() for l in text.rstrip(".").split(".") if l]
-
-
 def wire(name: list[bytes]) -> bytes:
     """A name in canonical wire form: uncompressed, lowercase (RFC 8945 §4.3.3)."""
     return dnsmsg.encode_name([l.lower() for l in name])
@@ -54,16 +50,10 @@ def signed(reply: bytes, qid: int, request_mac: bytes, key_name: list[bytes], se
     variables = wire(key_name) + struct.pack("!HI", CLASS_ANY, 0) + wire(HMAC_SHA256) + time_fudge + struct.pack("!HH", 0, 0)
     mac = hmac.new(secret, struct.pack("!H", len(request_mac)) + request_mac + reply + variables, hashlib.sha256).digest()
     rdata = wire(HMAC_SHA256) + time_fudge + struct.pack("!H", len(mac)) + mac + struct.pack("!HHH", qid, 0, 0)
-    record = wire(key_name) + struct.pack("!HHIH", TYPE_TSIG, CLASS_ANY, 0, len(rdata)) + rdata
+    record = dnsmsg.rr(wire(key_name), TYPE_TSIG, 0, rdata, CLASS_ANY)
     header = bytearray(reply[:12])
     header[10:12] = struct.pack("!H", struct.unpack("!H", reply[10:12])[0] + 1)
     return bytes(header) + reply[12:] + record
-
-
-def question_bytes(request: bytes) -> bytes:
-    """The request's one question (an UPDATE's zone section), as it came."""
-    _, off = dnsmsg._name(request, 12)
-    return request[12:off + 4]
 
 
 def answer_query(request: bytes, msg: dict, zone: list[bytes]) -> bytes:
@@ -72,9 +62,9 @@ def answer_query(request: bytes, msg: dict, zone: list[bytes]) -> bytes:
     answers = b""
     if qtype == TYPE_SOA and dnsmsg.same_name(name, zone):
         soa = wire([b"ns"] + zone) + wire([b"admin"] + zone) + struct.pack("!5I", 1, 3600, 600, 86400, 10)
-        answers = wire(zone) + struct.pack("!HHIH", TYPE_SOA, 1, 10, len(soa)) + soa
+        answers = dnsmsg.rr(wire(zone), TYPE_SOA, 10, soa)
     header = struct.pack("!6H", msg["id"], 0x8400, 1, 1 if answers else 0, 0, 0)
-    return header + question_bytes(request) + answers
+    return header + dnsmsg.raw_question(request)[2] + answers
 
 
 def main() -> int:
@@ -85,7 +75,7 @@ def main() -> int:
     a.add_argument("--secret", required=True, help="the key's secret, base64")
     a.add_argument("--lease", type=int, required=True, help="the lease granted, seconds")
     args = a.parse_args()
-    zone, key_name, secret = labels(args.zone), labels(args.key_name), base64.b64decode(args.secret)
+    zone, key_name, secret = dnsmsg.labels(args.zone), dnsmsg.labels(args.key_name), base64.b64decode(args.secret)
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     sock.bind((args.address, 53))
     print(json.dumps({"event": "listening"}), flush=True)
@@ -114,8 +104,9 @@ def main() -> int:
         print(json.dumps({"event": "update", "t": time.monotonic(), "leaseAsked": asked, "deletes": deletes,
                           "signed": bool(tsig)}), flush=True)
         option = struct.pack("!HHI", OPTION_UPDATE_LEASE, 4, args.lease)
-        opt = b"\x00" + struct.pack("!HHIH", TYPE_OPT, 1232, 0, len(option)) + option
-        reply = struct.pack("!6H", msg["id"], 0x8000 | OPCODE_UPDATE << 11, 1, 0, 0, 1) + question_bytes(request) + opt
+        opt = dnsmsg.rr(b"\x00", TYPE_OPT, 0, option, 1232)     # OPT's class: the UDP payload size
+        _, _, question = dnsmsg.raw_question(request)
+        reply = struct.pack("!6H", msg["id"], 0x8000 | OPCODE_UPDATE << 11, 1, 0, 0, 1) + question + opt
         if tsig:
             reply = signed(reply, msg["id"], tsig_mac(tsig[-1]["rdata"]), key_name, secret)
         sock.sendto(reply, source)

@@ -37,17 +37,13 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from dnsmsg import CACHE_FLUSH, TYPES, build_query, encode_name, parse, show_name  # noqa: E402
+from dnsmsg import CACHE_FLUSH, TYPES, build_query, encode_name, parse, rr, show_name  # noqa: E402
 
 GROUP4, GROUP6 = "224.0.0.251", "ff02::fb"
 
 
 def emit(**event) -> None:
     print(json.dumps({"t": time.monotonic(), **event}), flush=True)
-
-
-def record(name: list[bytes], rtype: int, rclass: int, ttl: int, rdata: bytes) -> bytes:
-    return encode_name(name) + struct.pack("!HHIH", rtype, rclass, ttl, len(rdata)) + rdata
 
 
 def response(records: list[bytes]) -> bytes:
@@ -117,7 +113,7 @@ class Link:
 
 
 def conflicting_srv(name: list[bytes], rclass: int) -> bytes:
-    return record(name, TYPES["SRV"], rclass | CACHE_FLUSH, 120, srv_rdata(4444, [b"forger", b"local"]))
+    return rr(encode_name(name), TYPES["SRV"], 120, srv_rdata(4444, [b"forger", b"local"]), rclass | CACHE_FLUSH)
 
 
 def forge_probes(link: Link, prefix: bytes, rclass: int) -> None:
@@ -155,8 +151,8 @@ def forge_goodbye(link: Link, name: list[bytes], timeout: float, delay: float) -
             if not records:
                 continue
             time.sleep(delay)
-            goodbye = response([record(r["name"], r["type"], r["class"] & ~CACHE_FLUSH, 0, uncompressed_rdata(r))
-                                for r in records])
+            goodbye = response([rr(encode_name(r["name"]), r["type"], 0, uncompressed_rdata(r),
+                                   r["class"] & ~CACHE_FLUSH) for r in records])
             for family in (4, 6):
                 link.send(goodbye, family)
                 emit(event="forged", kind="goodbye", family=family, name=show_name(name), of=source,
@@ -190,9 +186,10 @@ def flood(link: Link, service_type: list[bytes], rate: float, seconds: float, tt
         now = time.monotonic()
         while sent < int(elapsed * rate) + 1:
             instance = [f"flood {sent:07d} {now:.6f}".encode()] + service_type
-            records += [record(service_type, TYPES["PTR"], 1, ttl, encode_name(instance)),
-                        record(instance, TYPES["SRV"], 1 | CACHE_FLUSH, ttl, srv_rdata(9, [b"forger", b"local"])),
-                        record(instance, TYPES["TXT"], 1 | CACHE_FLUSH, ttl, b"\x04v=fl")]
+            instance_wire = encode_name(instance)
+            records += [rr(encode_name(service_type), TYPES["PTR"], ttl, instance_wire),
+                        rr(instance_wire, TYPES["SRV"], ttl, srv_rdata(9, [b"forger", b"local"]), 1 | CACHE_FLUSH),
+                        rr(instance_wire, TYPES["TXT"], ttl, b"\x04v=fl", 1 | CACHE_FLUSH)]
             sent += 1
         # At most 8 instances a datagram: a loop delayed by a loaded machine catches up in many
         # datagrams, never in one larger than a datagram may be (EMSGSIZE).
