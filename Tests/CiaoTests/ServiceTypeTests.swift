@@ -1,3 +1,4 @@
+import CiaoWire
 import Foundation
 import Testing
 
@@ -121,5 +122,13 @@ struct ServiceTypeTests {
         #expect(throws: CiaoError.self) { try ServiceType(observed: "_x._sctp") }
         let saved = try JSONEncoder().encode(Service(name: "Lobby", type: long))
         #expect(try JSONDecoder().decode(Service.self, from: saved).type == long)
+    }
+
+    /// A type's DNS name is its two labels under the domain, whatever bytes an observed label holds.
+    @Test func aTypesDomainNameIsItsLabelsUnderTheDomain() throws {
+        let domain = try DomainName(parsing: "lab.example.")
+        #expect(try ServiceType("_http._tcp").domainName(in: domain).description == "_http._tcp.lab.example.")
+        let observed = try ServiceType(observed: "_Cinch Gaming Service._udp")
+        #expect(try observed.domainName(in: domain).labelCount == 4)
     }
 }

@@ -4,6 +4,20 @@ import Testing
 @testable import CiaoWire
 
 @Suite struct DomainNameTests {
+    /// DNS-SD's names under a service type or a domain (RFC 6763 §7.1, §9), each label as given.
+    @Test func dnssdNamesAreBuiltFromLabels() throws {
+        let type = try DomainName(parsing: "_http._tcp.lab.example.")
+        #expect(try type.subtypeName("_printer").description == "_printer._sub._http._tcp.lab.example.")
+        #expect(try type.subtypeName("_a.b").labelCount == 6)
+        #expect(throws: NameError.self) { try type.subtypeName("") }
+        let domain = try DomainName(parsing: "lab.example.")
+        #expect(
+            try DomainName.serviceTypeEnumerationName(in: domain).description == "_services._dns-sd._udp.lab.example.")
+        let long = try DomainName(
+            labels: Array(repeating: String(repeating: "x", count: 63), count: 3) + [String(repeating: "y", count: 40)])
+        #expect(throws: NameError.self) { try DomainName.serviceTypeEnumerationName(in: long) }
+    }
+
     @Test func parsesAndPrintsPlainNames() throws {
         let name = try DomainName(parsing: "_http._tcp.local.")
         #expect(name.labelCount == 3)

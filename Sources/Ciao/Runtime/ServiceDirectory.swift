@@ -159,7 +159,7 @@ struct ServiceDirectory {
         engine: inout MDNSEngine, at now: Instant
     ) {
         let typeName = Self.typeName(type)
-        let name = subtype.flatMap(typeName.subtypeName) ?? typeName
+        let name = subtype.flatMap { try? typeName.subtypeName($0) } ?? typeName
         let query = engine.startQuery(name: name, type: .ptr, at: now)
         browses[query] = BrowseState(
             type: type, token: token, resolving: resolutionTimeout.map { AutomaticResolutions(timeout: $0) })
@@ -620,11 +620,12 @@ struct ServiceDirectory {
 
     // MARK: Names
 
-    static let typeEnumerationName = try! DomainName(labels: ["_services", "_dns-sd", "_udp", "local"])
+    static let localDomain = try! DomainName(labels: ["local"])
 
-    static func typeName(_ type: ServiceType) -> DomainName {
-        try! DomainName(labels: ["_" + type.name, "_" + type.transport.rawValue, "local"])
-    }
+    static let typeEnumerationName = try! DomainName.serviceTypeEnumerationName(in: localDomain)
+
+    /// A type's name in `local.`, where its labels always fit.
+    static func typeName(_ type: ServiceType) -> DomainName { try! type.domainName(in: localDomain) }
 }
 
 /// What one interface has given, kept in arrays in interface order (`index(insertingIfMissing:)` below).

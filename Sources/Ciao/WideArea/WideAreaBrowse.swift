@@ -59,9 +59,8 @@ package struct WideAreaBrowse: Sendable {
         let queryName: DomainName
         do {
             domainName = try DomainName(parsing: domain)
-            typeName = try DomainName(parsing: type.rawValue + ".").appending(domainName)
-            queryName =
-                try subtype.map { try DomainName(labels: [$0, "_sub"]).appending(typeName) } ?? typeName
+            typeName = try type.domainName(in: domainName)
+            queryName = try subtype.map { try typeName.subtypeName($0) } ?? typeName
         } catch {
             throw .invalidConfiguration("cannot browse \(type) in \"\(domain)\": \(error)")
         }
@@ -78,7 +77,7 @@ package struct WideAreaBrowse: Sendable {
         let queryName: DomainName
         do {
             domainName = try DomainName(parsing: domain)
-            queryName = try DomainName(labels: ["_services", "_dns-sd", "_udp"]).appending(domainName)
+            queryName = try DomainName.serviceTypeEnumerationName(in: domainName)
         } catch {
             throw .invalidConfiguration("cannot list the service types of \"\(domain)\": \(error)")
         }
@@ -240,7 +239,7 @@ package struct WideAreaBrowse: Sendable {
     private func resolution(of service: Service) throws(CiaoError) -> (DomainName, BrowseRound) {
         let name: DomainName
         do {
-            name = try DomainName(parsing: service.type.rawValue + "." + service.domain)
+            name = try service.type.domainName(in: DomainName(parsing: service.domain))
                 .prepending(label: Array(service.name.utf8))
         } catch {
             throw .invalidConfiguration("cannot resolve \(service): \(error)")

@@ -161,7 +161,7 @@ package final class WideAreaPublication: Sendable {
     {
         do {
             let domain = try DomainName(parsing: Service.normalisedDomain(domain))
-            let typeName = try DomainName(parsing: publication.type.rawValue + ".").appending(domain)
+            let typeName = try publication.type.domainName(in: domain)
             let hostLabel = options.hostName ?? MDNSRuntime.defaultHostLabel()
             let host = try DomainName(labels: [hostLabel]).appending(domain)
             var ipv4: [IPv4Address] = []

@@ -98,7 +98,7 @@ struct Registration {
 
     /// `<subtype>._sub.<type>` for each subtype (RFC 6763 §7.1); invalid labels are left out.
     private static func subtypeNames(of service: ServiceRegistration) -> [DomainName] {
-        service.subtypes.compactMap(service.serviceType.subtypeName)
+        service.subtypes.compactMap { try? service.serviceType.subtypeName($0) }
     }
 
     /// `<label>.<service type>` or `<label>.local.`.
@@ -173,7 +173,7 @@ struct Registration {
     /// `_services._dns-sd._udp.<domain>` for the domain of `serviceType` (RFC 6763 §9).
     static func serviceEnumerationName(for serviceType: DomainName) -> DomainName {
         let domain = serviceType.parent.parent
-        return (try? DomainName(labels: ["_services", "_dns-sd", "_udp"]).appending(domain)) ?? domain
+        return (try? DomainName.serviceTypeEnumerationName(in: domain)) ?? domain
     }
 
     private static func nsec(name: DomainName, types: [RecordType]) -> ResourceRecord {

@@ -34,8 +34,7 @@ public struct ServiceRegistrationRecords: Hashable, Sendable {
         var subtypeNames: [DomainName] = []
         for subtype in subtypes {
             let label = subtype.hasPrefix("_") ? subtype : "_" + subtype
-            subtypeNames.append(
-                try serviceType.prepending(label: Array("_sub".utf8)).prepending(label: Array(label.utf8)))
+            subtypeNames.append(try serviceType.subtypeName(label))
         }
         self.subtypeNames = subtypeNames
         self.srv = srv
