@@ -76,6 +76,10 @@ public struct MDNSEngine {
     /// The interface `id` as last set, or nil when the engine does not run on it.
     public func networkInterface(_ id: InterfaceID) -> NetworkInterface? { interfaces[id]?.interface }
 
+    /// The name of interface `id` as last set, or its index once the engine no longer runs on it:
+    /// what messages and IPv6 zones call it.
+    public func interfaceName(_ id: InterfaceID) -> String { interfaces[id]?.interface.name ?? String(id.index) }
+
     /// The current name of a registration, or nil once it is gone.
     public func name(of id: RegistrationID) -> DomainName? { registrations[.service(id)]?.name }
 

@@ -48,6 +48,9 @@ struct DiscoveryDriver {
     /// The interface `id` as last set, or nil when the driver does not run on it.
     func interface(_ id: InterfaceID) -> NetworkInterface? { engine.networkInterface(id) }
 
+    /// The name of interface `id`, or its index once the driver no longer runs on it.
+    func interfaceName(_ id: InterfaceID) -> String { engine.interfaceName(id) }
+
     // MARK: Inputs
 
     /// Everything that can happen to the driver; ``handle(_:at:)`` takes one at a time.

@@ -152,15 +152,15 @@ final class RuntimeLoop {
                 try socket.send(datagram.bytes, on: datagram.interface, to: datagram.destination)
             } catch {
                 // A lost datagram: mDNS retransmits everything that matters (§8, §5.2).
-                statistics.update(datagram.interface, datagram.family, name: interfaceName(datagram.interface)) {
+                statistics.update(datagram.interface, datagram.family, name: driver.interfaceName(datagram.interface)) {
                     $0.sendFailures += 1
                 }
                 diagnostics.emit(
-                    .warning, .socket, interface: interfaceName(datagram.interface),
+                    .warning, .socket, interface: driver.interfaceName(datagram.interface),
                     "could not send \(Self.noun(for: datagram.purpose)) to \(datagram.destination): \(error)")
                 continue
             }
-            statistics.update(datagram.interface, datagram.family, name: interfaceName(datagram.interface)) {
+            statistics.update(datagram.interface, datagram.family, name: driver.interfaceName(datagram.interface)) {
                 $0.packetsSent += 1
                 $0.bytesSent += UInt64(datagram.bytes.count)
             }
@@ -212,7 +212,7 @@ final class RuntimeLoop {
             reportNewSocketCounts(socket)
             var multicastSent = 0
             for datagram in datagrams {
-                let name = interfaceName(datagram.interface)
+                let name = driver.interfaceName(datagram.interface)
                 statistics.update(datagram.interface, socket.family, name: name) {
                     $0.packetsReceived += 1
                     $0.bytesReceived += UInt64(datagram.bytes.count)
@@ -298,7 +298,7 @@ final class RuntimeLoop {
                     }
                     if let displaced {
                         diagnostics.emit(
-                            .warning, .interface, interface: interfaceName(displaced),
+                            .warning, .interface, interface: driver.interfaceName(displaced),
                             "gave up the \(Self.familyName(family)) mDNS group membership to \(interface.name), "
                                 + "a lower-numbered interface: the kernel allows no more per socket")
                     }
@@ -328,10 +328,6 @@ final class RuntimeLoop {
     }
 
     // MARK: Diagnostics
-
-    private func interfaceName(_ id: InterfaceID) -> String {
-        driver.interface(id)?.name ?? String(id.index)
-    }
 
     private static func familyName(_ family: IPFamily) -> String {
         family == .v4 ? "IPv4" : "IPv6"
@@ -369,7 +365,7 @@ final class RuntimeLoop {
             summary = "\(datagram.bytes.count) bytes that do not decode: \(error)"
         }
         diagnostics.emit(
-            level, category, interface: interfaceName(datagram.interface),
+            level, category, interface: driver.interfaceName(datagram.interface),
             "sent \(Self.noun(for: datagram.purpose)) to \(destination): \(summary)")
     }
 
@@ -382,20 +378,21 @@ final class RuntimeLoop {
                 let kind =
                     message.header.isResponse ? "a response" : message.authorities.isEmpty ? "a query" : "a probe"
                 diagnostics.emit(
-                    .debug, message.header.isResponse ? .response : .query, interface: interfaceName(interface),
+                    .debug, message.header.isResponse ? .response : .query, interface: driver.interfaceName(interface),
                     "received \(kind) from \(source): \(MessageSummary.describe(message))")
             case .dropped(let reason, let source, let interface):
                 let level: CiaoDiagnostic.Level = if case .undecodable = reason { .info } else { .debug }
                 diagnostics.emit(
-                    level, .packet, interface: interfaceName(interface), "dropped a datagram from \(source): \(reason)")
+                    level, .packet, interface: driver.interfaceName(interface),
+                    "dropped a datagram from \(source): \(reason)")
             case .conflict(let name, let source, let interface, let whileProbing):
                 diagnostics.emit(
-                    .info, .publication, interface: interfaceName(interface),
+                    .info, .publication, interface: driver.interfaceName(interface),
                     "\(source) answers for \(name) with other data (RFC 6762 §9): "
                         + (whileProbing ? "choosing another name" : "probing for it again"))
             case .lostProbeTieBreak(let name, let source, let interface):
                 diagnostics.emit(
-                    .info, .publication, interface: interfaceName(interface),
+                    .info, .publication, interface: driver.interfaceName(interface),
                     "\(source) probes for \(name) too and wins the tie-break (RFC 6762 §8.2): probing again in a second"
                 )
             case .registered(let name):
@@ -409,7 +406,7 @@ final class RuntimeLoop {
                 diagnostics.emit(.info, .publication, "host name \(old) is now \(new)")
             case .unsendable(let purpose, let error, let interface):
                 diagnostics.emit(
-                    .error, .packet, interface: interfaceName(interface),
+                    .error, .packet, interface: driver.interfaceName(interface),
                     "could not encode \(Self.noun(for: purpose)), not sent: \(error)")
             }
         }

@@ -613,7 +613,7 @@ struct ServiceDirectory {
         -> String
     {
         if case .v6(let v6) = address, v6.isLinkLocal {
-            return "\(v6)%\(engine.networkInterface(interface)?.name ?? String(interface.index))"
+            return "\(v6)%\(engine.interfaceName(interface))"
         }
         return address.description
     }
