@@ -1,7 +1,4 @@
 import Ciao
-#if canImport(Glibc)
-import Glibc
-#endif
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -176,7 +173,7 @@ enum ExploreView {
             ("Interface: \(instance.interfaceName)", .plain),
         ]
         if let removed = instance.removedAt {
-            lines.append(("Gone at \(clock(removed)) (goodbye or expiry)", Screen.Style(color: .red)))
+            lines.append(("Gone at \(TimeOfDay.of(removed)) (goodbye or expiry)", Screen.Style(color: .red)))
         }
         if let resolved = instance.resolved {
             lines += [("Host: \(resolved.hostName)", .plain), ("Port: \(resolved.port)", .plain)]
@@ -190,7 +187,7 @@ enum ExploreView {
         } else {
             lines.append(("resolving…", .dim))
         }
-        lines.append(("Last seen: \(clock(instance.lastSeen)) (\(age(instance.lastSeen, now: now)))", .dim))
+        lines.append(("Last seen: \(TimeOfDay.of(instance.lastSeen)) (\(age(instance.lastSeen, now: now)))", .dim))
         return lines
     }
 
@@ -214,15 +211,6 @@ enum ExploreView {
         }
         pieces.append((current, line.style))
         return pieces
-    }
-
-    /// `HH:MM:SS` in local time.
-    static func clock(_ date: Date) -> String {
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
-        var parts = tm()
-        localtime_r(&seconds, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : String(value) }
-        return "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
     }
 
     private static func age(_ date: Date, now: Date) -> String {
