@@ -9,8 +9,6 @@ import Testing
     /// Two hosts register the same instance name at the same moment, on 1000 seeds: each time
     /// exactly one keeps it and the other ends up `Name (2)` (§8.2 tie-break, §9 rename).
     @Test(.long) func simultaneousRegistrationEndsWithOneOwnerOverManySeeds() {
-        let clock = ContinuousClock()
-        let started = clock.now
         let shared = Names.instance("Shared")
         let renamed = Names.instance("Shared (2)")
         var failures: [String] = []
@@ -49,11 +47,7 @@ import Testing
                 failures.append("seed \(seed): names \(names), registered \(registered), renames \(renames.count)")
             }
         }
-        let elapsed = clock.now - started
         #expect(failures.isEmpty, "\(failures.count) failures, e.g. \(failures.prefix(5))")
-        // A tiny network for a few virtual seconds per seed: this must stay fast (about 3 s of CPU
-        // in a debug build; the bound leaves room for a loaded machine).
-        #expect(elapsed < .seconds(60), "took \(elapsed)")
     }
 
     /// First probe 0–250 ms after registering, three probes 250 ms apart asking ANY (the first as
