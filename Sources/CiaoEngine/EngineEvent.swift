@@ -18,7 +18,7 @@ public struct QueryID: Hashable, Comparable, Sendable, CustomStringConvertible {
 public enum EngineEvent: Hashable, Sendable {
     /// The service finished probing and announcing starts, under `name` (RFC 6762 §8.3).
     case registered(RegistrationID, name: DomainName)
-    /// The service lost a conflict and is probing again under `newName` (RFC 6762 §9).
+    /// The service lost a conflict and is probing again, under `to` (RFC 6762 §9).
     case renamed(RegistrationID, from: DomainName, to: DomainName)
     /// The name is taken and renaming is off: the registration is withdrawn (DNS-SD error −65548).
     case nameConflict(RegistrationID, name: DomainName)

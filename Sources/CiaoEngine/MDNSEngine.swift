@@ -83,9 +83,10 @@ public struct MDNSEngine {
     /// The current name of a registration, or nil once it is gone.
     public func name(of id: RegistrationID) -> DomainName? { registrations[.service(id)]?.name }
 
-    /// Records cached on `interface`, for inspection.
+    /// Records cached on `interface`, those leaving within their last second included, for
+    /// inspection.
     public func cachedRecords(on interface: InterfaceID) -> [ResourceRecord] {
-        interfaces[interface]?.cache.entries.values.map(\.record) ?? []
+        interfaces[interface]?.cache.records ?? []
     }
 
     /// The records cached on `interface` under `name` and `type` that are on their way out (a

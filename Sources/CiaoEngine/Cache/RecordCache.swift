@@ -248,17 +248,16 @@ struct RecordCache {
 
     var count: Int { slotOf.count }
 
-    /// Every entry, for inspection.
-    var entries: [RecordKey: Entry] {
-        Dictionary(uniqueKeysWithValues: slots.compactMap { $0.map { ($0.key, $0) } })
-    }
+    /// Every record cached, those leaving within their last second included, in no particular
+    /// order: for inspection.
+    var records: [ResourceRecord] { slots.compactMap { $0?.record } }
 
-    /// The live records answering `name`/`type` (`ANY` matches every type).
     /// The entry of `key`, if cached: one lookup, whatever the size of its RRset.
     func entry(_ key: RecordKey) -> Entry? {
         slotOf[key].flatMap { slots[$0] }
     }
 
+    /// The live records answering `name`/`type` (`ANY` matches every type).
     func records(named name: DomainName, type: RecordType) -> [Entry] {
         slots(named: name, type: type).compactMap { slots[$0] }
     }
