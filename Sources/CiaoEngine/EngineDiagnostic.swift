@@ -52,8 +52,8 @@ extension EngineEvent {
 
 /// Why the engine ignored a received datagram.
 public enum DropReason: Hashable, Sendable, CustomStringConvertible {
-    /// The engine sent it, and the kernel looped it back so that other stacks on this host hear
-    /// it: from one of our addresses and port 5353, with the bytes of a datagram sent in the last
+    /// The engine sent it, and the kernel looped it back so that other responders on this host
+    /// hear it: from one of our addresses and port 5353, with the bytes of a datagram sent in the last
     /// two seconds (``MDNSEngine/noteSent(at:)``).
     case ownMulticast
     /// It came on an interface the engine does not use.

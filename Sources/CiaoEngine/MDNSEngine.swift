@@ -17,8 +17,8 @@ public struct MDNSEngine {
         /// exceed it are sent in packets of up to 9000 bytes.
         public var maximumDatagramSize: Int
         /// The families over which a question's first query asks for unicast replies (QU, RFC 6762
-        /// §5.4): those on which no other stack on this host shares the mDNS port, since such a
-        /// stack may be handed the replies instead (§15.1).
+        /// §5.4): those on which no other responder on this host shares the mDNS port, since such
+        /// a responder may be handed the replies instead (§15.1).
         public var unicastReplyFamilies: Set<IPFamily>
         /// A query over one family lists as known answers (RFC 6762 §7.1) only records that came
         /// over that family, as avahi-daemon's caches per protocol do: a dual-stack responder then
@@ -281,7 +281,7 @@ public struct MDNSEngine {
         } catch {
             return dropped(datagram, .undecodable(error))
         }
-        // §11: unicast packets must come from on-link sources (CERT VU#550620).
+        // §11: unicast datagrams must come from on-link sources (CERT VU#550620).
         guard datagram.isMulticast || interface.isOnLink(datagram.source.address) else {
             return dropped(datagram, .offLink)
         }

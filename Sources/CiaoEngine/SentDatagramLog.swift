@@ -1,11 +1,11 @@
 /// The datagrams the engine sent in the last few seconds, by content, so that it can recognise its
 /// own multicast when the kernel loops it back (``DropReason/ownMulticast``).
 ///
-/// Looping back is needed (another mDNS stack on this host, such as avahi-daemon, must hear us),
+/// Looping back is needed (another responder on this host, such as avahi-daemon, must hear us),
 /// but our own probes, announcements and queries are not news to the engine that sent them. By
 /// content alone, however many copies come back and on whichever interface: our multicast heard
 /// again over another interface on the same link is ours too. So a byte-identical datagram that
-/// another stack on this host sends within the two seconds is taken for ours.
+/// another responder on this host sends within the two seconds is taken for ours.
 /// Bounded: entries older than ``lifetime`` go, and at most ``capacity`` are kept.
 struct SentDatagramLog {
     static let lifetime: Duration = .seconds(2)

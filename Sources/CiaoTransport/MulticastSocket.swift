@@ -10,18 +10,18 @@ import CiaoWire
 ///
 /// One socket per family serves every interface: it joins the group per interface index and
 /// attributes each datagram by the receiving interface the kernel reports (IP_PKTINFO /
-/// IPV6_RECVPKTINFO), because a socket joined on one interface hears packets that arrive on all.
+/// IPV6_RECVPKTINFO), because a socket joined on one interface hears datagrams that arrive on all.
 /// Sends pick the interface with a per-datagram PKTINFO control message rather than
 /// IP_MULTICAST_IF, so one socket can send on any interface without changing socket state.
 ///
 /// The socket is bound with SO_REUSEADDR and SO_REUSEPORT so it runs beside avahi-daemon or another
-/// mDNS stack on the same host; multicast is delivered to every such socket, but the kernel hands
+/// responder on the same host; multicast is delivered to every such socket, but the kernel hands
 /// each unicast datagram to only one of them (``portWasInUse`` tells whether another holds the port).
-/// Multicast loopback stays on so those other stacks hear us; the engine recognises our own packets.
+/// Multicast loopback stays on so those other responders hear us; the engine recognises its own multicast.
 ///
 /// IP_MULTICAST_ALL stays on (the Linux default), so the socket also hears the mDNS group on
 /// interfaces that only some other socket on the host joined: the runtime must ignore datagrams
-/// from interfaces it does not manage. Turning it off looks cleaner but loses packets on Linux 6.x:
+/// from interfaces it does not manage. Turning it off looks cleaner but loses datagrams on Linux 6.x:
 /// when exactly one socket of a SO_REUSEPORT group passes the membership filter, UDP early demux
 /// hands the datagram to that socket's reuseport group, whose hash may pick a member that never
 /// joined (seen on 6.18 with a second, unjoined socket on 5353).
@@ -51,7 +51,7 @@ public final class MulticastSocket {
     public private(set) var truncatedDatagrams: UInt64 = 0
     /// Sends that failed with a transient error (see `TransportError.isTransient`).
     public private(set) var sendFailures: UInt64 = 0
-    /// True when another socket held the port as this one opened: another mDNS stack runs on this
+    /// True when another socket held the port as this one opened: another responder runs on this
     /// host, and a unicast reply sent to the port may reach it instead of us (RFC 6762 §15.1).
     public let portWasInUse: Bool
 
@@ -67,7 +67,7 @@ public final class MulticastSocket {
         portWasInUse = Self.isInUse(port, family: family)
         fileDescriptor = try Self.open(family: family, port: port)
         // Exactly the limit: a larger datagram comes back cut short, with MSG_TRUNC set.
-        slots = ReceiveSlots(count: Self.receiveSlots, packetSize: Self.maximumDatagramSize, controlSize: 256)
+        slots = ReceiveSlots(count: Self.receiveSlots, datagramSize: Self.maximumDatagramSize, controlSize: 256)
     }
 
     deinit {

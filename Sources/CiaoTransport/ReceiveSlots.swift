@@ -3,7 +3,7 @@ import Glibc
 #endif
 import CCiaoShim
 
-/// The memory one recvmmsg(2) call fills: per slot a packet buffer, a control-message buffer, a
+/// The memory one recvmmsg(2) call fills: per slot a datagram buffer, a control-message buffer, a
 /// source address, and the iovec and message header that point at them. Allocated once per socket
 /// and reused for every read; it belongs to that socket's thread.
 struct ReceiveSlots: ~Copyable {
@@ -11,26 +11,26 @@ struct ReceiveSlots: ~Copyable {
     let count: Int
     /// The `struct mmsghdr` array handed to recvmmsg(2).
     let messages: UnsafeMutablePointer<ciao_mmsghdr>
-    private let packetSize: Int
+    private let datagramSize: Int
     private let controlSize: Int
-    private let packets: UnsafeMutableRawBufferPointer
+    private let datagramBuffers: UnsafeMutableRawBufferPointer
     private let controls: UnsafeMutableRawBufferPointer
     private let sources: UnsafeMutablePointer<sockaddr_storage>
     private let vectors: UnsafeMutablePointer<iovec>
 
-    init(count: Int, packetSize: Int, controlSize: Int) {
+    init(count: Int, datagramSize: Int, controlSize: Int) {
         // Every slot's control buffer must start cmsghdr-aligned, as the first one does.
         precondition(controlSize % MemoryLayout<cmsghdr>.alignment == 0, "control buffers must stay aligned")
         self.count = count
-        self.packetSize = packetSize
+        self.datagramSize = datagramSize
         self.controlSize = controlSize
-        packets = .allocate(byteCount: count * packetSize, alignment: 16)
+        datagramBuffers = .allocate(byteCount: count * datagramSize, alignment: 16)
         controls = .allocate(byteCount: count * controlSize, alignment: MemoryLayout<cmsghdr>.alignment)
         sources = .allocate(capacity: count)
         vectors = .allocate(capacity: count)
         messages = .allocate(capacity: count)
         for slot in 0..<count {
-            vectors[slot] = iovec(iov_base: packets.baseAddress! + slot * packetSize, iov_len: packetSize)
+            vectors[slot] = iovec(iov_base: datagramBuffers.baseAddress! + slot * datagramSize, iov_len: datagramSize)
             messages[slot] = ciao_mmsghdr()
             messages[slot].msg_hdr.msg_name = UnsafeMutableRawPointer(sources + slot)
             messages[slot].msg_hdr.msg_iov = vectors + slot
@@ -41,7 +41,7 @@ struct ReceiveSlots: ~Copyable {
     }
 
     deinit {
-        packets.deallocate()
+        datagramBuffers.deallocate()
         controls.deallocate()
         sources.deallocate()
         vectors.deallocate()
@@ -60,7 +60,8 @@ struct ReceiveSlots: ~Copyable {
 
     /// The bytes the last read put in `slot`.
     func payload(_ slot: Int) -> UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(start: packets.baseAddress! + slot * packetSize, count: Int(messages[slot].msg_len))
+        UnsafeRawBufferPointer(
+            start: datagramBuffers.baseAddress! + slot * datagramSize, count: Int(messages[slot].msg_len))
     }
 
     /// The source address the last read put in `slot`.

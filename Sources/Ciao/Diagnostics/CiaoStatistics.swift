@@ -17,7 +17,7 @@ public struct CiaoStatistics: Hashable, Sendable {
         public var bytesSent: UInt64 = 0
         /// Datagrams the kernel refused to send.
         public var sendFailures: UInt64 = 0
-        /// Our own multicast, looped back so that other stacks on this host hear it, and ignored.
+        /// Our own multicast, looped back so that other responders on this host hear it, and ignored.
         public var ownPacketsIgnored: UInt64 = 0
         /// Datagrams that are not DNS messages.
         public var undecodable: UInt64 = 0

@@ -54,7 +54,7 @@ final class RuntimeLoop {
         wakeup = try Wakeup()
         var seed: UInt64 = 0
         withUnsafeMutableBytes(of: &seed) { $0.copyBytes(from: (0..<8).map { _ in UInt8.random(in: .min ... .max) }) }
-        // Unicast replies reach us only over a family on which no other stack shares port 5353.
+        // Unicast replies reach us only over a family on which no other responder shares port 5353.
         let unicastReplyFamilies = Set(sockets.filter { !$0.value.portWasInUse }.keys)
         driver = DiscoveryDriver(
             engine: MDNSEngine(
@@ -194,7 +194,7 @@ final class RuntimeLoop {
     /// time it handled the datagram, for the once-a-second rule (RFC 6762 §6), so the send must
     /// not wait for the rest of the batch. When answers were multicast on this socket's family
     /// and the batch was not full, reads once more at once, about as many as were sent: the
-    /// kernel loops our multicast back during the send (other stacks on this host must hear it),
+    /// kernel loops our multicast back during the send (other responders on this host must hear it),
     /// so it is already waiting, and reading it now saves a poll(2) round per answered query. A
     /// full batch goes back to poll first, so the other descriptors get their turn.
     private func receive(from socket: MulticastSocket) {

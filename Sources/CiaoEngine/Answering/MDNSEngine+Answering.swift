@@ -133,7 +133,7 @@ extension MDNSEngine {
                 {
                     // QU (§5.4): unicast, unless we have not multicast the record within a quarter
                     // of its TTL; then multicast it, so every cache on the link is refreshed. A
-                    // QU from this host (another stack) is multicast too: a unicast reply to the
+                    // QU from this host (another responder) is multicast too: a unicast reply to the
                     // port we share may be handed to us rather than to it (§15.1).
                     unicast.insert(record)
                 } else {

@@ -3,7 +3,7 @@ import CiaoWire
 /// Same-host discovery: our own queries see our own records, as if they had come from the network.
 ///
 /// Our multicast is looped back by the kernel (and by the simulated network) but the engine drops
-/// it (our own packets are not news), so the engine reports its own records itself: a
+/// it (our own multicast is no news), so the engine reports its own records itself: a
 /// service is visible from the moment it is registered (``EngineEvent/registered(_:name:)``) until
 /// it is deregistered or loses its name, and the host's address records while it has addresses.
 extension MDNSEngine {

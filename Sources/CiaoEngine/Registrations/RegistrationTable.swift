@@ -93,7 +93,7 @@ struct RegistrationTable {
     var services: Dictionary<RegistrationID, Registration>.Values { byID.values }
 
     /// When the first probe or announcement of a service is due, if one is. Kept while no change
-    /// can have moved it, so that neither the engine's `nextDeadline` nor a received packet looks
+    /// can have moved it, so that neither the engine's `nextDeadline` nor a received datagram looks
     /// at every service; while unknown, each call looks.
     var nextServiceDue: Instant? {
         earliestServiceDueIsKnown ? earliestServiceDue : byID.values.reduce(nil) { earlier($0, $1.nextDue) }
