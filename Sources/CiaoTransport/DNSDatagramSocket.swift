@@ -3,7 +3,7 @@ import Glibc
 #endif
 import CiaoNetwork
 
-/// A UDP socket for one unicast DNS query try (RFC 1035 §4.2.1): bound by the kernel to a fresh
+/// A UDP socket for one unicast DNS query attempt (RFC 1035 §4.2.1): bound by the kernel to a fresh
 /// random ephemeral port and connected to the server, so only the server's datagrams arrive and
 /// an ICMP unreachable shows as ECONNREFUSED. Non-blocking; closed on deinit.
 public final class DNSDatagramSocket {

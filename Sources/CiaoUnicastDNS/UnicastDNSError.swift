@@ -2,7 +2,7 @@ import CiaoWire
 
 /// Why a unicast DNS query failed, each with what a user can do about it.
 public enum UnicastDNSError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// No server answered within the tries the configuration allows.
+    /// No server answered within the attempts the configuration allows.
     case timedOut(name: DomainName, type: RecordType)
     /// Every server answered with this RCODE (SERVFAIL 2, FORMERR 1, NOTIMP 4, or another).
     case serverFailure(rcode: UInt8)

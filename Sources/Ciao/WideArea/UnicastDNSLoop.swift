@@ -7,7 +7,7 @@ import CiaoUnicastDNS
 import CiaoWire
 import Synchronization
 
-/// Runs a ``UnicastDNSClient`` on a thread of its own over real sockets: a UDP socket per try,
+/// Runs a ``UnicastDNSClient`` on a thread of its own over real sockets: a UDP socket per attempt,
 /// TCP when a reply was truncated (RFC 7766), poll(2) for replies and deadlines. Questions come
 /// in from any thread; each answer or failure resumes its caller.
 final class UnicastDNSLoop: Sendable {
@@ -109,7 +109,7 @@ private struct LoopTransfer: @unchecked Sendable {
     let state: LoopState
 }
 
-/// What the loop's thread owns: the client, the open sockets by try, and who waits for what.
+/// What the loop's thread owns: the client, the open sockets by attempt, and who waits for what.
 struct LoopState {
     var client: UnicastDNSClient<SystemRandomNumberGenerator>
     var waiting:
@@ -200,7 +200,7 @@ struct LoopState {
         streamSockets.values.filter(\.socket.wantsToWrite).map(\.socket.fileDescriptor)
     }
 
-    /// Sends what the client asks to send, closes the sockets of finished tries and resumes the
+    /// Sends what the client asks to send, closes the sockets of finished attempts and resumes the
     /// callers of answered questions; again while that makes more to do.
     mutating func carryOut() {
         while true {

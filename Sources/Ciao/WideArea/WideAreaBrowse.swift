@@ -205,7 +205,7 @@ package struct WideAreaBrowse: Sendable {
         } catch {
             return .failure(error)
         }
-        // not a task group: that would wait for the queries, which wait out their tries whatever
+        // not a task group: that would wait for the queries, which wait out their attempts whatever
         // `timeout` says (a server that never answers kept `ciao resolve --timeout 3` for 10 s)
         return await Self.first(
             of: { await round.resolve(name, service, fresh: false).map(\.0) },
