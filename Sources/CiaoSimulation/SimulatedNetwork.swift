@@ -112,7 +112,7 @@ public struct SimulatedNetworkOf<Stack: SimulatedStack> {
         links[link.index] = conditions
     }
 
-    /// Adds a host whose stack `makeStack` builds from an engine named `hostName` (or an observer
+    /// Adds a host whose stack `makeStack` builds from an engine whose host label is `hostLabel` (or an observer
     /// without one when nil), with one interface on each link, from 198.18.0.0/15 and
     /// fd00:198:18:L::H/64.
     ///
@@ -121,7 +121,7 @@ public struct SimulatedNetworkOf<Stack: SimulatedStack> {
     /// other's multicast, a unicast datagram to them going to one of the two.
     @discardableResult
     public mutating func addHost(
-        named hostName: String?, links hostLinks: [LinkID], seed: UInt64? = nil,
+        named hostLabel: String?, links hostLinks: [LinkID], seed: UInt64? = nil,
         cacheCapacity: Int = 4096,
         unicastReplyFamilies: Set<IPFamily> = Set(IPFamily.allCases), knownAnswersPerFamily: Bool = false,
         sharingAddressesOf sibling: HostID? = nil, makeStack: (MDNSEngine) -> Stack
@@ -133,7 +133,7 @@ public struct SimulatedNetworkOf<Stack: SimulatedStack> {
                 sibling.flatMap { hosts[$0.index].interfaces[link] }
                 ?? Self.interface(for: id, on: link, families: families)
         }
-        let stack = hostName.map {
+        let stack = hostLabel.map {
             makeStack(
                 MDNSEngine(
                     configuration: .init(
@@ -346,17 +346,17 @@ public struct SimulatedNetworkOf<Stack: SimulatedStack> {
 }
 
 extension SimulatedNetworkOf where Stack == MDNSEngine {
-    /// Adds a host running an engine named `hostName`, or an observer without one when nil (see
+    /// Adds a host running an engine whose host label is `hostLabel`, or an observer without one when nil (see
     /// ``addHost(named:links:seed:cacheCapacity:unicastReplyFamilies:knownAnswersPerFamily:sharingAddressesOf:makeStack:)``).
     @discardableResult
     public mutating func addHost(
-        named hostName: String?, links hostLinks: [LinkID], seed: UInt64? = nil,
+        named hostLabel: String?, links hostLinks: [LinkID], seed: UInt64? = nil,
         cacheCapacity: Int = 4096,
         unicastReplyFamilies: Set<IPFamily> = Set(IPFamily.allCases), knownAnswersPerFamily: Bool = false,
         sharingAddressesOf sibling: HostID? = nil
     ) -> HostID {
         addHost(
-            named: hostName, links: hostLinks, seed: seed, cacheCapacity: cacheCapacity,
+            named: hostLabel, links: hostLinks, seed: seed, cacheCapacity: cacheCapacity,
             unicastReplyFamilies: unicastReplyFamilies, knownAnswersPerFamily: knownAnswersPerFamily,
             sharingAddressesOf: sibling, makeStack: { $0 })
     }

@@ -26,14 +26,14 @@ import Testing
     }
 
     @Test func hostNamesCountUp() {
-        #expect(InstanceNamer.nextHostName(after: "h") == "h-2")
-        #expect(InstanceNamer.nextHostName(after: "h-2") == "h-3")
-        #expect(InstanceNamer.nextHostName(after: "h-9") == "h-10")
-        #expect(InstanceNamer.nextHostName(after: "my-host") == "my-host-2")
-        #expect(InstanceNamer.nextHostName(after: "my-host-7") == "my-host-8")
-        #expect(InstanceNamer.nextHostName(after: "h-1") == "h-1-2")
-        #expect(InstanceNamer.nextHostName(after: "h-+2") == "h-+2-2")
-        #expect(InstanceNamer.nextHostName(after: "pi-") == "pi--2")
+        #expect(InstanceNamer.nextHostLabel(after: "h") == "h-2")
+        #expect(InstanceNamer.nextHostLabel(after: "h-2") == "h-3")
+        #expect(InstanceNamer.nextHostLabel(after: "h-9") == "h-10")
+        #expect(InstanceNamer.nextHostLabel(after: "my-host") == "my-host-2")
+        #expect(InstanceNamer.nextHostLabel(after: "my-host-7") == "my-host-8")
+        #expect(InstanceNamer.nextHostLabel(after: "h-1") == "h-1-2")
+        #expect(InstanceNamer.nextHostLabel(after: "h-+2") == "h-+2-2")
+        #expect(InstanceNamer.nextHostLabel(after: "pi-") == "pi--2")
     }
 
     /// Never over 63 bytes, dropping whole characters from the end of the base name.
@@ -43,7 +43,7 @@ import Testing
         #expect(next == String(repeating: "a", count: 59) + " (2)")
         #expect(next.utf8.count == 63)
         #expect(InstanceNamer.nextInstanceName(after: next) == String(repeating: "a", count: 59) + " (3)")
-        let host = InstanceNamer.nextHostName(after: ascii)
+        let host = InstanceNamer.nextHostLabel(after: ascii)
         #expect(host == String(repeating: "a", count: 61) + "-2")
         var name = ascii
         for _ in 0..<150 {
@@ -64,7 +64,7 @@ import Testing
             var host = padding + base
             for round in 2...12 {
                 name = InstanceNamer.nextInstanceName(after: name)
-                host = InstanceNamer.nextHostName(after: host)
+                host = InstanceNamer.nextHostLabel(after: host)
                 #expect(name.utf8.count <= 63 && host.utf8.count <= 63)
                 #expect(name.hasSuffix(" (\(round))") && host.hasSuffix("-\(round)"))
                 // Whole characters of the original: the kept prefix is a prefix of `padding + base`

@@ -1,5 +1,5 @@
 /// The names to try after a conflict (RFC 6762 §9, RFC 6763 §4.1.1): `Name (2)`, `Name (3)` … for
-/// service instances and `host-2`, `host-3` … for host names, never longer than a 63-byte label
+/// service instances and `host-2`, `host-3` … for host labels, never longer than a 63-byte label
 /// and never cutting a UTF-8 character.
 package enum InstanceNamer {
     /// The longest label, in bytes of UTF-8 (RFC 1035 §2.3.4, RFC 6763 §4.1.1).
@@ -19,8 +19,8 @@ package enum InstanceNamer {
         return fitted(base, suffix: " (\(number + 1))")
     }
 
-    /// The host name after `name`: `myhost` → `myhost-2`, `myhost-2` → `myhost-3`.
-    static func nextHostName(after name: String) -> String {
+    /// The host label after `name`: `myhost` → `myhost-2`, `myhost-2` → `myhost-3`.
+    static func nextHostLabel(after name: String) -> String {
         var base = name
         var number = 1
         if let dash = name.lastIndex(of: "-"), let value = counter(name[name.index(after: dash)...]), value >= 2 {

@@ -273,7 +273,7 @@ extension MDNSEngine {
         registration.noteConflict(at: now, window: Self.conflictWindow, limit: Self.conflictLimit)
         let label =
             owner == .host
-            ? InstanceNamer.nextHostName(after: registration.label)
+            ? InstanceNamer.nextHostLabel(after: registration.label)
             : InstanceNamer.nextInstanceName(after: registration.label)
         let delay =
             registration.isThrottled ? Self.conflictBackoff : random.duration(in: Self.firstProbeDelay)
