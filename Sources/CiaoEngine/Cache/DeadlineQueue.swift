@@ -1,7 +1,7 @@
 /// Deadlines of items whose deadline may move or go before it is due, in time order (then `ID`
-/// order). Nothing is removed from the middle: the owner schedules each new deadline and
+/// order). Nothing is removed from the middle: the holder schedules each new deadline and
 /// discards, when it comes first, one that its item no longer has (``discardFirst(while:)``).
-/// Once ``needsRebuild(liveCount:)``, the owner builds the queue again from its live deadlines.
+/// Once ``needsRebuild(liveCount:)``, the holder builds the queue again from its live deadlines.
 package struct DeadlineQueue<ID: Comparable> {
     private struct Deadline: Comparable {
         var time: Instant
