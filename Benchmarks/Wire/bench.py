@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Ciao, avahi-daemon, python-zeroconf and (when given) Apple's mDNSResponder side by side on the
-wire. Run as root, through Benchmarks/peer-benchmark.sh, which installs what is missing
+wire. Run as root, through Benchmarks/wire-benchmark.sh, which installs what is missing
 and builds the agent.
 
     bench.py --agent PATH --zeroconf-python PY [--dbus-python PY] [--mdnsresponder DIR] --out DIR

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turns a peer benchmark's results.json into results.md (tables: each stack's figure and Ciao's
+"""Turns a wire benchmark's results.json into results.md (tables: each stack's figure and Ciao's
 ratio to the best peer) and latency.svg (the latency distributions, SVG written by hand).
 
     report.py DIR        (re)writes DIR/results.md and DIR/latency.svg from DIR/results.json

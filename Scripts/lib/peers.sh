@@ -1,4 +1,4 @@
-# peers.sh — sourced by Scripts/interop.sh, Benchmarks/peer-benchmark.sh and
+# peers.sh — sourced by Scripts/interop.sh, Benchmarks/wire-benchmark.sh and
 # Benchmarks/soak-benchmark.sh: installs the real mDNS peers (Debian's avahi-daemon and friends,
 # PyPI's python-zeroconf in a venv) without ever starting a daemon in the root namespace.
 #

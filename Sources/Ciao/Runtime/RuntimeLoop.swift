@@ -178,7 +178,7 @@ final class RuntimeLoop {
         sendAndDeliver()
     }
 
-    /// The name /proc/PID/task/TID/comm shows (15 bytes at most), where the peer benchmark finds
+    /// The name /proc/PID/task/TID/comm shows (15 bytes at most), where the wire benchmark finds
     /// this thread: what pthread_setname_np does, which Glibc's module does not export to Swift.
     private static func nameCurrentThread(_ name: String) {
         #if canImport(Glibc)

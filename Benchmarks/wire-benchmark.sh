@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# peer-benchmark.sh — Ciao side by side with avahi-daemon 0.8, python-zeroconf and, when given,
+# wire-benchmark.sh — Ciao side by side with avahi-daemon 0.8, python-zeroconf and, when given,
 # Apple's mDNSResponder, on the wire, in one run: discovery, new service, removal,
 # 200 / 1000 services with packets and bytes (tshark), loss, responder CPU per query, idle CPU,
 # memory. Needs root.
 #
 # Usage:
-#   bash Benchmarks/peer-benchmark.sh [--quick] [--no-install] [--only LIST] [--bulk-runs N]
+#   bash Benchmarks/wire-benchmark.sh [--quick] [--no-install] [--only LIST] [--bulk-runs N]
 #                                     [--mdnsresponder DIR] [RESULTS_DIR]
 #
 #   --quick       few repetitions, 200 services only, for CI smoke runs (about 4 minutes; 5 with mDNSResponder)
@@ -59,9 +59,9 @@ ONLY=""
 BULK_RUNS=""
 MDNSR=${CIAO_MDNSRESPONDER:-}
 OUT=""
-COMMAND="bash Benchmarks/peer-benchmark.sh $*"
+COMMAND="bash Benchmarks/wire-benchmark.sh $*"
 
-log() { echo "peer-benchmark: $*" >&2; }
+log() { echo "wire-benchmark: $*" >&2; }
 die() { log "$*"; exit 1; }
 
 while [ $# -gt 0 ]; do
