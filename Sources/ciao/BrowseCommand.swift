@@ -117,7 +117,7 @@ struct BrowseRun {
     /// Services this host publishes, left out with -l.
     private var ignored: Set<Service> = []
     private var unresolved: Set<Service> = []
-    private var protocols = ProtocolLedger()
+    private var printedFamilies = FamilyLedger()
     private var quiet = QuietPeriod()
 
     init(options: BrowseOptions, scope: NetworkScope) throws {
@@ -240,13 +240,14 @@ struct BrowseRun {
             found.insert(service)
             if options.resolve { unresolved.insert(service) }
             let interface = interfaces.info(for: service.interfaceIndex)
-            let families = protocols.found(service, heard: session.families(of: service), fallback: interface.families)
+            let families = printedFamilies.found(
+                service, heard: session.families(of: service), fallback: interface.families)
             printer.print(.found(service, InterfaceInfo(name: interface.name, families: families)))
         case .removed(let service):
             found.remove(service)
             unresolved.remove(service)
             let interface = interfaces.info(for: service.interfaceIndex)
-            let families = protocols.removed(service, fallback: interface.families)
+            let families = printedFamilies.removed(service, fallback: interface.families)
             printer.print(.removed(service, InterfaceInfo(name: interface.name, families: families)))
         case .resolved(let reported):
             unresolved.remove(reported.service)
@@ -265,12 +266,12 @@ struct BrowseRun {
     private mutating func handleArrival(of service: Service, from session: DiscoverySession) {
         guard found.contains(service), !ignored.contains(service) else { return }
         let interface = interfaces.info(for: service.interfaceIndex)
-        let families = protocols.found(service, heard: session.families(of: service), fallback: [])
+        let families = printedFamilies.found(service, heard: session.families(of: service), fallback: [])
         if !families.isEmpty {
             printer.print(.found(service, InterfaceInfo(name: interface.name, families: families)))
         }
         // A result that has changed meanwhile comes as an event of its own.
-        if let printed = protocols.lastResolved(service), let latest = session.latestResolution(of: service),
+        if let printed = printedFamilies.lastResolved(service), let latest = session.latestResolution(of: service),
             latest == printed
         {
             printResolved(latest, isNews: false)
@@ -280,7 +281,7 @@ struct BrowseRun {
 
     private mutating func printResolved(_ resolved: ResolvedService, isNews: Bool) {
         let interface = interfaces.info(for: resolved.service.interfaceIndex)
-        let families = protocols.resolved(resolved, isNews: isNews)
+        let families = printedFamilies.resolved(resolved, isNews: isNews)
         guard isNews || !families.isEmpty else { return }
         printer.print(.resolved(resolved, InterfaceInfo(name: interface.name, families: families)))
     }

@@ -1,12 +1,12 @@
 import Ciao
 
-/// What `ciao browse` has printed for each service per protocol, so that `-p` prints a line per
-/// family a service's records came over, as avahi-browse does: a record first coming over a
-/// second family adds that protocol's `+` (and `=`) lines once, later.
-struct ProtocolLedger {
+/// What `ciao browse` has printed for each service per address family, so that `-p` prints a line
+/// per family a service's records came over, as avahi-browse does per "protocol": a record first
+/// coming over a second family adds that family's `+` (and `=`) lines once, later.
+struct FamilyLedger {
     private struct Printed {
         var families: Set<NetworkScope.AddressFamily> = []
-        /// The last result, and the address each protocol's `=` line showed.
+        /// The last result, and the address each family's `=` line showed.
         var resolved: ResolvedService?
         var addresses: [NetworkScope.AddressFamily: String] = [:]
     }

@@ -4,11 +4,11 @@ import Testing
 
 /// `ciao browse -p` prints a line per protocol a service's records came over, each once: a
 /// record's later first arrival over IPv6 adds the IPv6 lines then.
-@Suite struct ProtocolLedgerTests {
+@Suite struct FamilyLedgerTests {
     let service = Fixture.service
 
     @Test func aProtocolHeardLaterAddsItsLinesOnce() {
-        var ledger = ProtocolLedger()
+        var ledger = FamilyLedger()
         #expect(ledger.found(service, heard: [.ipv4], fallback: [.ipv4, .ipv6]) == [.ipv4])
         var resolved = Fixture.resolved
         resolved.addressesHeardOver = [.ipv4: ["198.18.0.1"]]
@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func aServiceHeardOverNoFamilyFallsBackToTheInterfaces() {
-        var ledger = ProtocolLedger()
+        var ledger = FamilyLedger()
         #expect(ledger.found(service, heard: [], fallback: [.ipv4, .ipv6]) == [.ipv6, .ipv4])
         #expect(ledger.removed(service, fallback: [.ipv4]) == [.ipv6, .ipv4])
         #expect(ledger.removed(service, fallback: [.ipv4]) == [.ipv4])
