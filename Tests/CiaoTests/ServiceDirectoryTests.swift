@@ -480,6 +480,37 @@ import Testing
                 == [long, Self.type, other].sorted { $0.rawValue < $1.rawValue })
     }
 
+    /// A type present on two interfaces is reported once; gone from both, it is new again when
+    /// it comes back.
+    @Test func aTypeOnTwoInterfacesIsReportedOnceAndAgainAfterItWent() {
+        var network = DriverNetwork(seed: 7)
+        let links = [network.addLink(), network.addLink()]
+        let publishers = links.map { network.addHost(named: "pub\($0)", links: [$0], makeStack: DiscoveryDriver.init) }
+        let browser = network.addHost(named: "beta", links: links, makeStack: DiscoveryDriver.init)
+        func send(_ command: DiscoveryDriver.Command, on host: DriverNetwork.HostID) {
+            _ = network.withStack(host) { driver, now in driver.handle(.command(command), at: now) }
+        }
+        func typesReported() -> Int {
+            network.events(of: browser).filter { if case .serviceType(_, Self.type) = $0 { true } else { false } }
+                .count
+        }
+        for (index, host) in publishers.enumerated() {
+            send(.publish(Self.publication(), BackendToken(rawValue: UInt64(index + 1))), on: host)
+        }
+        network.run(for: .seconds(3))
+        send(.browseTypes(BackendToken(rawValue: 10)), on: browser)
+        network.run(for: .seconds(3))
+        #expect(typesReported() == 1)
+        for (index, host) in publishers.enumerated() {
+            send(.cancel(BackendToken(rawValue: UInt64(index + 1))), on: host)
+        }
+        network.run(for: .seconds(3))
+        #expect(typesReported() == 1)
+        send(.publish(Self.publication(), BackendToken(rawValue: 3)), on: publishers[0])
+        network.run(for: .seconds(3))
+        #expect(typesReported() == 2)
+    }
+
     /// A dual-stack publisher's PTR comes over both families and each address over both (Ciao
     /// sends A and AAAA over each); an IPv4-only publisher's over IPv4 alone, as avahi-browse
     /// shows with its lines per protocol.

@@ -12,19 +12,13 @@ import Foundation
 struct ServiceDirectory {
     private var publications: [RegistrationID: PublicationState] = [:]
     private var registrationsByToken: [BackendToken: RegistrationID] = [:]
-    private var browses: [QueryID: BrowseState] = [:]
+    /// What each engine query the directory started is for.
+    private var queries: [QueryID: QueryRole] = [:]
     private var resolutions: [ResolutionID: ResolutionState] = [:]
-    private var typeBrowses: [QueryID: TypeBrowseState] = [:]
     /// The engine queries each token started, to stop them with it.
     private var queriesByToken: [BackendToken: [QueryID]] = [:]
-    /// Which resolution each SRV and TXT query feeds.
-    private var resolutionQueries: [QueryID: ResolutionID] = [:]
     /// The address queries of each SRV target that resolutions follow, shared between them.
     private var addressFollows: [AddressTarget: AddressFollow] = [:]
-    /// Which target each address query asks about.
-    private var addressQueryTargets: [QueryID: AddressTarget] = [:]
-    /// Which lookup each query of a record lookup feeds.
-    private var lookupQueries: [QueryID: BackendToken] = [:]
     /// When each automatic resolution fails without a result. Entries of resolutions that have
     /// a result or are gone stay until they come to the top, and are never the top after an input
     /// (``failResolutions(dueBy:engine:)``), so ``nextDeadline`` is always one to keep; when they
@@ -35,6 +29,18 @@ struct ServiceDirectory {
         /// The instance label of the last ``PublicationUpdate/registered(name:hostName:)``.
         var registeredName: String?
         var token: BackendToken
+    }
+
+    /// What an engine query feeds: one query has one role, from its start until it is stopped.
+    private enum QueryRole {
+        case browse(BrowseState)
+        case typeBrowse(TypeBrowseState)
+        /// An SRV or TXT query of a resolution.
+        case resolution(ResolutionID)
+        /// An A or AAAA query of an SRV target that resolutions follow.
+        case addresses(AddressTarget)
+        /// A query of a record lookup.
+        case lookup(BackendToken)
     }
 
     private struct BrowseState {
@@ -161,14 +167,15 @@ struct ServiceDirectory {
         let typeName = Self.typeName(type)
         let name = subtype.flatMap { try? typeName.subtypeName($0) } ?? typeName
         let query = engine.startQuery(name: name, type: .ptr, at: now)
-        browses[query] = BrowseState(
-            type: type, token: token, resolving: resolutionTimeout.map { AutomaticResolutions(timeout: $0) })
+        queries[query] = .browse(
+            BrowseState(
+                type: type, token: token, resolving: resolutionTimeout.map { AutomaticResolutions(timeout: $0) }))
         queriesByToken[token] = [query]
     }
 
     mutating func browseTypes(token: BackendToken, engine: inout MDNSEngine, at now: Instant) {
         let query = engine.startQuery(name: Self.typeEnumerationName, type: .ptr, at: now)
-        typeBrowses[query] = TypeBrowseState(token: token)
+        queries[query] = .typeBrowse(TypeBrowseState(token: token))
         queriesByToken[token] = [query]
     }
 
@@ -197,7 +204,7 @@ struct ServiceDirectory {
         }
         resolutions[resolutionID] = ResolutionState(
             service: service, interfaces: interfaces, queries: queries, failsAt: failsAt)
-        for query in queries { resolutionQueries[query] = resolutionID }
+        for query in queries { self.queries[query] = .resolution(resolutionID) }
         if let failsAt { resolutionDeadlines.schedule(resolutionID, at: failsAt) }
         return true
     }
@@ -207,7 +214,7 @@ struct ServiceDirectory {
         guard let resolution = resolutions.removeValue(forKey: resolutionID) else { return }
         for query in resolution.queries {
             engine.stopQuery(query)
-            resolutionQueries[query] = nil
+            queries[query] = nil
         }
         if let target = resolution.addressTarget { unfollow(target, resolutionID: resolutionID, engine: &engine) }
     }
@@ -220,7 +227,7 @@ struct ServiceDirectory {
             engine.startQuery(name: lookup.name, type: $0, interfaces: interfaces, at: now)
         }
         queriesByToken[token] = queries
-        for query in queries { lookupQueries[query] = token }
+        for query in queries { self.queries[query] = .lookup(token) }
     }
 
     /// Stops whatever `token` started; a publication is deregistered with goodbyes.
@@ -232,13 +239,11 @@ struct ServiceDirectory {
         stopResolution(.requested(token), engine: &engine)
         for query in queriesByToken.removeValue(forKey: token) ?? [] {
             engine.stopQuery(query)
-            for service in browses.removeValue(forKey: query)?.resolving?.present.sorted(by: { $0.value < $1.value })
-                .map(\.key) ?? []
-            {
+            guard case .browse(let browse) = queries.removeValue(forKey: query), let resolving = browse.resolving
+            else { continue }
+            for service in resolving.present.sorted(by: { $0.value < $1.value }).map(\.key) {
                 stopResolution(.automatic(browse: token, service), engine: &engine)
             }
-            typeBrowses[query] = nil
-            lookupQueries[query] = nil
         }
     }
 
@@ -289,13 +294,19 @@ struct ServiceDirectory {
                 if let token = publications[id]?.token { updates.append(.publication(token, .lostName)) }
             case .heardOver(let query, let record, let interface, _):
                 // Only browses (a line per protocol) and addresses (the first over each) care.
-                if case .found(let service)? = browseUpdate(query, record, interface, present: true) {
+                switch queries[query] {
+                case .browse(let browse):
+                    guard case .found(let service)? = browseUpdate(browse, record, interface, present: true) else {
+                        continue
+                    }
                     let families = engine.arrival(of: record, on: interface)?.families ?? []
                     browseBatches.append(
                         .heardOver(service, Set(families.map(NetworkScope.AddressFamily.init))), to: query)
-                } else if let target = addressQueryTargets[query] {
+                case .addresses(let target):
                     addressRecord(record, .added, on: interface, of: target, engine: engine)
                     if !touchedTargets.contains(target) { touchedTargets.append(target) }
+                default:
+                    continue
                 }
             case .added(let query, let record, let interface), .updated(let query, let record, let interface),
                 .removed(let query, let record, let interface):
@@ -305,7 +316,11 @@ struct ServiceDirectory {
                     case .updated: .updated
                     default: .removed
                     }
-                if let update = browseUpdate(query, record, interface, present: change != .removed) {
+                switch queries[query] {
+                case .browse(let browse):
+                    guard let update = browseUpdate(browse, record, interface, present: change != .removed) else {
+                        continue
+                    }
                     guard case .found(let service) = update else {
                         browseBatches.append(update, to: query)
                         continue
@@ -315,18 +330,18 @@ struct ServiceDirectory {
                     browseBatches.append(update, to: query)
                     let families = Set((arrival?.families ?? []).map(NetworkScope.AddressFamily.init))
                     browseBatches.append(.heardOver(service, families), to: query)
-                } else if typeBrowses[query] != nil {
-                    if let type = typeChange(query, record, interface, present: change != .removed) {
-                        updates.append(.serviceType(typeBrowses[query]!.token, type))
-                    }
-                } else if let resolutionID = resolutionQueries[query] {
+                case .typeBrowse(var typeBrowse):
+                    let type = typeChange(record, interface, present: change != .removed, seen: &typeBrowse.seen)
+                    queries[query] = .typeBrowse(typeBrowse)
+                    if let type { updates.append(.serviceType(typeBrowse.token, type)) }
+                case .resolution(let resolutionID):
                     resolutionRecord(
                         record, change, on: interface, resolutionID: resolutionID, engine: &engine, at: now)
                     touchedResolutions.append(resolutionID)
-                } else if let target = addressQueryTargets[query] {
+                case .addresses(let target):
                     addressRecord(record, change, on: interface, of: target, engine: engine)
                     if !touchedTargets.contains(target) { touchedTargets.append(target) }
-                } else if let token = lookupQueries[query] {
+                case .lookup(let token):
                     let found = DNSRecord(record, interfaceIndex: interface.index)
                     let recordEvent: RecordEvent =
                         switch change {
@@ -335,12 +350,15 @@ struct ServiceDirectory {
                         case .removed: .removed(found)
                         }
                     lookupBatches.append(recordEvent, to: token)
+                case nil:
+                    continue
                 }
             }
         }
         for token in lookupBatches.keys { updates.append(.records(token, lookupBatches[token])) }
         for query in browseBatches.keys {
-            guard let token = browses[query]?.token else { continue }
+            guard case .browse(let browse) = queries[query] else { continue }
+            let token = browse.token
             updates.append(.browse(token, browseBatches[query]))
         }
         for target in touchedTargets {
@@ -369,7 +387,7 @@ struct ServiceDirectory {
     private mutating func resolveAutomatically(
         _ updates: [BrowseUpdate], of query: QueryID, engine: inout MDNSEngine, at now: Instant
     ) -> [BackendUpdate] {
-        guard let browse = browses[query], var resolving = browse.resolving else { return [] }
+        guard case .browse(var browse) = queries[query], var resolving = browse.resolving else { return [] }
         var unresolvable: [BrowseUpdate] = []
         for update in updates.lastMentions {
             switch update {
@@ -387,7 +405,8 @@ struct ServiceDirectory {
                 continue
             }
         }
-        browses[query]?.resolving = resolving
+        browse.resolving = resolving
+        queries[query] = .browse(browse)
         return unresolvable.isEmpty ? [] : [.browse(browse.token, unresolvable)]
     }
 
@@ -421,10 +440,11 @@ struct ServiceDirectory {
         return failures.keys.map { .browse($0, failures[$0]) }
     }
 
-    private func browseUpdate(_ query: QueryID, _ record: ResourceRecord, _ interface: InterfaceID, present: Bool)
+    /// A PTR record's change as `browse` reports it, nil for a record that names no instance of its type.
+    private func browseUpdate(_ browse: BrowseState, _ record: ResourceRecord, _ interface: InterfaceID, present: Bool)
         -> BrowseUpdate?
     {
-        guard let browse = browses[query], case .ptr(let target) = record.data,
+        guard case .ptr(let target) = record.data,
             target.parent == Self.typeName(browse.type), let label = target.firstLabel
         else { return nil }
         let service = Service(
@@ -432,13 +452,12 @@ struct ServiceDirectory {
         return present ? .found(service) : .removed(service)
     }
 
-    /// Notes a type's presence on an interface; returns it when it is new on every interface.
-    /// Types are forgotten when their records go, so the set is bounded by the caches.
-    private mutating func typeChange(
-        _ query: QueryID, _ record: ResourceRecord, _ interface: InterfaceID, present: Bool
-    )
-        -> ServiceType?
-    {
+    /// Notes a type's presence on an interface in `seen`; returns it when it is new on every
+    /// interface. Types are forgotten when their records go, so the set is bounded by the caches.
+    private func typeChange(
+        _ record: ResourceRecord, _ interface: InterfaceID, present: Bool,
+        seen: inout [ServiceType: Set<InterfaceID>]
+    ) -> ServiceType? {
         guard case .ptr(let target) = record.data, target.labelCount >= 3 else { return nil }
         let labels = target.labels
         guard
@@ -446,12 +465,12 @@ struct ServiceDirectory {
                 observed: String(decoding: labels[0], as: UTF8.self) + "." + String(decoding: labels[1], as: UTF8.self))
         else { return nil }
         guard present else {
-            typeBrowses[query]!.seen[type]?.remove(interface)
-            if typeBrowses[query]!.seen[type]?.isEmpty == true { typeBrowses[query]!.seen[type] = nil }
+            seen[type]?.remove(interface)
+            if seen[type]?.isEmpty == true { seen[type] = nil }
             return nil
         }
-        let isNew = typeBrowses[query]!.seen[type] == nil
-        typeBrowses[query]!.seen[type, default: []].insert(interface)
+        let isNew = seen[type] == nil
+        seen[type, default: []].insert(interface)
         return isNew ? type : nil
     }
 
@@ -496,7 +515,7 @@ struct ServiceDirectory {
             let queries = [RecordType.a, .aaaa].map {
                 engine.startQuery(name: target.name, type: $0, interfaces: target.interfaces, at: now)
             }
-            for query in queries { addressQueryTargets[query] = target }
+            for query in queries { self.queries[query] = .addresses(target) }
             addressFollows[target] = AddressFollow(queries: queries)
         }
         addressFollows[target]!.followers.insert(resolutionID)
@@ -512,7 +531,7 @@ struct ServiceDirectory {
         }
         for query in follow.queries {
             engine.stopQuery(query)
-            addressQueryTargets[query] = nil
+            queries[query] = nil
         }
         addressFollows[target] = nil
     }
