@@ -331,6 +331,8 @@ struct ServiceDirectory {
                     let families = Set((arrival?.families ?? []).map(NetworkScope.AddressFamily.init))
                     browseBatches.append(.heardOver(service, families), to: query)
                 case .typeBrowse(var typeBrowse):
+                    // Out of the map while it changes, so that its types are not copied.
+                    queries[query] = nil
                     let type = typeChange(record, interface, present: change != .removed, seen: &typeBrowse.seen)
                     queries[query] = .typeBrowse(typeBrowse)
                     if let type { updates.append(.serviceType(typeBrowse.token, type)) }
@@ -388,6 +390,9 @@ struct ServiceDirectory {
         _ updates: [BrowseUpdate], of query: QueryID, engine: inout MDNSEngine, at now: Instant
     ) -> [BackendUpdate] {
         guard case .browse(var browse) = queries[query], var resolving = browse.resolving else { return [] }
+        // Out of the map while they change, so that the instances present are not copied.
+        queries[query] = nil
+        browse.resolving = nil
         var unresolvable: [BrowseUpdate] = []
         for update in updates.lastMentions {
             switch update {
