@@ -175,7 +175,7 @@ public struct UnicastDNSClient<Random: RandomNumberGenerator & Sendable>: Sendab
         return completions
     }
 
-    // MARK: Tries
+    // MARK: Attempts
 
     private mutating func startAttempt(
         _ query: inout PendingQuery, id: QueryID, over transport: Transport, at now: Duration

@@ -2,7 +2,7 @@
 import Testing
 
 /// The deadline queue alone: time order then ID order, deadlines an item no longer has left for
-/// the owner to skip, and the rebuild threshold.
+/// the holder to discard, and the rebuild threshold.
 @Suite struct DeadlineQueueTests {
     private let t = Instant.zero + .seconds(100)
 
@@ -21,7 +21,7 @@ import Testing
         #expect(queue.count == 0)
     }
 
-    @Test func aMovedDeadlineIsKeptTwiceUntilTheOwnerDiscardsTheOldOne() {
+    @Test func aMovedDeadlineIsKeptTwiceUntilTheHolderDiscardsTheOldOne() {
         var deadline = [7: t + .seconds(5)]
         var queue = DeadlineQueue<Int>()
         queue.schedule(7, at: t + .seconds(5))

@@ -485,7 +485,9 @@ import Testing
     @Test func aTypeOnTwoInterfacesIsReportedOnceAndAgainAfterItWent() {
         var network = DriverNetwork(seed: 7)
         let links = [network.addLink(), network.addLink()]
-        let publishers = links.map { network.addHost(named: "pub\($0)", links: [$0], makeStack: DiscoveryDriver.init) }
+        let publishers = links.map {
+            network.addHost(named: "pub\($0.index)", links: [$0], makeStack: DiscoveryDriver.init)
+        }
         let browser = network.addHost(named: "beta", links: links, makeStack: DiscoveryDriver.init)
         func send(_ command: DiscoveryDriver.Command, on host: DriverNetwork.HostID) {
             _ = network.withStack(host) { driver, now in driver.handle(.command(command), at: now) }
