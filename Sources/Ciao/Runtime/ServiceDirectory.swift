@@ -45,6 +45,8 @@ struct ServiceDirectory {
 
     private struct BrowseState {
         var type: ServiceType
+        /// `type`'s name in `local.`, the parent of every instance it finds.
+        var typeName: DomainName
         var token: BackendToken
         /// When it resolves what it finds: the instances present and how long each may take.
         var resolving: AutomaticResolutions?
@@ -169,7 +171,8 @@ struct ServiceDirectory {
         let query = engine.startQuery(name: name, type: .ptr, at: now)
         queries[query] = .browse(
             BrowseState(
-                type: type, token: token, resolving: resolutionTimeout.map { AutomaticResolutions(timeout: $0) }))
+                type: type, typeName: typeName, token: token,
+                resolving: resolutionTimeout.map { AutomaticResolutions(timeout: $0) }))
         queriesByToken[token] = [query]
     }
 
@@ -360,8 +363,7 @@ struct ServiceDirectory {
         for token in lookupBatches.keys { updates.append(.records(token, lookupBatches[token])) }
         for query in browseBatches.keys {
             guard case .browse(let browse) = queries[query] else { continue }
-            let token = browse.token
-            updates.append(.browse(token, browseBatches[query]))
+            updates.append(.browse(browse.token, browseBatches[query]))
         }
         for target in touchedTargets {
             touchedResolutions += addressFollows[target]?.followers.sorted() ?? []
@@ -450,7 +452,7 @@ struct ServiceDirectory {
         -> BrowseUpdate?
     {
         guard case .ptr(let target) = record.data,
-            target.parent == Self.typeName(browse.type), let label = target.firstLabel
+            target.parent == browse.typeName, let label = target.firstLabel
         else { return nil }
         let service = Service(
             name: String(decoding: label, as: UTF8.self), type: browse.type, interfaceIndex: interface.index)
