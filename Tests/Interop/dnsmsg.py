@@ -1,4 +1,5 @@
-"""Just enough DNS message encoding and decoding for the raw querier (stdlib only).
+"""Just enough DNS message encoding and decoding for the lab's queriers, servers and capture
+tool (stdlib only).
 
 Names are handled as lists of labels (bytes), so instance names may hold dots or any UTF-8;
 `show_name` joins them with '.' for messages. Decoding follows compression pointers with a hop
@@ -9,7 +10,8 @@ from __future__ import annotations
 
 import struct
 
-TYPES = {"A": 1, "PTR": 12, "TXT": 16, "AAAA": 28, "SRV": 33, "NSEC": 47, "ANY": 255}
+TYPES = {"A": 1, "NS": 2, "CNAME": 5, "SOA": 6, "PTR": 12, "HINFO": 13, "TXT": 16, "AAAA": 28, "SRV": 33,
+         "OPT": 41, "NSEC": 47, "ANY": 255}
 TYPE_NAMES = {v: k for k, v in TYPES.items()}
 CLASS_IN = 1
 CACHE_FLUSH = 0x8000
@@ -26,7 +28,9 @@ def build_query(qid: int, questions: list[tuple[list[bytes], int]], unicast_resp
     return struct.pack("!6H", qid, 0, len(questions), 0, 0, 0) + body
 
 
-def _name(buf: bytes, off: int) -> tuple[list[bytes], int]:
+def read_name(buf: bytes, off: int, pointers: list[tuple[int, int]] | None = None) -> tuple[list[bytes], int]:
+    """The name at `off` and the offset just past it; each compression pointer followed is
+    appended to `pointers` as (its offset, its target) when a list is given."""
     out: list[bytes] = []
     end = None
     for _ in range(128):
@@ -34,7 +38,10 @@ def _name(buf: bytes, off: int) -> tuple[list[bytes], int]:
         if ln & 0xC0 == 0xC0:
             if end is None:
                 end = off + 2
-            off = ((ln & 0x3F) << 8) | buf[off + 1]
+            target = ((ln & 0x3F) << 8) | buf[off + 1]
+            if pointers is not None:
+                pointers.append((off, target))
+            off = target
             continue
         if ln == 0:
             return out, (off + 1 if end is None else end)
@@ -43,36 +50,39 @@ def _name(buf: bytes, off: int) -> tuple[list[bytes], int]:
     raise ValueError("compression loop")
 
 
-def parse(buf: bytes) -> dict:
+def parse(buf: bytes, pointers: list[tuple[int, int]] | None = None) -> dict:
     """{id, flags, questions: [(name, type, class)], answers/authority/additional:
-    [{name, type, class, ttl, rdata, target?}]} — `class` keeps the top (cache-flush / QU) bit."""
+    [{name, type, class, ttl, rdata, rdata_offset, target?, port?}], end} — `class` keeps the top
+    (cache-flush / QU) bit, `end` is the offset past the last record. Compression pointers
+    followed go to `pointers`, as in `read_name`."""
     if len(buf) < 12:
         raise ValueError("short message")
     qid, flags, qd, an, ns, ar = struct.unpack("!6H", buf[:12])
     off = 12
     msg: dict = {"id": qid, "flags": flags, "questions": []}
     for _ in range(qd):
-        n, off = _name(buf, off)
+        n, off = read_name(buf, off, pointers)
         t, c = struct.unpack("!HH", buf[off:off + 4])
         off += 4
         msg["questions"].append((n, t, c))
     for section, count in (("answers", an), ("authority", ns), ("additional", ar)):
         recs = []
         for _ in range(count):
-            n, off = _name(buf, off)
+            n, off = read_name(buf, off, pointers)
             t, c, ttl, rdlen = struct.unpack("!HHIH", buf[off:off + 10])
             off += 10
             if off + rdlen > len(buf):
                 raise ValueError("rdata past the end")
-            rec = {"name": n, "type": t, "class": c, "ttl": ttl, "rdata": buf[off:off + rdlen]}
-            if t == TYPES["PTR"]:
-                rec["target"] = _name(buf, off)[0]
+            rec = {"name": n, "type": t, "class": c, "ttl": ttl, "rdata": buf[off:off + rdlen], "rdata_offset": off}
+            if t in (TYPES["PTR"], TYPES["CNAME"], TYPES["NS"]):
+                rec["target"] = read_name(buf, off, pointers)[0]
             elif t == TYPES["SRV"]:
                 rec["port"] = struct.unpack("!H", buf[off + 4:off + 6])[0]
-                rec["target"] = _name(buf, off + 6)[0]
+                rec["target"] = read_name(buf, off + 6, pointers)[0]
             recs.append(rec)
             off += rdlen
         msg[section] = recs
+    msg["end"] = off
     return msg
 
 
@@ -82,13 +92,10 @@ def same_name(a: list[bytes], b: list[bytes]) -> bool:
 
 
 def show_name(n: list[bytes]) -> str:
-    return ".".join(l.decode("utf-8", "replace").replace(".", "\\.") for l in n) + "."
-
-
-# ---------------------------------------------------------------------------- responses
-
-TYPES.update({"CNAME": 5, "SOA": 6})
-TYPE_NAMES.update({5: "CNAME", 6: "SOA"})
+    """Labels joined with '.', a dot or backslash inside a label escaped; bytes that are not
+    UTF-8 shown as \\xNN."""
+    return ".".join(l.replace(b"\\", b"\\\\").replace(b".", b"\\.").decode("utf-8", "backslashreplace")
+                    for l in n) + "."
 
 
 def labels(text: str) -> list[bytes]:
@@ -111,6 +118,6 @@ def build_response(qid: int, flags: int, question: bytes, answers: list[bytes], 
 
 def raw_question(buf: bytes) -> tuple[list[bytes], int, bytes]:
     """The first question of a query: (name, qtype, its raw bytes as they came)."""
-    name, off = _name(buf, 12)
+    name, off = read_name(buf, 12)
     qtype = struct.unpack("!H", buf[off:off + 2])[0]
     return name, qtype, buf[12:off + 4]

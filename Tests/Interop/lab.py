@@ -4,8 +4,9 @@ A `Lab` is one isolated Ethernet segment made of network namespaces, created for
 and deleted after it:
 
     <prefix>-sw      bridge br0 (STP off, multicast snooping off), one veth port per host
-    <prefix>-<host>  interface civ0: 198.18.0.N/24, fd00:198:18::N/64 (nodad) and an fe80::
-                     link-local address (accept_dad=0), a 224.0.0.0/4 route, lo up
+    <prefix>-<host>  interface civ0: 198.18.S.N/24 (S the lab's subnet, 0 unless asked),
+                     fd00:198:18::N/64 (nodad) and an fe80:: link-local address (accept_dad=0),
+                     MAC 02:00:c6:12:S:N (hex), a 224.0.0.0/4 route, lo up
 
 Nothing is ever created in, or sent from, the root namespace: every link lives inside the
 lab's namespaces, whose names carry the run's unique prefix.
@@ -27,7 +28,7 @@ import time
 from typing import Callable
 
 IFNAME = "civ0"
-V4NET = "198.18.0"
+V4NET = "198.18.0"                  # the /24 of a lab on the default subnet
 V6NET = "fd00:198:18:"
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -237,7 +238,7 @@ class Host:
     def __init__(self, lab: "Lab", name: str, num: int):
         self.lab, self.name, self.num = lab, name, num
         self.ns = f"{lab.prefix}-{name}"
-        self.v4 = f"{V4NET}.{num}"
+        self.v4 = f"{lab.v4net}.{num}"
         self.v6 = f"{V6NET}:{num:x}"
         self.dir = os.path.join(lab.workdir, name)
         # D-Bus address of this host's own bus (it exists once its avahi runs). Always set, so no
@@ -316,8 +317,10 @@ class Host:
 class Lab:
     """Namespaces for one scenario; use as a context manager (everything is removed on exit)."""
 
-    def __init__(self, prefix: str, workdir: str, hosts: list[str]):
+    def __init__(self, prefix: str, workdir: str, hosts: list[str], subnet: int = 0):
         self.prefix = prefix
+        self.subnet = subnet
+        self.v4net = f"{V4NET.rsplit('.', 1)[0]}.{subnet}"
         self.workdir = workdir
         self.sw = f"{prefix}-sw"
         self.procs: list[JsonProc] = []
@@ -373,7 +376,7 @@ class Lab:
         num = h.num
         # the veth is created inside the host and its peer moved straight into the switch:
         # no interface ever exists in the root namespace
-        sh("ip", "-n", h.ns, "link", "add", IFNAME, "address", f"02:00:c6:12:00:{num:02x}",
+        sh("ip", "-n", h.ns, "link", "add", IFNAME, "address", f"02:00:c6:12:{self.subnet:02x}:{num:02x}",
            "type", "veth", "peer", "name", h.port, "netns", self.sw)
         sh("ip", "-n", self.sw, "link", "set", h.port, "master", "br0", "up")
         sh("ip", "netns", "exec", h.ns, "sysctl", "-qw", f"net.ipv6.conf.{IFNAME}.accept_dad=0")
