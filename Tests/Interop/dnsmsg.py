@@ -11,7 +11,7 @@ from __future__ import annotations
 import struct
 
 TYPES = {"A": 1, "NS": 2, "CNAME": 5, "SOA": 6, "PTR": 12, "HINFO": 13, "TXT": 16, "AAAA": 28, "SRV": 33,
-         "OPT": 41, "NSEC": 47, "ANY": 255}
+         "OPT": 41, "NSEC": 47, "TSIG": 250, "ANY": 255}
 TYPE_NAMES = {v: k for k, v in TYPES.items()}
 CLASS_IN = 1
 CACHE_FLUSH = 0x8000

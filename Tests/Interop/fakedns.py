@@ -175,11 +175,12 @@ class Fake:
                     if len(head) < 2:
                         return
                     query = conn.recv(struct.unpack("!H", head)[0], socket.MSG_WAITALL)
+                    if self.mode in ("tc-close", "tc-garbage"):
+                        qname, qtype, _ = raw_question(query)
+                        self.log("tcp", qname, qtype)
                     if self.mode == "tc-close":
-                        self.log("tcp", raw_question(query)[0], raw_question(query)[1])
                         return
                     if self.mode == "tc-garbage":
-                        self.log("tcp", raw_question(query)[0], raw_question(query)[1])
                         conn.sendall(struct.pack("!H", 300) + os.urandom(300))
                         continue
                     for r in self.answer(query, "tcp"):

@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dnsmsg  # noqa: E402
 
 OPCODE_UPDATE = 5
-TYPE_SOA, TYPE_OPT, TYPE_TSIG = 6, 41, 250
+TYPE_SOA, TYPE_OPT, TYPE_TSIG = dnsmsg.TYPES["SOA"], dnsmsg.TYPES["OPT"], dnsmsg.TYPES["TSIG"]
 CLASS_ANY = 255
 OPTION_UPDATE_LEASE = 2
 HMAC_SHA256 = [b"hmac-sha256"]
@@ -58,13 +58,13 @@ def signed(reply: bytes, qid: int, request_mac: bytes, key_name: list[bytes], se
 
 def answer_query(request: bytes, msg: dict, zone: list[bytes]) -> bytes:
     """The zone's SOA at its apex; NOERROR without records for any other name."""
-    name, qtype, _ = msg["questions"][0]
+    name, qtype, question = dnsmsg.raw_question(request)
     answers = b""
     if qtype == TYPE_SOA and dnsmsg.same_name(name, zone):
         soa = wire([b"ns"] + zone) + wire([b"admin"] + zone) + struct.pack("!5I", 1, 3600, 600, 86400, 10)
         answers = dnsmsg.rr(wire(zone), TYPE_SOA, 10, soa)
     header = struct.pack("!6H", msg["id"], 0x8400, 1, 1 if answers else 0, 0, 0)
-    return header + dnsmsg.raw_question(request)[2] + answers
+    return header + question + answers
 
 
 def main() -> int:
