@@ -21,7 +21,7 @@
 #   pip package:     zeroconf (in the python named by $ZEROCONF_PYTHON)
 # Environment:
 #   ZEROCONF_PYTHON  python with `zeroconf` installed (default: the interop suite's venv,
-#                    /opt/ciao-interop-venv, else python3)
+#                    $CIAO_INTEROP_VENV or /opt/ciao-interop-venv, else python3)
 #   DBUS_PYTHON      python with Debian's python3-dbus (default: /usr/bin/python3)
 #   CIAO_CAPTURE_KEEP=1  keep the work directory (pcap, every payload, index, logs)
 set -euo pipefail
@@ -32,7 +32,7 @@ die() { log "$*"; exit 1; }
 [ "$(id -u)" = 0 ] || die "must run as root"
 [ $# -eq 1 ] || { sed -n '2,8p' "$0" >&2; exit 2; }
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-VENV_PYTHON=/opt/ciao-interop-venv/bin/python
+VENV_PYTHON=${CIAO_INTEROP_VENV:-/opt/ciao-interop-venv}/bin/python
 [ -x "$VENV_PYTHON" ] || VENV_PYTHON=python3
 ZEROCONF_PYTHON=${ZEROCONF_PYTHON:-$VENV_PYTHON}
 DBUS_PYTHON=${DBUS_PYTHON:-/usr/bin/python3}
