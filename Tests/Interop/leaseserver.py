@@ -37,7 +37,7 @@ def wire(name: list[bytes]) -> bytes:
 
 def tsig_mac(rdata: bytes) -> bytes:
     """The MAC of a TSIG record's RDATA."""
-    _, off = dnsmsg._name(rdata, 0)
+    _, off = dnsmsg.read_name(rdata, 0)
     size = struct.unpack("!H", rdata[off + 8:off + 10])[0]
     return rdata[off + 10:off + 10 + size]
 
