@@ -6,7 +6,8 @@ import Foundation
 #endif
 
 /// Aligned columns for people, in the manner of avahi-browse: `+` found, `-` removed, `=`
-/// resolved with its details indented below; coloured on a terminal.
+/// resolved with its details indented below, TXT strings in the order they were published;
+/// coloured on a terminal.
 struct HumanFormatter: EventFormatter {
     var style: TerminalStyle
 
@@ -25,7 +26,7 @@ struct HumanFormatter: EventFormatter {
                 "    hostname = \(resolved.hostName)",
                 "    address  = \(resolved.addresses.joined(separator: ", "))",
                 "    port     = \(resolved.port)",
-                "    txt      = \(ParsableFormatter.txtField(resolved.txtRecord))",
+                "    txt      = \(ParsableFormatter.quotedStrings(of: resolved.txtRecord))",
             ]
         case .resolutionFailed(let service, let interface, let error):
             return [row(style.paint("!", .red), interface.name, service) + "  " + style.paint(error.description, .dim)]

@@ -117,10 +117,21 @@ struct ParsableFormatter: EventFormatter {
         return name.labels.map { escapedName(String(decoding: $0, as: UTF8.self)) }.joined(separator: ".")
     }
 
-    /// Each TXT string in double quotes, `"` and `\` after a backslash, bytes outside printable
-    /// ASCII as `\DDD`; strings in reverse wire order, as avahi's string list keeps them.
+    /// avahi's TXT field: ``quotedStrings(_:)`` in reverse wire order, as avahi's string list
+    /// keeps them.
     static func txtField(_ txt: TXTRecord) -> String {
-        txtStrings(txt).reversed().map { string in
+        quotedStrings(txtStrings(txt).reversed())
+    }
+
+    /// The record's non-empty strings in wire order, as ``quotedStrings(_:)`` shows them.
+    static func quotedStrings(of txt: TXTRecord) -> String {
+        quotedStrings(txtStrings(txt))
+    }
+
+    /// Each TXT string in double quotes, `"` and `\` after a backslash, bytes outside printable
+    /// ASCII as `\DDD`, separated by spaces.
+    private static func quotedStrings(_ strings: some Sequence<ArraySlice<UInt8>>) -> String {
+        strings.map { string in
             var text = "\""
             for byte in string {
                 switch byte {

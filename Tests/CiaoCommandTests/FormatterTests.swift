@@ -319,8 +319,19 @@ enum Fixture {
                 "    hostname = vm.local.",
                 "    address  = 198.18.0.1, fd00:198:18::1, fe80::c6ff:fe12:1%civ0",
                 "    port     = 8080",
-                #"    txt      = "k=v" "flag" "empty=" "bin=\000\255\128""#,
+                #"    txt      = "bin=\000\255\128" "empty=" "flag" "k=v""#,
             ])
+    }
+
+    /// `ciao publish … v=1 room=kitchen` reads back as written; `-p` keeps avahi's reverse order.
+    @Test func plainTXTIsInWireOrderWhereParsableIsReversed() throws {
+        let txt = try TXTRecord(orderedStrings: ["v": "1", "room": "kitchen"])
+        let resolved = ResolvedService(
+            service: Fixture.service, hostName: "vm.local.", port: 7000, addresses: ["198.18.0.1"], txtRecord: txt)
+        #expect(
+            plain.lines(for: .resolved(resolved, Fixture.interface), at: Fixture.time).last
+                == #"    txt      = "v=1" "room=kitchen""#)
+        #expect(ParsableFormatter.txtField(txt) == #""room=kitchen" "v=1""#)
     }
 
     @Test func plainOtherEvents() {
