@@ -147,7 +147,7 @@ public enum CiaoError: Error, Equatable, Hashable, Sendable, CustomStringConvert
     /// itself is missing, not the peer.
     public static let noUsableInterface = CiaoError.network(
         "no usable network interface was found: none is up, connected and able to multicast (loopback does not count);"
-            + " connect one, or choose another with NetworkScope")
+            + " connect one, or name one that is (NetworkScope in the API, --interface in ciao)")
 
     /// The error in a sentence for the user; for ``dnsService(_:)`` also the constant's name and
     /// meaning (see ``Code/name(for:)``).

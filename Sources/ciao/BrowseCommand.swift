@@ -44,7 +44,11 @@ enum BrowseCommand {
                 return CommandLineTool.usageError("\(error)", usage: spec.usage)
             }
         }
-        await CommonOptions.waitForInterface(scope, untilPresent: true)
+        let wait = options.terminate ? CommonOptions.interfaceWaitBeforeTerminating : nil
+        guard await CommonOptions.waitForInterface(scope, atMost: wait) else {
+            CommandLineTool.printError("\(CiaoError.noUsableInterface)")
+            return 1
+        }
         CommonOptions.warnAboutMembershipFailures()
         do {
             var browse = try BrowseRun(options: options, scope: scope)

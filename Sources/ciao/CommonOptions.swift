@@ -69,22 +69,34 @@ enum CommonOptions {
     }
 
     /// While `scope` has no usable interface, says "waiting for a network interface…" on
-    /// standard error, as avahi's tools wait for their daemon; with `untilPresent`, returns only
-    /// once one has come.
-    static func waitForInterface(_ scope: NetworkScope, untilPresent: Bool) async {
-        func present() -> Bool {
-            do {
-                return try !InterfaceScanner.current(filter: scope.interfaceFilter).isEmpty
-            } catch {
-                // The runtime meets the same failure and reports it.
-                CommandLineTool.printError("\(error)")
-                return true
-            }
-        }
-        guard !present() else { return }
+    /// standard error, as avahi's tools wait for their daemon, and waits for one: until it comes
+    /// when `limit` is nil, else at most `limit` (`.zero` for a command whose library call waits
+    /// itself). Returns whether one is there.
+    @discardableResult
+    static func waitForInterface(_ scope: NetworkScope, atMost limit: Duration?) async -> Bool {
+        guard !hasInterface(scope) else { return true }
         CommandLineTool.printError("waiting for a network interface…")
-        guard untilPresent else { return }
-        while !present() { try? await Task.sleep(for: .milliseconds(250)) }
+        let deadline = limit.map { ContinuousClock.now + $0 }
+        while !Task.isCancelled, deadline.map({ ContinuousClock.now < $0 }) ?? true {
+            try? await Task.sleep(for: .milliseconds(250))
+            if hasInterface(scope) { return true }
+        }
+        return false
+    }
+
+    /// How long `browse -t` and `types -t`, which report what is there and exit, wait for an
+    /// interface before they fail with ``CiaoError/noUsableInterface``.
+    static let interfaceWaitBeforeTerminating = Duration.seconds(10)
+
+    /// Whether `scope` has an interface that is up, connected and able to multicast now.
+    private static func hasInterface(_ scope: NetworkScope) -> Bool {
+        do {
+            return try !InterfaceScanner.current(filter: scope.interfaceFilter).isEmpty
+        } catch {
+            // The runtime meets the same failure and reports it.
+            CommandLineTool.printError("\(error)")
+            return true
+        }
     }
 
     /// From now until the command ends, says on standard error when the runtime cannot join the

@@ -23,7 +23,7 @@ enum LookupRun {
         } catch {
             return CommandLineTool.usageError("\(error)", usage: spec.usage)
         }
-        await CommonOptions.waitForInterface(scope, untilPresent: false)
+        await CommonOptions.waitForInterface(scope, atMost: .zero)
         CommonOptions.warnAboutMembershipFailures()
         let printer = LookupPrinter(format: LookupPrinter.format(parsed), scope: scope)
         return await CommonOptions.lookUpEach(targets, usage: spec.usage) { target in

@@ -52,7 +52,7 @@ enum QueryCommand {
         } catch {
             return CommandLineTool.usageError("\(error)", usage: spec.usage)
         }
-        await CommonOptions.waitForInterface(scope, untilPresent: parsed.has("--continuous"))
+        await CommonOptions.waitForInterface(scope, atMost: parsed.has("--continuous") ? nil : .zero)
         CommonOptions.warnAboutMembershipFailures()
         let printer = LookupPrinter(format: LookupPrinter.format(parsed), scope: scope)
         guard parsed.has("--continuous") else {

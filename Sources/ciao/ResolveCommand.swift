@@ -39,7 +39,7 @@ enum ResolveCommand {
             return CommandLineTool.usageError("\(error)", usage: spec.usage)
         }
         // The resolution itself waits, up to its timeout, for an interface to come.
-        await CommonOptions.waitForInterface(scope, untilPresent: false)
+        await CommonOptions.waitForInterface(scope, atMost: .zero)
         CommonOptions.warnAboutMembershipFailures()
         do {
             var interfaces = InterfaceDirectory(scope: scope)

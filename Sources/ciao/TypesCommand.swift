@@ -36,7 +36,11 @@ enum TypesCommand {
         } catch {
             return CommandLineTool.usageError("\(error)", usage: spec.usage)
         }
-        await CommonOptions.waitForInterface(scope, untilPresent: true)
+        let wait = parsed.has("--terminate") ? CommonOptions.interfaceWaitBeforeTerminating : nil
+        guard await CommonOptions.waitForInterface(scope, atMost: wait) else {
+            CommandLineTool.printError("\(CiaoError.noUsableInterface)")
+            return 1
+        }
         CommonOptions.warnAboutMembershipFailures()
         let printer = OutputPrinter(format: format)
         let session = ServiceTypeSession()

@@ -563,6 +563,20 @@ def host_name_owned(s: Suite) -> list[str]:
         text = "\n".join(p.lines)
         if rc != 1 or "waiting for a network interface" not in text or "no usable network interface" not in text:
             raise Failure(f"ciao resolve with only loopback: exit {rc}\n{p.tail()}")
+        # -t lists what is there and exits: with only loopback it waits 10 s for a link, then fails
+        listings = [(s.ciao(lonely, f"ciao-{what}-t-lonely", *args), time.monotonic(), what)
+                    for what, args in (("browse", ("browse", "-t", TYPE)), ("types", ("types", "-t")))]
+        took_to_fail = []
+        for p, started, what in listings:
+            rc = p.wait_exit(20)
+            took = time.monotonic() - started
+            took_to_fail.append(f"{what} -t exit 1 after {took:.1f} s")
+            p.stop()
+            text = "\n".join(p.lines)
+            if rc != 1 or "waiting for a network interface" not in text or "no usable network interface" not in text:
+                raise Failure(f"ciao {what} -t with only loopback: exit {rc} after {took:.1f} s "
+                              f"(expected 1 after 10 s, saying so)\n{p.tail()}")
+        figures.append(", ".join(took_to_fail) + " saying no interface")
         late = s.ciao(lonely, "ciao-publish-late", "publish", "--json", "Late Comer", TYPE, "8090")
         s.agents.append(late)
         # the library itself, started before any link: its start waits (default timeout 10 s)
