@@ -569,12 +569,12 @@ def host_name_owned(s: Suite) -> list[str]:
         took_to_fail = []
         for p, started, what in listings:
             rc = p.wait_exit(20)
-            took = time.monotonic() - started
-            took_to_fail.append(f"{what} -t exit 1 after {took:.1f} s")
+            elapsed = time.monotonic() - started
+            took_to_fail.append(f"{what} -t exit 1 after {elapsed:.1f} s")
             p.stop()
             text = "\n".join(p.lines)
             if rc != 1 or "waiting for a network interface" not in text or "no usable network interface" not in text:
-                raise Failure(f"ciao {what} -t with only loopback: exit {rc} after {took:.1f} s "
+                raise Failure(f"ciao {what} -t with only loopback: exit {rc} after {elapsed:.1f} s "
                               f"(expected 1 after 10 s, saying so)\n{p.tail()}")
         figures.append(", ".join(took_to_fail) + " saying no interface")
         late = s.ciao(lonely, "ciao-publish-late", "publish", "--json", "Late Comer", TYPE, "8090")
