@@ -8,7 +8,9 @@ enum BrowseCommand {
         options: [
             .init(names: ["-a", "--all"], value: nil, help: "browse every type found by type enumeration"),
             .init(names: ["-r", "--resolve"], value: nil, help: "resolve each service: host, port, addresses, TXT"),
-            .init(names: ["-t", "--terminate"], value: nil, help: "exit once the first answers have settled"),
+            .init(
+                names: ["-t", "--terminate"], value: nil,
+                help: "exit once the first answers have settled; after 10 s, 1 if no interface came"),
             .init(
                 names: ["-c", "--cache"], value: nil,
                 help: "as -t: there is no daemon whose cache to dump (avahi-browse -c)"),
@@ -44,11 +46,7 @@ enum BrowseCommand {
                 return CommandLineTool.usageError("\(error)", usage: spec.usage)
             }
         }
-        let wait = options.terminate ? CommonOptions.interfaceWaitBeforeTerminating : nil
-        guard await CommonOptions.waitForInterface(scope, atMost: wait) else {
-            CommandLineTool.printError("\(CiaoError.noUsableInterface)")
-            return 1
-        }
+        guard await CommonOptions.waitForInterface(scope, terminating: options.terminate) else { return 1 }
         CommonOptions.warnAboutMembershipFailures()
         do {
             var browse = try BrowseRun(options: options, scope: scope)

@@ -71,7 +71,8 @@ enum CommonOptions {
     /// While `scope` has no usable interface, says "waiting for a network interface…" on
     /// standard error, as avahi's tools wait for their daemon, and waits for one: until it comes
     /// when `limit` is nil, else at most `limit` (`.zero` for a command whose library call waits
-    /// itself). Returns whether one is there.
+    /// itself). Returns whether one is there: false at the limit or once the task is cancelled;
+    /// true when the interfaces cannot be read, a failure the runtime meets and reports too.
     @discardableResult
     static func waitForInterface(_ scope: NetworkScope, atMost limit: Duration?) async -> Bool {
         guard !hasInterface(scope) else { return true }
@@ -84,8 +85,19 @@ enum CommonOptions {
         return false
     }
 
-    /// How long `browse -t` and `types -t`, which report what is there and exit, wait for an
-    /// interface before they fail with ``CiaoError/noUsableInterface``.
+    /// For `browse` and `types`: waits for an interface until one comes, or, with `-t` (list
+    /// what is there and exit), at most ``interfaceWaitBeforeTerminating``, then says
+    /// ``CiaoError/noUsableInterface`` on standard error. Returns whether one is there.
+    static func waitForInterface(_ scope: NetworkScope, terminating: Bool) async -> Bool {
+        guard terminating else { return await waitForInterface(scope, atMost: nil) }
+        guard await waitForInterface(scope, atMost: interfaceWaitBeforeTerminating) else {
+            CommandLineTool.printError("\(CiaoError.noUsableInterface)")
+            return false
+        }
+        return true
+    }
+
+    /// How long `browse -t` and `types -t` wait for an interface before they fail.
     static let interfaceWaitBeforeTerminating = Duration.seconds(10)
 
     /// Whether `scope` has an interface that is up, connected and able to multicast now.

@@ -26,7 +26,7 @@ struct HumanFormatter: EventFormatter {
                 "    hostname = \(resolved.hostName)",
                 "    address  = \(resolved.addresses.joined(separator: ", "))",
                 "    port     = \(resolved.port)",
-                "    txt      = \(ParsableFormatter.quotedStrings(of: resolved.txtRecord))",
+                "    txt      = \(ParsableFormatter.txtFieldInWireOrder(resolved.txtRecord))",
             ]
         case .resolutionFailed(let service, let interface, let error):
             return [row(style.paint("!", .red), interface.name, service) + "  " + style.paint(error.description, .dim)]

@@ -123,8 +123,8 @@ struct ParsableFormatter: EventFormatter {
         quotedStrings(txtStrings(txt).reversed())
     }
 
-    /// The record's non-empty strings in wire order, as ``quotedStrings(_:)`` shows them.
-    static func quotedStrings(of txt: TXTRecord) -> String {
+    /// The TXT field for people: ``quotedStrings(_:)`` in wire order, as they were published.
+    static func txtFieldInWireOrder(_ txt: TXTRecord) -> String {
         quotedStrings(txtStrings(txt))
     }
 

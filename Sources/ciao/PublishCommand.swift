@@ -68,7 +68,7 @@ enum PublishCommand {
             },
             Task {
                 // As avahi-publish does, wait for a network rather than fail without one.
-                await CommonOptions.waitForInterface(scope, atMost: nil)
+                guard await CommonOptions.waitForInterface(scope, atMost: nil) else { return }
                 CommonOptions.warnAboutMembershipFailures()
                 do {
                     _ = try await server.start(configuration)

@@ -6,7 +6,11 @@ enum TypesCommand {
     static let spec = CommandSpec(
         name: "types",
         summary: "Lists the service types announced on the network, until interrupted.",
-        options: [.init(names: ["-t", "--terminate"], value: nil, help: "exit once the first answers have settled")]
+        options: [
+            .init(
+                names: ["-t", "--terminate"], value: nil,
+                help: "exit once the first answers have settled; after 10 s, 1 if no interface came")
+        ]
             + CommonOptions.network + [CommonOptions.domain, CommonOptions.server] + CommonOptions.output,
         positionals: [],
         details: "Exit status: 0 done or interrupted; 1 enumeration failed; 2 bad arguments.")
@@ -36,11 +40,7 @@ enum TypesCommand {
         } catch {
             return CommandLineTool.usageError("\(error)", usage: spec.usage)
         }
-        let wait = parsed.has("--terminate") ? CommonOptions.interfaceWaitBeforeTerminating : nil
-        guard await CommonOptions.waitForInterface(scope, atMost: wait) else {
-            CommandLineTool.printError("\(CiaoError.noUsableInterface)")
-            return 1
-        }
+        guard await CommonOptions.waitForInterface(scope, terminating: parsed.has("--terminate")) else { return 1 }
         CommonOptions.warnAboutMembershipFailures()
         let printer = OutputPrinter(format: format)
         let session = ServiceTypeSession()

@@ -15,7 +15,7 @@ import os
 import subprocess
 import time
 
-from lab import V4NET, V6NET, Host, JsonProc, parse_log
+from lab import V4NET, V4PREFIX, V6NET, Host, JsonProc, parse_log
 
 DOMAIN = "lab.example."
 KEY_NAME = "ciao-lab."
@@ -94,7 +94,7 @@ class WideAreaZone:
             lines += [f"{BENCH_TYPE} PTR bench\\032{i:03d}.{BENCH_TYPE}",
                       f"bench\\032{i:03d}.{BENCH_TYPE} SRV 0 0 {9000 + i} b{i:03d}",
                       f'bench\\032{i:03d}.{BENCH_TYPE} TXT "n={i}"',
-                      f"b{i:03d} A {V4NET.rsplit('.', 1)[0]}.1.{i}"]
+                      f"b{i:03d} A {V4PREFIX}.1.{i}"]
         return lines
 
     def write(self) -> None:

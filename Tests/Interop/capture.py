@@ -32,13 +32,14 @@ import hashlib
 import ipaddress
 import os
 import shutil
+import signal
 import struct
 import subprocess
 import sys
 import tempfile
 import time
 
-from dnsmsg import CACHE_FLUSH, TYPE_NAMES, TYPES, parse, read_name, show_name
+from dnsmsg import CACHE_FLUSH, TYPE_NAMES, TYPES, parse, show_name, txt_strings
 from lab import HERE, JsonProc, Lab, first_line, log, parse_log
 
 PEERS = os.path.join(HERE, "peers")
@@ -46,11 +47,11 @@ SUBNET = 53
 # lab host -> the sender's name in file names and the summary
 SENDERS = {"av": "avahi", "zc": "zeroconf", "ab": "avahi-browser", "zb": "zeroconf-browser"}
 TYPE = "_ciaotest._tcp"
-TXT = {"k": "76", "empty": "", "flag": None, "bin": "00ff80"}
+TXT = {"k": "v".encode().hex(), "empty": "", "flag": None, "bin": "00ff80"}
 
 
 def is_service(p: dict) -> bool:
-    """Whether the packet names the test type anywhere (questions, owners, PTR targets)."""
+    """Whether the packet names the test type anywhere (questions, owners, the names in RDATA)."""
     names = [q[0] for q in p["msg"]["questions"]]
     for section in ("answers", "authority", "additional"):
         for r in p["msg"][section]:
@@ -229,13 +230,9 @@ def show_rdata(buf: bytes, r: dict) -> str:
         priority, weight, port = struct.unpack("!HHH", rdata[:6])
         return f"prio={priority} weight={weight} port={port} target={show_name(r['target'])}"
     if t == TYPES["TXT"]:
-        strings, o = [], 0
-        while o < len(rdata):
-            strings.append(rdata[o + 1:o + 1 + rdata[o]])
-            o += 1 + rdata[o]
-        return " ".join(show_bytes(s) for s in strings) + f" (rdata hex {rdata.hex()})"
+        return " ".join(show_bytes(s) for s in txt_strings(rdata)) + f" (rdata hex {rdata.hex()})"
     if t == TYPES["NSEC"]:
-        following, o = read_name(buf, off)
+        following, o = r["next"], r["next_end"]
         present = []
         while o < off + len(rdata):
             window, length = buf[o], buf[o + 1]
@@ -309,6 +306,9 @@ def main() -> int:
     a.add_argument("--dbus-python", default="/usr/bin/python3", help="python with Debian's python3-dbus")
     a.add_argument("--keep", action="store_true", help="keep the work directory")
     args = a.parse_args()
+    # SIGTERM and SIGHUP unwind like an exception, so the lab is taken down
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, lambda *_: sys.exit(143))
     out = os.path.abspath(args.outdir)
     os.makedirs(out, exist_ok=True)
     work = tempfile.mkdtemp(prefix="ciao-capture.")
@@ -328,8 +328,9 @@ def main() -> int:
             dumpcap.wait_for(lambda e: "Capturing on" in e.get("line", ""), 10, what="'Capturing on' from dumpcap")
             time.sleep(0.5)
             zeroconf_version = run_scenarios(lab, args, mark)
-            dumpcap.proc.send_signal(2)                  # SIGINT: dumpcap finishes the file
-            dumpcap.wait_exit(10)
+            dumpcap.proc.send_signal(signal.SIGINT)      # dumpcap finishes the file and exits
+            if dumpcap.wait_exit(10) is None:
+                raise RuntimeError(f"dumpcap did not finish the capture\n{dumpcap.tail()}")
             packets = read_capture(pcap, lab, phases)
         log(f"{len(packets)} mDNS packets captured")
         os.makedirs(os.path.join(work, "all"), exist_ok=True)

@@ -52,9 +52,11 @@ def read_name(buf: bytes, off: int, pointers: list[tuple[int, int]] | None = Non
 
 def parse(buf: bytes, pointers: list[tuple[int, int]] | None = None) -> dict:
     """{id, flags, questions: [(name, type, class)], answers/authority/additional:
-    [{name, type, class, ttl, rdata, rdata_offset, target?, port?}], end} — `class` keeps the top
-    (cache-flush / QU) bit, `end` is the offset past the last record. Compression pointers
-    followed go to `pointers`, as in `read_name`."""
+    [{name, type, class, ttl, rdata, rdata_offset, ...}], end} — `class` keeps the top
+    (cache-flush / QU) bit, `end` is the offset past the last record. PTR, CNAME and NS records
+    also carry `target`, SRV records `port` and `target`, NSEC records `next` (the next name) and
+    `next_end` (the offset of its type bitmaps). Compression pointers followed go to `pointers`,
+    as in `read_name`."""
     if len(buf) < 12:
         raise ValueError("short message")
     qid, flags, qd, an, ns, ar = struct.unpack("!6H", buf[:12])
@@ -79,11 +81,22 @@ def parse(buf: bytes, pointers: list[tuple[int, int]] | None = None) -> dict:
             elif t == TYPES["SRV"]:
                 rec["port"] = struct.unpack("!H", buf[off + 4:off + 6])[0]
                 rec["target"] = read_name(buf, off + 6, pointers)[0]
+            elif t == TYPES["NSEC"]:
+                rec["next"], rec["next_end"] = read_name(buf, off, pointers)
             recs.append(rec)
             off += rdlen
         msg[section] = recs
     msg["end"] = off
     return msg
+
+
+def txt_strings(rdata: bytes) -> list[bytes]:
+    """A TXT record's character-strings, in wire order."""
+    strings, o = [], 0
+    while o < len(rdata):
+        strings.append(rdata[o + 1:o + 1 + rdata[o]])
+        o += 1 + rdata[o]
+    return strings
 
 
 def same_name(a: list[bytes], b: list[bytes]) -> bool:

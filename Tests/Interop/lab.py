@@ -28,7 +28,8 @@ import time
 from typing import Callable
 
 IFNAME = "civ0"
-V4NET = "198.18.0"                  # the /24 of a lab on the default subnet
+V4PREFIX = "198.18"                 # 198.18.0.0/15: every lab's addresses
+V4NET = f"{V4PREFIX}.0"             # the /24 of a lab on the default subnet
 V6NET = "fd00:198:18:"
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -315,12 +316,18 @@ class Host:
 
 
 class Lab:
-    """Namespaces for one scenario; use as a context manager (everything is removed on exit)."""
+    """Namespaces for one scenario; use as a context manager (everything is removed on exit).
+
+    Hosts are numbered from 1 in the order given; `subnet` (0-255) is the third byte of their
+    IPv4 addresses and the fifth of their MACs, so labs on different subnets never share either.
+    """
 
     def __init__(self, prefix: str, workdir: str, hosts: list[str], subnet: int = 0):
+        if not 0 <= subnet <= 255:
+            raise ValueError(f"lab subnet {subnet} is not 0-255")
         self.prefix = prefix
         self.subnet = subnet
-        self.v4net = f"{V4NET.rsplit('.', 1)[0]}.{subnet}"
+        self.v4net = f"{V4PREFIX}.{subnet}"
         self.workdir = workdir
         self.sw = f"{prefix}-sw"
         self.procs: list[JsonProc] = []

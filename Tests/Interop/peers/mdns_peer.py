@@ -41,6 +41,9 @@ import sys
 import time
 from typing import Callable
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from dnsmsg import txt_strings  # noqa: E402
+
 FLAGS_ADD = 0x2
 FLAGS_NO_AUTO_RENAME = 0x8
 FLAGS_SHARE_CONNECTION = 0x4000
@@ -74,11 +77,7 @@ def txt_rdata(txt: dict | None) -> bytes:
 def rdata_txt(rdata: bytes) -> dict:
     """{key: hex or None} of TXT RDATA (a lone empty string, the empty TXT record, gives {})."""
     out: dict = {}
-    i = 0
-    while i < len(rdata):
-        n = rdata[i]
-        s = rdata[i + 1:i + 1 + n]
-        i += 1 + n
+    for s in txt_strings(rdata):
         if s:
             k, eq, v = s.partition(b"=")
             out.setdefault(k.decode("utf-8", "replace"), v.hex() if eq else None)
