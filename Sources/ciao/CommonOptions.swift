@@ -75,12 +75,12 @@ enum CommonOptions {
     /// true when the interfaces cannot be read, a failure the runtime meets and reports too.
     @discardableResult
     static func waitForInterface(_ scope: NetworkScope, atMost limit: Duration?) async -> Bool {
-        guard !hasInterface(scope) else { return true }
+        guard !hasInterfaceOrCannotTell(scope) else { return true }
         CommandLineTool.printError("waiting for a network interface…")
         let deadline = limit.map { ContinuousClock.now + $0 }
         while !Task.isCancelled, deadline.map({ ContinuousClock.now < $0 }) ?? true {
             try? await Task.sleep(for: .milliseconds(250))
-            if hasInterface(scope) { return true }
+            if hasInterfaceOrCannotTell(scope) { return true }
         }
         return false
     }
@@ -101,11 +101,16 @@ enum CommonOptions {
     static let interfaceWaitBeforeTerminating = Duration.seconds(10)
 
     /// Whether `scope` has an interface that is up, connected and able to multicast now.
-    private static func hasInterface(_ scope: NetworkScope) -> Bool {
+    static func hasInterface(_ scope: NetworkScope) throws(TransportError) -> Bool {
+        try !InterfaceScanner.current(filter: scope.interfaceFilter).isEmpty
+    }
+
+    /// ``hasInterface(_:)``, or true when the interfaces cannot be read, after saying why on
+    /// standard error: the runtime meets the same failure and reports it.
+    private static func hasInterfaceOrCannotTell(_ scope: NetworkScope) -> Bool {
         do {
-            return try !InterfaceScanner.current(filter: scope.interfaceFilter).isEmpty
+            return try hasInterface(scope)
         } catch {
-            // The runtime meets the same failure and reports it.
             CommandLineTool.printError("\(error)")
             return true
         }

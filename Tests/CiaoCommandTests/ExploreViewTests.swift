@@ -52,6 +52,17 @@ import Testing
         #expect(ExploreView.render(model, width: width, height: height, now: Self.now).width == width)
     }
 
+    /// In a container without a network the status line says why nothing comes, in both views.
+    @Test func theStatusLineSaysWhenThereIsNoInterface() {
+        var model = ExploreModel()
+        let waiting = "waiting for a network interface…"
+        #expect(!ExploreView.render(model, width: 80, height: 24, now: Self.now).line(23).contains(waiting))
+        model.hasInterface = false
+        #expect(ExploreView.render(model, width: 80, height: 24, now: Self.now).line(23).hasPrefix(waiting))
+        Self.open(&model, .tab)
+        #expect(ExploreView.render(model, width: 80, height: 24, now: Self.now).line(23).hasPrefix(waiting))
+    }
+
     @Test func detailsShowEveryAddressAndTellTXTKindsApart() {
         var model = Self.model()
         Self.open(&model, .down, .enter, .enter)

@@ -25,7 +25,8 @@ enum ExploreCommand {
             types and instances by name as you type. Publish view (Tab): n publishes a demo service
             (name, type, port or a port Ciao holds, TXT), e edits its TXT, s stops and restarts it,
             x removes it. q quits; every publication is withdrawn with goodbyes and the terminal is
-            restored, also on SIGINT, SIGTERM and SIGHUP. Colour unless NO_COLOR is set.
+            restored, also on SIGINT, SIGTERM and SIGHUP. While no network interface can be used,
+            the status line says "waiting for a network interface…". Colour unless NO_COLOR is set.
 
             Exit status: 0 quit or interrupted; 1 not a terminal; 2 bad arguments.
             """)

@@ -41,6 +41,8 @@ struct ExploreModel {
     var form: PublishForm?
     /// A line for the status bar: the last failure or confirmation.
     var message: String?
+    /// Whether the network scope has a usable interface; without one nothing can be found.
+    var hasInterface = true
     private var nextPublicationID = 1
 
     // MARK: Events

@@ -29,6 +29,7 @@ struct ExploreSession {
         case failed(Int, String)
         case txtUpdated(Int, TXTRecord)
         case message(String)
+        case interfacePresent(Bool)
         case tick
     }
 
@@ -36,6 +37,7 @@ struct ExploreSession {
     private let styled: Bool
     private var model = ExploreModel()
     private var decoder = KeyDecoder()
+    private let scope: NetworkScope
     private var interfaces: InterfaceDirectory
     private let inputs: AsyncStream<Input>
     private let feed: AsyncStream<Input>.Continuation
@@ -51,6 +53,7 @@ struct ExploreSession {
     init(terminal: RawTerminal, scope: NetworkScope, styled: Bool) {
         self.terminal = terminal
         self.styled = styled
+        self.scope = scope
         interfaces = InterfaceDirectory(scope: scope)
         (inputs, feed) = AsyncStream.makeStream()
     }
@@ -82,7 +85,19 @@ struct ExploreSession {
     private mutating func startFeeds() {
         let feed = self.feed
         let types = ServiceTypeSession()
+        let scope = self.scope
         tasks += [
+            Task {
+                // Checked once a second, so that an empty screen says why; what cannot be read
+                // counts as present (the runtime reports it).
+                var present = true
+                while !Task.isCancelled {
+                    let now = (try? CommonOptions.hasInterface(scope)) ?? true
+                    if now != present { feed.yield(.interfacePresent(now)) }
+                    present = now
+                    try? await Task.sleep(for: .seconds(1))
+                }
+            },
             Task {
                 for await _ in SignalMonitor.interruptions([SIGINT, SIGTERM, SIGHUP]) { feed.yield(.signal) }
             },
@@ -133,6 +148,8 @@ struct ExploreSession {
             model.txtUpdated(id, record)
         case .message(let text):
             model.message = text
+        case .interfacePresent(let present):
+            model.hasInterface = present
         case .tick:
             model.expire(at: Date())
             // "Last seen … s ago" moves on once a second.

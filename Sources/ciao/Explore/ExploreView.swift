@@ -58,6 +58,10 @@ enum ExploreView {
         if !model.search.isEmpty {
             column += screen.put("filter: \(model.search)  ", row: row, column: 0, style: .bold)
         }
+        if !model.hasInterface {
+            column += screen.put(
+                "waiting for a network interface…  ", row: row, column: column, style: Screen.Style(color: .yellow))
+        }
         if let message = model.message {
             column += screen.put(message + "  ", row: row, column: column, style: Screen.Style(color: .yellow))
         }
