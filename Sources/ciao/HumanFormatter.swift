@@ -14,6 +14,12 @@ struct HumanFormatter: EventFormatter {
     static let nameWidth = 32
     static let typeWidth = 20
 
+    /// The TXT strings in wire order, as they were published; `(none)` for a record without data.
+    static func txtField(_ txt: TXTRecord) -> String {
+        let field = ParsableFormatter.txtFieldInWireOrder(txt)
+        return field.isEmpty ? "(none)" : field
+    }
+
     func lines(for event: OutputEvent, at time: Date) -> [String] {
         switch event {
         case .found(let service, let interface):
@@ -26,7 +32,7 @@ struct HumanFormatter: EventFormatter {
                 "    hostname = \(resolved.hostName)",
                 "    address  = \(resolved.addresses.joined(separator: ", "))",
                 "    port     = \(resolved.port)",
-                "    txt      = \(ParsableFormatter.txtFieldInWireOrder(resolved.txtRecord))",
+                "    txt      = \(Self.txtField(resolved.txtRecord))",
             ]
         case .resolutionFailed(let service, let interface, let error):
             return [row(style.paint("!", .red), interface.name, service) + "  " + style.paint(error.description, .dim)]

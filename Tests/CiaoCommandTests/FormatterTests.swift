@@ -334,6 +334,15 @@ enum Fixture {
         #expect(ParsableFormatter.txtField(txt) == #""room=kitchen" "v=1""#)
     }
 
+    /// A record without data reads `(none)` rather than nothing; `-p` keeps avahi's empty field.
+    @Test func plainTXTWithoutDataSaysNone() {
+        let resolved = ResolvedService(
+            service: Fixture.service, hostName: "vm.local.", port: 7000, addresses: ["198.18.0.1"], txtRecord: .empty)
+        #expect(
+            plain.lines(for: .resolved(resolved, Fixture.interface), at: Fixture.time).last == "    txt      = (none)")
+        #expect(ParsableFormatter.txtField(.empty) == "")
+    }
+
     @Test func plainOtherEvents() {
         #expect(
             plain.lines(for: .resolutionFailed(Fixture.service, Fixture.interface, .timedOut), at: Fixture.time)
