@@ -10,7 +10,7 @@ enum BrowseCommand {
             .init(names: ["-r", "--resolve"], value: nil, help: "resolve each service: host, port, addresses, TXT"),
             .init(
                 names: ["-t", "--terminate"], value: nil,
-                help: "exit once the first answers have settled; after 10 s, 1 if no interface came"),
+                help: "exit once the first answers have settled (1 if no interface comes within 10 s)"),
             .init(
                 names: ["-c", "--cache"], value: nil,
                 help: "as -t: there is no daemon whose cache to dump (avahi-browse -c)"),

@@ -9,7 +9,7 @@ enum TypesCommand {
         options: [
             .init(
                 names: ["-t", "--terminate"], value: nil,
-                help: "exit once the first answers have settled; after 10 s, 1 if no interface came")
+                help: "exit once the first answers have settled (1 if no interface comes within 10 s)")
         ]
             + CommonOptions.network + [CommonOptions.domain, CommonOptions.server] + CommonOptions.output,
         positionals: [],
