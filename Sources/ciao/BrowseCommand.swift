@@ -8,9 +8,7 @@ enum BrowseCommand {
         options: [
             .init(names: ["-a", "--all"], value: nil, help: "browse every type found by type enumeration"),
             .init(names: ["-r", "--resolve"], value: nil, help: "resolve each service: host, port, addresses, TXT"),
-            .init(
-                names: ["-t", "--terminate"], value: nil,
-                help: "exit once the first answers have settled (1 if no interface comes within 10 s)"),
+            CommonOptions.terminate,
             .init(
                 names: ["-c", "--cache"], value: nil,
                 help: "as -t: there is no daemon whose cache to dump (avahi-browse -c)"),

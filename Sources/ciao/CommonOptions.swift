@@ -22,6 +22,12 @@ enum CommonOptions {
             help: "log on standard error what multicast DNS does, and the counters at the end"),
     ]
 
+    /// `browse -t` and `types -t`: list what is there and exit (see
+    /// ``waitForInterface(_:terminating:)`` for the wait it allows).
+    static let terminate = CommandSpec.Option(
+        names: ["-t", "--terminate"], value: nil,
+        help: "exit once the first answers have settled (1 if no interface comes within 10 s)")
+
     static let domain = CommandSpec.Option(
         names: ["-d", "--domain"], value: "DOMAIN",
         help: "the domain: local. by multicast DNS, any other by unicast DNS")

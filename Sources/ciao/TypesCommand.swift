@@ -6,12 +6,8 @@ enum TypesCommand {
     static let spec = CommandSpec(
         name: "types",
         summary: "Lists the service types announced on the network, until interrupted.",
-        options: [
-            .init(
-                names: ["-t", "--terminate"], value: nil,
-                help: "exit once the first answers have settled (1 if no interface comes within 10 s)")
-        ]
-            + CommonOptions.network + [CommonOptions.domain, CommonOptions.server] + CommonOptions.output,
+        options: [CommonOptions.terminate] + CommonOptions.network + [CommonOptions.domain, CommonOptions.server]
+            + CommonOptions.output,
         positionals: [],
         details: "Exit status: 0 done or interrupted; 1 enumeration failed; 2 bad arguments.")
 
