@@ -2,8 +2,6 @@
 /// no hash function, and a TSIG key signs a few messages a minute, so a plain implementation is
 /// enough. Feed bytes with ``update(_:)``, then take the 32-byte ``finalize()``.
 public struct SHA256: Sendable {
-    /// The digest's length in bytes.
-    public static let digestSize = 32
     /// The block the compression function takes, in bytes.
     public static let blockSize = 64
 

@@ -42,11 +42,6 @@ public struct DNSUpdate: Hashable, Sendable {
         ResourceRecord(name: name, rrClass: classNone, ttl: 0, data: .unknown(.any, []))
     }
 
-    /// Prerequisite "name is in use" (§2.4.4).
-    public static func nameIsInUse(_ name: DomainName) -> ResourceRecord {
-        ResourceRecord(name: name, rrClass: .any, ttl: 0, data: .unknown(.any, []))
-    }
-
     /// Update "delete an RR from an RRset" (§2.5.4): exactly `record`'s data, the RRset's other
     /// members left alone.
     public static func delete(_ record: ResourceRecord) -> ResourceRecord {
