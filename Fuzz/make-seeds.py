@@ -279,6 +279,36 @@ full = seeds["response-dnssd-compressed"]
 for cut in (11, 20, 44, 62, 75, len(full) - 1):
     seeds["truncated-%03d" % cut] = full[:cut]
 
+# --- What Fuzz/DriverFuzzer.swift publishes and asks for --------------------------------------
+# Its driver publishes "Fuzz._http._tcp.local." (subtype _printer) on fuzz.local at 198.18.0.1 and
+# resolves "Peer._http._tcp.local."; these reach its answering, conflict and resolution paths.
+own = "Fuzz._http._tcp.local"
+d = header(qd=3)
+d += question(name("_http._tcp.local"), PTR, IN | TOP)
+d += question(name(own), SRV, IN | TOP)
+d += question(name("fuzz.local"), A, IN | TOP)
+seeds["driver-query-own-qu"] = d
+seeds["driver-query-own-known-answer"] = (
+    header(qd=1, an=1) + question(name("_http._tcp.local"), PTR) + rr(ptr(12), PTR, name(own), ttl=4500))
+seeds["driver-query-reverse-and-subtype"] = (
+    header(qd=2) + question(name("1.0.18.198.in-addr.arpa"), PTR)
+    + question(name("_printer._sub._http._tcp.local"), PTR))
+seeds["driver-probe-tie-break"] = (
+    header(qd=1, ns=1) + question(name(own), ANY, IN | TOP)
+    + rr(ptr(12), SRV, u16(0) + u16(0) + u16(9999) + name("other.local")))
+seeds["driver-response-conflict"] = (
+    header(flags=0x8400, an=2) + rr(name(own), SRV, u16(0) + u16(0) + u16(1) + name("other.local"), IN | TOP)
+    + rr(name("fuzz.local"), A, bytes([198, 18, 0, 9]), IN | TOP))
+peer = header(flags=0x8400, an=1, ar=6)
+peer += rr(name("_http._tcp.local"), PTR, labels("Peer") + ptr(12), ttl=4500)  # "Peer" at 40
+peer += rr(ptr(40), SRV, u16(0) + u16(0) + u16(80) + name("peer.local"), IN | TOP)
+peer += rr(ptr(40), TXT, txt(b"v=1", b"path=/"), IN | TOP, 4500)
+peer += rr(name("peer.local"), A, bytes([198, 18, 0, 7]), IN | TOP)
+peer += rr(name("peer.local"), AAAA, bytes.fromhex("fd000198001800000000000000000007"), IN | TOP)
+peer += rr(name("_services._dns-sd._udp.local"), PTR, name("_ipp._tcp.local"), ttl=4500)
+peer += rr(name("Printer._ipp._tcp.local"), SRV, u16(0) + u16(0) + u16(631) + name("peer.local"), IN | TOP)
+seeds["driver-response-peer"] = peer
+
 seed_files.write(OUT, seeds)
 
 captures = os.path.join(HERE, "..", "Tests", "CiaoWireTests", "Captures")

@@ -3,8 +3,8 @@
 #
 # Usage: Scripts/fuzz.sh [SECONDS] [TARGET...]
 #   SECONDS  how long to fuzz each target (default 60)
-#   TARGET   DecodeFuzzer, RoundTripFuzzer and/or ReplyFuzzer (also: decode, roundtrip, reply);
-#            default all three
+#   TARGET   DecodeFuzzer, RoundTripFuzzer, ReplyFuzzer and/or DriverFuzzer (also: decode,
+#            roundtrip, reply, driver); default all four
 # Environment:
 #   SWIFTC        swiftc to use (default: swiftc on PATH, else /opt/swift/usr/bin/swiftc)
 #   FUZZ_VERBOSE  1 = stream libFuzzer's own output instead of only writing it to the log
@@ -13,9 +13,12 @@
 # RoundTripFuzzer are compiled together with Sources/CiaoWire/*.swift. ReplyFuzzer (a unicast DNS
 # server's reply fed to CiaoUnicastDNS's client, update-server locator and registration, and to
 # TSIG.verify) imports CiaoWire, built first as a static library of its own from all of
-# Sources/CiaoWire, and is compiled together with Sources/CiaoUnicastDNS. Each target then runs for
-# SECONDS on a throw-away copy of its committed seeds (Fuzz/ReplySeeds for ReplyFuzzer, Fuzz/Seeds
-# for the others), so new corpus entries never pollute the repository. Inputs that crash, leak,
+# Sources/CiaoWire, and is compiled together with Sources/CiaoUnicastDNS. DriverFuzzer (datagrams,
+# time and interface changes fed to the mDNS engine and the DNS-SD layer, as the runtime feeds them)
+# likewise builds every module below Ciao and is compiled together with Sources/Ciao. Each target
+# then runs for SECONDS on a throw-away copy of its committed seeds (Fuzz/ReplySeeds for
+# ReplyFuzzer, Fuzz/Seeds for the others; DriverFuzzer gets each packet framed as its input
+# format's datagram), so new corpus entries never pollute the repository. Inputs that crash, leak,
 # time out (> 5 s) or run out of memory (> 2 GB) are saved in the findings directory printed at the
 # start, next to each target's full libFuzzer log. Exit status: 0 when nothing was found, 1 when any
 # target found something, 2 for usage or build errors.
@@ -27,7 +30,8 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 FUZZ_DIR=$ROOT/Fuzz
 BUILD_DIR=$FUZZ_DIR/.build
-ALL_TARGETS=(DecodeFuzzer RoundTripFuzzer ReplyFuzzer)
+MODULES=$BUILD_DIR/modules
+ALL_TARGETS=(DecodeFuzzer RoundTripFuzzer ReplyFuzzer DriverFuzzer)
 
 usage() { sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
@@ -44,6 +48,7 @@ for arg in "$@"; do
         DecodeFuzzer | decode) TARGETS+=(DecodeFuzzer) ;;
         RoundTripFuzzer | roundtrip | round-trip) TARGETS+=(RoundTripFuzzer) ;;
         ReplyFuzzer | reply) TARGETS+=(ReplyFuzzer) ;;
+        DriverFuzzer | driver) TARGETS+=(DriverFuzzer) ;;
         -h | --help) usage ;;
         *) echo "fuzz.sh: unknown target '$arg' (expected: ${ALL_TARGETS[*]})" >&2; usage ;;
     esac
@@ -60,6 +65,10 @@ LINKER_FLAGS=()
 if [ -x "$TOOLCHAIN_BIN/ld.lld" ]; then LINKER_FLAGS=(-use-ld=lld); fi
 # Symbolized stack traces in crash reports.
 if [ -x "$TOOLCHAIN_BIN/llvm-symbolizer" ]; then export ASAN_SYMBOLIZER_PATH=$TOOLCHAIN_BIN/llvm-symbolizer; fi
+# -O -g: optimized as shipped, with line numbers in reports; -parse-as-library: libFuzzer provides
+# main; -swift-version 6: the language mode of Package.swift; -package-name: the modules declare
+# `package` API, which SwiftPM would otherwise name for us.
+SWIFT_FLAGS=(-O -g -sanitize=fuzzer,address -parse-as-library -swift-version 6 -package-name Ciao)
 # Swift's own crash backtracer would fight libFuzzer/ASan's signal handlers; let them report.
 export SWIFT_BACKTRACE=enable=no
 
@@ -74,32 +83,92 @@ echo "fuzz.sh: findings and logs in $FINDINGS"
 build() {
     local target=$1
     echo "fuzz.sh: building $target"
-    if [ "$target" = ReplyFuzzer ]; then
-        build_reply_fuzzer
-        return
-    fi
+    case "$target" in
+        ReplyFuzzer) build_reply_fuzzer; return ;;
+        DriverFuzzer) build_driver_fuzzer; return ;;
+    esac
     # One swiftc invocation: whole-module optimization across the codec and the fuzzer entry point.
     # -parse-as-library: no top-level code, libFuzzer provides main. -g: line numbers in reports.
     # -package-name: CiaoWire declares `package` API, which SwiftPM would otherwise name for us.
-    "$SWIFTC" -O -g -sanitize=fuzzer,address -parse-as-library -module-name CiaoWireFuzz -package-name Ciao \
+    "$SWIFTC" "${SWIFT_FLAGS[@]}" -module-name CiaoWireFuzz \
         "${LINKER_FLAGS[@]}" "$ROOT"/Sources/CiaoWire/*.swift "$FUZZ_DIR/$target.swift" \
         -o "$BUILD_DIR/$target"
 }
 
-# CiaoUnicastDNS imports CiaoWire, so CiaoWire (all of it, TSIG and Update included) is built first
-# as a module and a static library, with the same flags so that it is instrumented and sanitized
-# too; then the fuzzer and the CiaoUnicastDNS sources in one module, which sees their internal API.
+# Builds Sources/NAME, all of it, as a module and a static library in $MODULES, with the fuzzers'
+# flags so that it is instrumented and sanitized too; it may import the modules built before it.
+build_module() {
+    local name=$1 sources
+    shift
+    mapfile -t sources < <(find "$ROOT/Sources/$name" -name '*.swift' | sort)
+    "$SWIFTC" "${SWIFT_FLAGS[@]}" -module-name "$name" -I "$MODULES" "$@" \
+        -emit-module -emit-module-path "$MODULES/$name.swiftmodule" -emit-library -static \
+        "${sources[@]}" -o "$MODULES/lib$name.a"
+}
+
+# The fuzzer and the sources of the module it fuzzes (`$2`), in one module that sees their
+# internal API, linked with the libraries built before it.
+link_fuzzer() {
+    local target=$1 name=$2 sources
+    shift 2
+    mapfile -t sources < <(find "$ROOT/Sources/$name" -name '*.swift' | sort)
+    "$SWIFTC" "${SWIFT_FLAGS[@]}" -module-name "$name" -I "$MODULES" "${LINKER_FLAGS[@]}" \
+        "${sources[@]}" "$FUZZ_DIR/$target.swift" "$@" -o "$BUILD_DIR/$target"
+}
+
+# CiaoUnicastDNS imports CiaoWire (all of it, TSIG and Update included).
 build_reply_fuzzer() {
-    local wire=$BUILD_DIR/CiaoWire wire_sources unicast_sources
-    mapfile -t wire_sources < <(find "$ROOT/Sources/CiaoWire" -name '*.swift' | sort)
-    mapfile -t unicast_sources < <(find "$ROOT/Sources/CiaoUnicastDNS" -name '*.swift' | sort)
-    mkdir -p "$wire"
-    "$SWIFTC" -O -g -sanitize=fuzzer,address -parse-as-library -module-name CiaoWire -package-name Ciao \
-        -emit-module -emit-module-path "$wire/CiaoWire.swiftmodule" -emit-library -static \
-        "${wire_sources[@]}" -o "$wire/libCiaoWire.a" || return
-    "$SWIFTC" -O -g -sanitize=fuzzer,address -parse-as-library -module-name CiaoUnicastDNSFuzz -package-name Ciao \
-        "${LINKER_FLAGS[@]}" -I "$wire" "${unicast_sources[@]}" "$FUZZ_DIR/ReplyFuzzer.swift" "$wire/libCiaoWire.a" \
-        -o "$BUILD_DIR/ReplyFuzzer"
+    build_module CiaoWire || return
+    link_fuzzer ReplyFuzzer CiaoUnicastDNS "$MODULES/libCiaoWire.a"
+}
+
+# Ciao imports every module below it, the C shim (compiled by the toolchain's clang, with a module
+# map where SwiftPM would generate one) included.
+build_driver_fuzzer() {
+    local shim=$MODULES/CCiaoShim
+    mkdir -p "$shim"
+    "$TOOLCHAIN_BIN/clang" -O1 -g -fsanitize=fuzzer-no-link,address -I "$ROOT/Sources/CCiaoShim/include" \
+        -c "$ROOT/Sources/CCiaoShim/CCiaoShim.c" -o "$shim/CCiaoShim.o" || return
+    printf 'module CCiaoShim {\n    header "%s"\n    export *\n}\n' \
+        "$ROOT/Sources/CCiaoShim/include/CCiaoShim.h" >"$shim/module.modulemap"
+    build_module CiaoWire || return
+    build_module CiaoNetwork || return
+    build_module CiaoEngine || return
+    build_module CiaoUnicastDNS || return
+    build_module CiaoTransport -Xcc -fmodule-map-file="$shim/module.modulemap" || return
+    link_fuzzer DriverFuzzer Ciao -Xcc -fmodule-map-file="$shim/module.modulemap" \
+        "$MODULES"/libCiao{Transport,UnicastDNS,Engine,Network,Wire}.a "$shim/CCiaoShim.o"
+}
+
+# Each packet of $1 as DriverFuzzer's input in $2: a datagram multicast from a peer on the link,
+# then a second passing; once more followed by the driver's own datagrams looped back. The packets
+# about the driver's own names (driver-*.bin) come twice more: multicast from off the link, from an
+# ephemeral port (a legacy query), and sent by unicast from an ephemeral port on the link.
+# One more input has two peers fill the cache.
+frame_driver_seeds() {
+    local file size base
+    for file in "$1"/*; do
+        size=$(wc -c <"$file")
+        [ "$size" -le 65535 ] || continue
+        base=$(basename "$file")
+        { datagram 00 "$size"; cat "$file"; printf '\x02\x03\xe8'; } >"$2/$base"
+        { datagram 00 "$size"; cat "$file"; printf '\x0b'; } >"$2/looped-$base"
+        [[ $base == driver-* ]] || continue
+        { datagram 0b "$size"; cat "$file"; printf '\x02\x03\xe8'; } >"$2/off-link-legacy-$base"
+        { datagram 18 "$size"; cat "$file"; printf '\x02\x03\xe8'; } >"$2/unicast-legacy-$base"
+    done
+    # Two peers whose records together pass the cache's capacity of 64.
+    local ptrs=$1/response-40-ptrs.bin txts=$1/response-near-9000.bin
+    {
+        datagram 00 "$(wc -c <"$ptrs")"; cat "$ptrs"
+        datagram 02 "$(wc -c <"$txts")"; cat "$txts"
+        printf '\x02\x03\xe8'
+    } >"$2/two-peers-fill-the-cache"
+}
+
+# A DriverFuzzer datagram's header: operation 0, the flags byte (hex) $1, the length $2.
+datagram() {
+    printf "$(printf '\\x00\\x%s\\x%02x\\x%02x' "$1" $(($2 >> 8)) $(($2 & 255)))"
 }
 
 # Runs one target; prints its summary; returns 1 when libFuzzer found something.
@@ -108,15 +177,22 @@ run() {
     local corpus=$WORK/$target-corpus
     local log=$FINDINGS/$target.log
     local seeds=Seeds
+    # The mDNS message limit (RFC 6762 §17): longer inputs just fail to decode (for ReplyFuzzer,
+    # past any UDP reply: longer ones come over TCP). DriverFuzzer's inputs hold several datagrams.
+    local max_len=9000
     if [ "$target" = ReplyFuzzer ]; then seeds=ReplySeeds; fi
     mkdir -p "$corpus"
-    cp "$FUZZ_DIR/$seeds"/* "$corpus"/
+    if [ "$target" = DriverFuzzer ]; then
+        frame_driver_seeds "$FUZZ_DIR/$seeds" "$corpus"
+        max_len=32768
+    else
+        cp "$FUZZ_DIR/$seeds"/* "$corpus"/
+    fi
     local seed_count
     seed_count=$(find "$corpus" -type f | wc -l)
 
     local args=(
-        -max_len=9000                       # the mDNS message limit (RFC 6762 §17); longer inputs just fail to decode
-                                            # (for ReplyFuzzer, past any UDP reply: longer ones come over TCP)
+        -max_len="$max_len"
         -max_total_time="$SECONDS_PER_TARGET"
         -timeout=5                          # one input taking > 5 s is a hang
         -rss_limit_mb=2048                  # and > 2 GB an OOM
