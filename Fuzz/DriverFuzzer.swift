@@ -26,16 +26,17 @@
 //                      last sent come back as the kernel loops them back; the TXT record changes;
 //                      the _http._tcp browse is cancelled and started again; the publication is
 //                      withdrawn and published again; "Peer" is resolved again; if3 goes or comes.
-// Fuzz/Seeds' packets (the driver-*.bin ones ask for and answer what this driver publishes and
-// wants), each framed as a datagram followed by a second passing, are the corpus Scripts/fuzz.sh
-// starts from.
+// Scripts/fuzz.sh starts from Fuzz/Seeds' packets (the driver-*.bin ones ask for and answer what
+// this driver publishes and wants), each framed as a datagram followed by a second passing or by
+// the driver's own datagrams looped back, a few from off the link or as legacy queries, and two
+// peers that fill the cache.
 //
 // Properties; anything else (a trap, an AddressSanitizer report, a hang past libFuzzer's -timeout,
 // memory past -rss_limit_mb) is a finding too, and each violation is a `fatalError` so libFuzzer
 // saves the input:
 //   1. Every datagram the driver sends decodes, fits in 9000 bytes (RFC 6762 §17), goes out on an
-//      interface the driver runs on (or has just left, with goodbyes), and, sent by unicast, goes to an address on that link
-//      (§11: no reply leaves the link).
+//      interface the driver runs on (or has just left, with goodbyes), and, sent by unicast, goes
+//      to an address on that link (§11: no reply leaves the link).
 //   2. After time passes to `t`, the next deadline lies after `t`: no input makes the runtime's
 //      loop spin. After the input, two hours pass deadline by deadline in at most 20,000 steps.
 //   3. No interface's cache holds more records than its capacity (§18: bounded memory).
