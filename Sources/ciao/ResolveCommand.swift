@@ -1,5 +1,6 @@
 import Ciao
 import CiaoUnicastDNS
+import CiaoWire
 
 /// `ciao resolve NAME TYPE [DOMAIN]`: host, port, addresses and TXT of one service.
 enum ResolveCommand {
@@ -52,7 +53,7 @@ enum ResolveCommand {
                 .resolved(resolved, interfaces.info(for: resolved.service.interfaceIndex)))
             return 0
         } catch CiaoError.timedOut {
-            CommandLineTool.printError("\(service) was not resolved within \(timeout)")
+            CommandLineTool.printError(notResolved(service, within: timeout))
             return 1
         } catch  where CommandLineTool.isArgumentError(error) {
             return CommandLineTool.usageError("\(error)", usage: spec.usage)
@@ -60,6 +61,36 @@ enum ResolveCommand {
             CommandLineTool.printError("\(error)")
             return 1
         }
+    }
+
+    /// Why `service` has no result. A name holding the escapes `avahi-browse -p` and `ciao browse
+    /// -p` print (`Office\032Printer`) is resolved as written, backslashes and all, as `dns-sd -L`
+    /// does; the message then names the plain form.
+    static func notResolved(_ service: Service, within timeout: Duration) -> String {
+        let message = "\(service) was not resolved within \(timeout)"
+        guard service.name.contains("\\"), hasOnlyDashPEscapes(service.name),
+            let parsed = try? DomainName(parsing: service.name + "."), parsed.labelCount == 1,
+            let label = parsed.labels.first,
+            case let plain = String(decoding: label, as: UTF8.self), plain != service.name
+        else { return message }
+        return message
+            + "; the name is taken as written: \"\(plain)\" is the name that -p prints as \"\(service.name)\""
+    }
+
+    /// Whether every backslash in `name` starts an escape that `-p` prints: `\DDD`, `\.` or `\\`.
+    private static func hasOnlyDashPEscapes(_ name: String) -> Bool {
+        var rest = Array(name.utf8)[...]
+        while let byte = rest.popFirst() {
+            guard byte == UInt8(ascii: "\\") else { continue }
+            if rest.first == UInt8(ascii: ".") || rest.first == UInt8(ascii: "\\") {
+                rest = rest.dropFirst()
+            } else if rest.prefix(3).count == 3, rest.prefix(3).allSatisfy({ (0x30...0x39).contains($0) }) {
+                rest = rest.dropFirst(3)
+            } else {
+                return false
+            }
+        }
+        return true
     }
 
     /// Resolves a service of a unicast DNS domain (wide-area DNS-SD).
@@ -78,7 +109,7 @@ enum ResolveCommand {
             OutputPrinter(format: format).print(.resolved(resolved, .unicastDNS))
             return 0
         case .failure(.timedOut):
-            CommandLineTool.printError("\(service) was not resolved within \(timeout)")
+            CommandLineTool.printError(notResolved(service, within: timeout))
             return 1
         case .failure(let error):
             CommandLineTool.printError("\(error)")
