@@ -39,8 +39,9 @@
 //      to an address on that link (§11: no reply leaves the link).
 //   2. After time passes to `t`, the next deadline lies after `t`: no input makes the runtime's
 //      loop spin. After the input, two hours pass deadline by deadline in at most 20,000 steps.
-//   3. No interface's cache holds more records than its capacity (§18: bounded memory).
-//   4. The diagnostics, updates and drop reasons all describe themselves (as `ciao -v` prints them).
+//   3. No interface's cache holds more records than its capacity (bounded memory).
+//   4. Every message received and sent, and every reason a datagram was dropped, reads as
+//      `ciao -v` prints it (`MessageSummary`, `DropReason.description`).
 
 import CiaoEngine
 import CiaoWire
@@ -75,7 +76,7 @@ private struct FuzzInput {
         UInt16(byte() ?? 0) << 8 | UInt16(byte() ?? 0)
     }
 
-    mutating func bytes(_ count: Int) -> [UInt8] {
+    mutating func take(_ count: Int) -> [UInt8] {
         let end = min(offset + count, bytes.count)
         defer { offset = end }
         return Array(bytes[offset..<end])
@@ -116,12 +117,16 @@ private enum Fixture {
     static let peer = Service(name: "Peer", type: http)
     static let lookup = try! RecordLookup(name: "peer.local", types: [.a, .aaaa], interfaceIndex: 0)
 
-    static let publish = BackendToken(rawValue: 1)
+}
+
+/// The tokens of what the driver was asked to do.
+private enum Token {
+    static let publication = BackendToken(rawValue: 1)
     static let browse = BackendToken(rawValue: 2)
     static let browseIPP = BackendToken(rawValue: 3)
     static let types = BackendToken(rawValue: 4)
-    static let resolve = BackendToken(rawValue: 5)
-    static let lookUp = BackendToken(rawValue: 6)
+    static let resolution = BackendToken(rawValue: 5)
+    static let lookup = BackendToken(rawValue: 6)
 }
 
 // MARK: - The run
@@ -145,18 +150,18 @@ private struct FuzzRun {
         driver.reportsDiagnostics = true
         handle(.setInterface(Fixture.primaryInterface(otherAddress: false)))
         handle(.setInterface(Fixture.secondaryInterface))
-        handle(.command(.publish(Fixture.publication, Fixture.publish)))
-        handle(.command(.browse(Fixture.http, subtype: nil, resolutionTimeout: .seconds(5), Fixture.browse)))
-        handle(.command(.browse(Fixture.ipp, subtype: nil, resolutionTimeout: nil, Fixture.browseIPP)))
-        handle(.command(.browseTypes(Fixture.types)))
-        handle(.command(.resolve(Fixture.peer, Fixture.resolve)))
-        handle(.command(.lookUp(Fixture.lookup, Fixture.lookUp)))
+        handle(.command(.publish(Fixture.publication, Token.publication)))
+        handle(.command(.browse(Fixture.http, subtype: nil, resolutionTimeout: .seconds(5), Token.browse)))
+        handle(.command(.browse(Fixture.ipp, subtype: nil, resolutionTimeout: nil, Token.browseIPP)))
+        handle(.command(.browseTypes(Token.types)))
+        handle(.command(.resolve(Fixture.peer, Token.resolution)))
+        handle(.command(.lookUp(Fixture.lookup, Token.lookup)))
     }
 
     mutating func step(_ op: UInt8, _ input: inout FuzzInput) {
         switch op & 3 {
-        case 0, 1: receive(flags: input.byte() ?? 0, bytes: input.bytes(Int(input.uint16())))
-        case 2: pass(milliseconds: Int64(input.uint16()) * (op & 4 == 0 ? 1 : 100))
+        case 0, 1: receive(flags: input.byte() ?? 0, bytes: input.take(Int(input.uint16())))
+        case 2: jump(milliseconds: Int64(input.uint16()) * (op & 4 == 0 ? 1 : 100))
         default: happen(op >> 2 & 7, variant: op & 0x20 != 0)
         }
     }
@@ -185,10 +190,11 @@ private struct FuzzRun {
             }
         let datagram = ReceivedDatagram(
             bytes: bytes, source: source, interface: interface, isMulticast: flags & 16 == 0)
-        if let dropped = handle(.receive(datagram)) { _ = dropped.description }
+        handle(.receive(datagram))
     }
 
-    private mutating func pass(milliseconds: Int64) {
+    /// Time moves on by `milliseconds` at once, however many deadlines that passes.
+    private mutating func jump(milliseconds: Int64) {
         now = now + .milliseconds(milliseconds)
         advance()
     }
@@ -207,26 +213,30 @@ private struct FuzzRun {
         case 2: loopBack()
         case 3:
             handle(
-                .command(.updateTXT(try! TXTRecord(orderedStrings: ["v": variant ? "2" : "3"]), of: Fixture.publish)))
+                .command(.updateTXT(try! TXTRecord(orderedStrings: ["v": variant ? "2" : "3"]), of: Token.publication)))
         case 4:
-            handle(.command(.cancel(Fixture.browse)))
-            handle(.command(.browse(Fixture.http, subtype: nil, resolutionTimeout: .seconds(5), Fixture.browse)))
+            handle(.command(.cancel(Token.browse)))
+            handle(.command(.browse(Fixture.http, subtype: nil, resolutionTimeout: .seconds(5), Token.browse)))
         case 5:
-            handle(.command(.cancel(Fixture.publish)))
-            handle(.command(.publish(Fixture.publication, Fixture.publish)))
-        case 6: handle(.command(.resolve(Fixture.peer, Fixture.resolve)))
+            handle(.command(.cancel(Token.publication)))
+            handle(.command(.publish(Fixture.publication, Token.publication)))
+        case 6:
+            handle(.command(.cancel(Token.resolution)))
+            handle(.command(.resolve(Fixture.peer, Token.resolution)))
         default:
             handle(variant ? .removeInterface(Fixture.secondary) : .setInterface(Fixture.secondaryInterface))
         }
     }
 
-    /// The multicast datagrams last sent, received back from our own address as the kernel loops
-    /// them back.
+    /// The multicast datagrams last sent, received back from our own address (the link-local one
+    /// over IPv6) as the kernel loops them back.
     private mutating func loopBack() {
         for sent in lastSent {
             guard case .multicast(let family) = sent.destination,
                 let interface = driver.interface(sent.interface),
-                let own = interface.addresses.first(where: { $0.address.family == family })
+                let own = interface.addresses.first(where: {
+                    $0.address.family == family && ($0.address.isLinkLocal || family == .v4)
+                })
             else { continue }
             let datagram = ReceivedDatagram(
                 bytes: sent.bytes, source: SocketAddress(own.address, port: 5353), interface: sent.interface,
@@ -236,32 +246,36 @@ private struct FuzzRun {
     }
 
     /// Hands `input` to the driver, then takes and checks everything it has to say.
-    @discardableResult
-    private mutating func handle(_ input: DiscoveryDriver.Input) -> DropReason? {
+    private mutating func handle(_ input: DiscoveryDriver.Input) {
         let interfacesBefore = driver.interfaces
-        let dropped = driver.handle(input, at: now)
+        driver.handle(input, at: now)
         let sent = driver.takeDatagrams()
-        for datagram in sent { check(datagram, leaving: interfacesBefore) }
+        for datagram in sent { check(datagram, interfacesBefore: interfacesBefore) }
         if !sent.isEmpty {
             lastSent = sent
             driver.noteSent(at: now)
         }
-        for update in driver.takeUpdates() { _ = String(describing: update) }
-        for diagnostic in driver.takeDiagnostics() { _ = String(describing: diagnostic) }
+        _ = driver.takeUpdates()
+        for diagnostic in driver.takeDiagnostics() {
+            switch diagnostic {
+            case .received(let message, _, _): _ = MessageSummary.describe(message)
+            case .dropped(let reason, _, _): _ = reason.description
+            default: break
+            }
+        }
         for interface in driver.interfaces {
             let cached = driver.engine.cachedRecords(on: interface.id).count
             if cached > Fixture.capacity {
                 fatalError("\(interface.name) caches \(cached) records, past its capacity of \(Fixture.capacity)")
             }
         }
-        return dropped
     }
 
     /// Property 1; an interface the input took away still sends its goodbyes.
-    private func check(_ datagram: OutgoingDatagram, leaving interfacesBefore: [NetworkInterface]) {
+    private func check(_ datagram: OutgoingDatagram, interfacesBefore: [NetworkInterface]) {
         guard datagram.bytes.count <= 9000 else { fatalError("a datagram of \(datagram.bytes.count) bytes") }
         do {
-            _ = try Message(decoding: datagram.bytes)
+            _ = MessageSummary.describe(try Message(decoding: datagram.bytes))
         } catch {
             fatalError("a datagram sent does not decode: \(error)")
         }

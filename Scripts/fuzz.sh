@@ -101,6 +101,7 @@ build_module() {
     local name=$1 sources
     shift
     mapfile -t sources < <(find "$ROOT/Sources/$name" -name '*.swift' | sort)
+    mkdir -p "$MODULES"
     "$SWIFTC" "${SWIFT_FLAGS[@]}" -module-name "$name" -I "$MODULES" "$@" \
         -emit-module -emit-module-path "$MODULES/$name.swiftmodule" -emit-library -static \
         "${sources[@]}" -o "$MODULES/lib$name.a"
@@ -141,7 +142,8 @@ build_driver_fuzzer() {
 }
 
 # Each packet of $1 as DriverFuzzer's input in $2: a datagram multicast from a peer on the link,
-# then a second passing; once more followed by the driver's own datagrams looped back. The packets
+# then a second passing; once more followed, 150 ms later, by the driver's own datagrams looped
+# back. The packets
 # about the driver's own names (driver-*.bin) come twice more: multicast from off the link, from an
 # ephemeral port (a legacy query), and sent by unicast from an ephemeral port on the link.
 # One more input has two peers fill the cache.
@@ -151,23 +153,25 @@ frame_driver_seeds() {
         size=$(wc -c <"$file")
         [ "$size" -le 65535 ] || continue
         base=$(basename "$file")
-        { datagram 00 "$size"; cat "$file"; printf '\x02\x03\xe8'; } >"$2/$base"
-        { datagram 00 "$size"; cat "$file"; printf '\x0b'; } >"$2/looped-$base"
+        { datagram_header 00 "$size"; cat "$file"; printf '\x02\x03\xe8'; } >"$2/$base"
+        { datagram_header 00 "$size"; cat "$file"; printf '\x02\x00\x96\x0b'; } >"$2/looped-$base"
         [[ $base == driver-* ]] || continue
-        { datagram 0b "$size"; cat "$file"; printf '\x02\x03\xe8'; } >"$2/off-link-legacy-$base"
-        { datagram 18 "$size"; cat "$file"; printf '\x02\x03\xe8'; } >"$2/unicast-legacy-$base"
+        { datagram_header 0b "$size"; cat "$file"; printf '\x02\x03\xe8'; } >"$2/off-link-legacy-$base"
+        { datagram_header 18 "$size"; cat "$file"; printf '\x02\x03\xe8'; } >"$2/unicast-legacy-$base"
     done
-    # Two peers whose records together pass the cache's capacity of 64.
+    # Two peers whose records together pass the cache's capacity (DriverFuzzer's
+    # Fixture.capacity, 64).
     local ptrs=$1/response-40-ptrs.bin txts=$1/response-near-9000.bin
+    [ -f "$ptrs" ] && [ -f "$txts" ] || { echo "fuzz.sh: $ptrs or $txts is missing" >&2; return 1; }
     {
-        datagram 00 "$(wc -c <"$ptrs")"; cat "$ptrs"
-        datagram 02 "$(wc -c <"$txts")"; cat "$txts"
+        datagram_header 00 "$(wc -c <"$ptrs")"; cat "$ptrs"
+        datagram_header 02 "$(wc -c <"$txts")"; cat "$txts"
         printf '\x02\x03\xe8'
     } >"$2/two-peers-fill-the-cache"
 }
 
 # A DriverFuzzer datagram's header: operation 0, the flags byte (hex) $1, the length $2.
-datagram() {
+datagram_header() {
     printf "$(printf '\\x00\\x%s\\x%02x\\x%02x' "$1" $(($2 >> 8)) $(($2 & 255)))"
 }
 
@@ -183,7 +187,7 @@ run() {
     if [ "$target" = ReplyFuzzer ]; then seeds=ReplySeeds; fi
     mkdir -p "$corpus"
     if [ "$target" = DriverFuzzer ]; then
-        frame_driver_seeds "$FUZZ_DIR/$seeds" "$corpus"
+        frame_driver_seeds "$FUZZ_DIR/$seeds" "$corpus" || return 2
         max_len=32768
     else
         cp "$FUZZ_DIR/$seeds"/* "$corpus"/
