@@ -116,7 +116,6 @@ private enum Fixture {
         subtypes: ["_printer"], allowsRenaming: true, wideArea: nil)
     static let peer = Service(name: "Peer", type: http)
     static let lookup = try! RecordLookup(name: "peer.local", types: [.a, .aaaa], interfaceIndex: 0)
-
 }
 
 /// The tokens of what the driver was asked to do.

@@ -88,8 +88,6 @@ build() {
         DriverFuzzer) build_driver_fuzzer; return ;;
     esac
     # One swiftc invocation: whole-module optimization across the codec and the fuzzer entry point.
-    # -parse-as-library: no top-level code, libFuzzer provides main. -g: line numbers in reports.
-    # -package-name: CiaoWire declares `package` API, which SwiftPM would otherwise name for us.
     "$SWIFTC" "${SWIFT_FLAGS[@]}" -module-name CiaoWireFuzz \
         "${LINKER_FLAGS[@]}" "$ROOT"/Sources/CiaoWire/*.swift "$FUZZ_DIR/$target.swift" \
         -o "$BUILD_DIR/$target"
@@ -143,10 +141,9 @@ build_driver_fuzzer() {
 
 # Each packet of $1 as DriverFuzzer's input in $2: a datagram multicast from a peer on the link,
 # then a second passing; once more followed, 150 ms later, by the driver's own datagrams looped
-# back. The packets
-# about the driver's own names (driver-*.bin) come twice more: multicast from off the link, from an
-# ephemeral port (a legacy query), and sent by unicast from an ephemeral port on the link.
-# One more input has two peers fill the cache.
+# back. The packets about the driver's own names (driver-*.bin) come twice more: multicast from
+# off the link, from an ephemeral port (a legacy query), and sent by unicast from an ephemeral
+# port on the link. One more input has two peers fill the cache.
 frame_driver_seeds() {
     local file size base
     for file in "$1"/*; do
