@@ -107,10 +107,12 @@ public struct UnicastDNSClient<Random: RandomNumberGenerator & Sendable>: Sendab
         }
     }
 
-    /// The socket of `attempt` failed (ICMP unreachable, a TCP reset or refusal): its question
-    /// goes on to the next server at once.
-    public mutating func attemptFailed(_ attempt: Attempt, at now: Duration) {
-        guard let id = queriesByAttempt[attempt], let query = pending[id], query.attempt == attempt else { return }
+    /// The socket of `attempt` failed (ICMP unreachable, a TCP reset or refusal) for `reason`: its
+    /// question goes on to the next server at once, and fails with `unreachable(reason)` if no
+    /// later server says otherwise.
+    public mutating func attemptFailed(_ attempt: Attempt, because reason: String, at now: Duration) {
+        guard let id = queriesByAttempt[attempt], var query = pending[id], query.attempt == attempt else { return }
+        query.lastError = .unreachable(reason)
         nextAttempt(id, query, at: now)
     }
 

@@ -16,6 +16,9 @@ public enum UnicastDNSError: Error, Hashable, Sendable, CustomStringConvertible 
     case noServers
     /// Too many queries are outstanding at once; the new one was not started.
     case tooManyQueries(limit: Int)
+    /// The last server's socket failed, as the transport describes it: an ICMP unreachable read
+    /// back as a refusal, no route, a TCP reset.
+    case unreachable(String)
 
     public var description: String {
         switch self {
@@ -34,6 +37,8 @@ public enum UnicastDNSError: Error, Hashable, Sendable, CustomStringConvertible 
             "no DNS server is configured; add a nameserver line to /etc/resolv.conf or give one with --server"
         case .tooManyQueries(let limit):
             "more than \(limit) DNS queries are outstanding; wait for some to finish"
+        case .unreachable(let reason):
+            "\(reason); check that the servers are reachable (resolv.conf or --server)"
         }
     }
 }

@@ -252,7 +252,23 @@ private typealias S = FakeDNSServer
         var client = S.client()
         client.query(name, type: .ptr, at: .zero)
         let sent = try #require(client.takeTransmissions().first)
-        client.attemptFailed(sent.attempt, at: .seconds(1))
+        client.attemptFailed(sent.attempt, because: "refused", at: .seconds(1))
         #expect(client.takeTransmissions().first?.server == S.secondary)
+    }
+
+    @Test func aQuestionWhoseSocketsAllFailSaysWhy() throws {
+        var client = S.client()
+        client.query(name, type: .ptr, at: .zero)
+        let reason = "receive from the DNS server 198.18.0.1:53 failed: Connection refused"
+        var attempts = 0
+        while let sent = client.takeTransmissions().first {
+            attempts += 1
+            client.attemptFailed(sent.attempt, because: reason, at: .seconds(1))
+        }
+        #expect(attempts > 1)
+        #expect(throws: UnicastDNSError.unreachable(reason)) { try client.takeCompletions().first?.result.get() }
+        #expect(
+            UnicastDNSError.unreachable(reason).description
+                == "\(reason); check that the servers are reachable (resolv.conf or --server)")
     }
 }

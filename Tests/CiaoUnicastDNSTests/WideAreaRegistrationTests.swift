@@ -183,7 +183,28 @@ import Testing
         }
         #expect(sends.map { $0 - Self.start.monotonic } == [.zero, .seconds(1), .seconds(3), .seconds(7)])
         #expect(time.monotonic - Self.start.monotonic == .seconds(15))
-        #expect(last == [.event(.failed(.timedOut(server: "198.18.0.1#53")))])
+        #expect(last == [.event(.failed(.timedOut(server: "198.18.0.1#53", transportFailure: nil)))])
+    }
+
+    @Test func aTransportFailureIsRetransmittedOverAndNamedInTheTimeout() {
+        var registration = Self.registration()
+        _ = registration.start(at: Self.start)
+        let reason = "receive from the DNS server 198.18.0.1:53 failed: Connection refused"
+        registration.transportFailed(reason)
+        var time = Self.start
+        var last: [WideAreaRegistration.Output] = []
+        var retransmissions = 0
+        while let deadline = registration.nextDeadline {
+            time.monotonic = deadline
+            last = registration.advance(to: time)
+            if case .send = last.first { retransmissions += 1 }
+        }
+        #expect(retransmissions == 3)
+        let error = RegistrationError.timedOut(server: "198.18.0.1#53", transportFailure: reason)
+        #expect(last == [.event(.failed(error))])
+        #expect(
+            error.description
+                == "no reply from 198.18.0.1#53 to the DNS UPDATE (\(reason)): check the server address and port")
     }
 
     @Test func aGrantedLeaseIsRefreshedAtEightyPercentPlusJitter() throws {

@@ -175,8 +175,12 @@ struct LoopState {
             switch output {
             case .send(let datagram):
                 // A datagram that cannot leave is a lost one: the registration retransmits, and
-                // fails with timedOut after its last wait.
-                try? slot.socket.send(datagram)
+                // fails with timedOut, naming this failure, after its last wait.
+                do throws(TransportError) {
+                    try slot.socket.send(datagram)
+                } catch {
+                    registrations[handle]?.registration.transportFailed("\(error)")
+                }
             case .event(let event):
                 slot.onEvent(event)
                 switch event {
@@ -233,7 +237,7 @@ struct LoopState {
                 try socket.send(transmission.message)
             }
         } catch {
-            client.attemptFailed(transmission.attempt, at: now)
+            client.attemptFailed(transmission.attempt, because: "\(error)", at: now)
         }
     }
 
@@ -245,12 +249,16 @@ struct LoopState {
                     client.receive(bytes, on: attempt, from: DNSServer(source), at: now)
                 }
             } catch {
-                client.attemptFailed(attempt, at: now)
+                client.attemptFailed(attempt, because: "\(error)", at: now)
             }
         }
         for (handle, slot) in registrations where ready.contains(slot.socket.fileDescriptor) {
-            while let (bytes, _) = try? slot.socket.receive() {
-                update(handle) { $0.receive(bytes, at: $1) }
+            do throws(TransportError) {
+                while let (bytes, _) = try slot.socket.receive() {
+                    update(handle) { $0.receive(bytes, at: $1) }
+                }
+            } catch {
+                registrations[handle]?.registration.transportFailed("\(error)")
             }
         }
         for (attempt, entry) in streamSockets where ready.contains(entry.socket.fileDescriptor) {
@@ -260,7 +268,7 @@ struct LoopState {
                     client.receive(reply, on: attempt, from: entry.server, at: now)
                 }
             } catch {
-                client.attemptFailed(attempt, at: now)
+                client.attemptFailed(attempt, because: "\(error)", at: now)
             }
         }
         carryOut()

@@ -21,8 +21,9 @@ public enum RegistrationError: Error, Hashable, Sendable, CustomStringConvertibl
     case authentication(TSIGError)
     /// No zone was found for `name`, or no server that takes its updates.
     case zoneNotFound(name: DomainName, reason: String)
-    /// No reply came after every retransmission.
-    case timedOut(server: String)
+    /// No reply came after every retransmission; `transportFailure` is how the transport last
+    /// failed meanwhile, if it did.
+    case timedOut(server: String, transportFailure: String?)
     /// The update could not be built (a name too long, for example).
     case invalidUpdate(String)
 
@@ -40,7 +41,9 @@ public enum RegistrationError: Error, Hashable, Sendable, CustomStringConvertibl
         case .authentication(let error): error.description
         case .zoneNotFound(let name, let reason):
             "cannot find the zone of \(name) or its update server (\(reason)): check the domain, or give the server"
-        case .timedOut(let server): "no reply from \(server) to the DNS UPDATE: check the server address and port"
+        case .timedOut(let server, nil): "no reply from \(server) to the DNS UPDATE: check the server address and port"
+        case .timedOut(let server, let transportFailure?):
+            "no reply from \(server) to the DNS UPDATE (\(transportFailure)): check the server address and port"
         case .invalidUpdate(let reason): "cannot build the DNS UPDATE: \(reason)"
         }
     }

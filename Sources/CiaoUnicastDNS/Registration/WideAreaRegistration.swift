@@ -74,6 +74,8 @@ public struct WideAreaRegistration: Sendable {
         var requestMAC: [UInt8]
         var sends: Int
         var deadline: Duration
+        /// The last failure of the transport while this update was in flight.
+        var transportFailure: String?
     }
 
     /// A registration of `records` in `zone` through `server`, signed with `key`, asking for
@@ -161,11 +163,20 @@ public struct WideAreaRegistration: Sendable {
         return outputs
     }
 
+    /// The update in flight could not be sent, or the server's host answered with an error (an
+    /// ICMP unreachable read back as a refusal), for `reason`: the update is retransmitted as if
+    /// lost, and fails naming `reason` if no reply comes.
+    public mutating func transportFailed(_ reason: String) {
+        inFlight?.transportFailure = reason
+    }
+
     /// Retransmits an unanswered update, fails one whose last wait is over, or starts a due refresh.
     public mutating func advance(to time: Time) -> [Output] {
         var outputs: [Output] = []
         if var flight = inFlight, time.monotonic >= flight.deadline {
-            guard flight.sends < Self.retransmissionWaits.count else { return fail(.timedOut(server: server)) }
+            guard flight.sends < Self.retransmissionWaits.count else {
+                return fail(.timedOut(server: server, transportFailure: flight.transportFailure))
+            }
             flight.deadline = time.monotonic + Self.retransmissionWaits[flight.sends]
             flight.sends += 1
             inFlight = flight
