@@ -81,7 +81,7 @@ public struct PublicationConfiguration: Hashable, Sendable {
     /// Throws `invalidTXTRecord` when the TXT record, under the instance's name, would not fit a
     /// 9000-byte packet (RFC 6762 §17): nothing could announce it. An empty name stands for the
     /// host name, counted at its longest.
-    static func checkFits(_ txtRecord: TXTRecord, name: String, type: ServiceType) throws(CiaoError) {
+    package static func checkFits(_ txtRecord: TXTRecord, name: String, type: ServiceType) throws(CiaoError) {
         let ownerName = (name.isEmpty ? 63 : name.utf8.count) + type.rawValue.utf8.count + 9
         let messageSize = 12 + ownerName + 10 + txtRecord.wireData.count
         guard messageSize <= 9000 else {

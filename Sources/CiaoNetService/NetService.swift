@@ -240,12 +240,21 @@ open class NetService: NSObject {
     }
 
     /// Sets the TXT record (RFC 6763 §6 wire format), announcing it at once when published.
-    /// Returns false for data that is not a valid TXT record.
+    /// Returns false for data that is not a valid TXT record, or that would not fit one packet
+    /// under the service's name.
     @discardableResult
     open func setTXTRecord(_ recordData: Data?) -> Bool {
         guard let parsed = try? TXTRecord(wireData: recordData ?? Data([0])) else { return false }
+        if let serviceType = try? ServiceType(observed: type) {
+            do {
+                try PublicationConfiguration.checkFits(parsed, name: name, type: serviceType)
+            } catch {
+                return false
+            }
+        }
         txtRecord = recordData
         if let server {
+            // The record fits, so the one failure left is `stopped`: stop() came first.
             Task { try? await server.updateTXT(parsed) }
         }
         return true

@@ -44,6 +44,15 @@ import Testing
         #expect(service.txtRecordData() == Data([3] + Array("a=b".utf8)))
     }
 
+    @Test func setTXTRecordRejectsARecordNoPacketHolds() {
+        let service = NetService(domain: "local.", type: "_http._tcp.", name: "Web", port: 80)
+        let string = [UInt8(254)] + Array(repeating: UInt8(ascii: "k"), count: 254)
+        let fits = Data(Array(repeating: string, count: 34).joined())
+        #expect(service.setTXTRecord(fits))
+        #expect(!service.setTXTRecord(fits + string + string))
+        #expect(service.txtRecordData() == fits)
+    }
+
     @Test func addressesAreSocketAddressStructures() throws {
         let v4 = try #require(SocketAddressData.make("198.18.0.1", port: 8080))
         #expect(v4.count == MemoryLayout<sockaddr_in>.size)
