@@ -1,3 +1,4 @@
+import CiaoTransport
 import Foundation
 import Testing
 
@@ -22,6 +23,17 @@ struct CiaoErrorTests {
         #expect(CiaoError.invalidTXTRecord("key k").description.contains("key k"))
         #expect(CiaoError.invalidConfiguration("port 0").description.contains("port 0"))
         #expect(CiaoError.network("ENETUNREACH").description.contains("ENETUNREACH"))
+    }
+
+    @Test func aPortNoOtherResponderCanShareSaysHowToFindItsHolder() {
+        let taken = TransportError.system(operation: "bind an IPv4 socket to UDP port 5353", errno: EADDRINUSE)
+        #expect(
+            MDNSRuntime.startFailure(taken).description.hasSuffix(
+                "cannot start multicast DNS: bind an IPv4 socket to UDP port 5353 failed: Address already in use;"
+                    + " another program holds UDP port 5353 without SO_REUSEADDR, so no other responder can share"
+                    + " it: find it with ss -ulpn 'sport = :5353'"))
+        let denied = TransportError.system(operation: "bind an IPv4 socket to UDP port 5353", errno: EACCES)
+        #expect(!MDNSRuntime.startFailure(denied).description.contains("ss -ulpn"))
     }
 
     @Test func wellKnownDNSServiceCodes() {

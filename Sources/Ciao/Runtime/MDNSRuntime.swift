@@ -197,7 +197,7 @@ final class MDNSRuntime: DiscoveryBackend {
                 reportInterfacesPresent: { [self] present in interfacesPresent.store(present, ordering: .relaxed) },
                 reportMembershipFailures: { [self] failures in memberships.withLock { $0 = failures } })
         } catch {
-            throw .network("cannot start multicast DNS: \(error)")
+            throw Self.startFailure(error)
         }
         let transfer = LoopTransfer(loop: loop)
         try DetachedThread.start("multicast DNS") { [self] in transfer.loop.run(takeJobs: takeJobs) }
@@ -205,6 +205,18 @@ final class MDNSRuntime: DiscoveryBackend {
             atexit { MDNSRuntime.shared.withdrawEverythingBeforeExit() }
         }
         return loop.wakeup
+    }
+
+    /// The error for sockets that could not be opened; when the port is taken, how to find the
+    /// program that holds it without letting others share it (RFC 6762 §15.1).
+    static func startFailure(_ error: TransportError) -> CiaoError {
+        var message = "cannot start multicast DNS: \(error)"
+        if error.errno == EADDRINUSE {
+            message +=
+                "; another program holds UDP port 5353 without SO_REUSEADDR, so no other responder can"
+                + " share it: find it with ss -ulpn 'sport = :5353'"
+        }
+        return .network(message)
     }
 
     /// Goodbyes for every publication and the host's addresses when the process exits normally
