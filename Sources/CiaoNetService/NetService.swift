@@ -247,14 +247,16 @@ open class NetService: NSObject {
         guard let parsed = try? TXTRecord(wireData: recordData ?? Data([0])) else { return false }
         if let serviceType = try? ServiceType(observed: type) {
             do {
-                try PublicationConfiguration.checkFits(parsed, name: name, type: serviceType)
+                // A published name can grow by renaming, up to 63 bytes: it counts at its longest.
+                try PublicationConfiguration.checkFits(parsed, name: server == nil ? name : "", type: serviceType)
             } catch {
                 return false
             }
         }
         txtRecord = recordData
         if let server {
-            // The record fits, so the one failure left is `stopped`: stop() came first.
+            // The record fits under any name the service may take, so the one failure left is
+            // `stopped`: stop() came first.
             Task { try? await server.updateTXT(parsed) }
         }
         return true

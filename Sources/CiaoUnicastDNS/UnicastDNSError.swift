@@ -16,8 +16,8 @@ public enum UnicastDNSError: Error, Hashable, Sendable, CustomStringConvertible 
     case noServers
     /// Too many queries are outstanding at once; the new one was not started.
     case tooManyQueries(limit: Int)
-    /// The last server's socket failed, as the transport describes it: an ICMP unreachable read
-    /// back as a refusal, no route, a TCP reset.
+    /// A server's socket failed, as the transport describes it (an ICMP unreachable read back as
+    /// a refusal, no route, a TCP reset), and no server answered otherwise after it.
     case unreachable(String)
 
     public var description: String {
