@@ -27,13 +27,23 @@ struct CommandSpec: Sendable {
     /// Extra paragraphs after the options: formats, examples, exit status.
     var details: String
 
-    var usage: String {
+    /// What follows `ciao NAME` in the usage line: `[options]` and the positionals.
+    var synopsisWords: [String] {
         let words = positionals.map { positional -> String in
             let word = positional.isVariadic ? "\(positional.name)..." : positional.name
             return positional.isOptional || positional.isVariadic ? "[\(word)]" : word
         }
-        let synopsis = ["usage: ciao \(name)", options.isEmpty ? nil : "[options]"].compactMap { $0 } + words
-        var text = synopsis.joined(separator: " ") + "\n\n\(summary)\n"
+        return (options.isEmpty ? [] : ["[options]"]) + words
+    }
+
+    /// The usage line: `usage: ciao NAME [options] ARGUMENT...`.
+    var synopsis: String {
+        (["usage: ciao \(name)"] + synopsisWords).joined(separator: " ")
+    }
+
+    /// The help text: the usage line, the summary, the arguments and options, the details.
+    var usage: String {
+        var text = synopsis + "\n\n\(summary)\n"
         if !positionals.isEmpty {
             text += "\nArguments:\n" + Self.table(positionals.map { ($0.name, $0.help) })
         }
@@ -151,7 +161,7 @@ struct ParsedArguments {
     func variadic(_ name: String) -> [String] { positionals[name] ?? [] }
 }
 
-/// A command line that does not fit its command: printed with the usage, exit status 2.
+/// A command line that does not fit its command: printed with the usage line, exit status 2.
 struct ArgumentError: Error, Equatable, CustomStringConvertible {
     var description: String
 

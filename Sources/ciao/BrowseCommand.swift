@@ -33,7 +33,7 @@ enum BrowseCommand {
             options = try BrowseOptions(try spec.parse(arguments))
             scope = try CommonOptions.applyNetworkScope(options.arguments)
         } catch {
-            return CommandLineTool.usageError("\(error)", usage: spec.usage)
+            return CommandLineTool.usageError("\(error)", spec: spec)
         }
         if options.domain != "local." {
             do {
@@ -41,7 +41,7 @@ enum BrowseCommand {
                     options: options, configuration: try CommonOptions.resolverConfiguration(options.arguments)
                 ).run()
             } catch {
-                return CommandLineTool.usageError("\(error)", usage: spec.usage)
+                return CommandLineTool.usageError("\(error)", spec: spec)
             }
         }
         guard await CommonOptions.waitForInterface(scope, terminating: options.terminate) else { return 1 }

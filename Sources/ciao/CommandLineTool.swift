@@ -43,7 +43,11 @@ enum CommandLineTool {
     ]
 
     static func run(_ arguments: [String]) async -> Int32 {
-        guard let name = arguments.first else { return usageError("missing command", usage: usage) }
+        guard let name = arguments.first else {
+            printError("missing command")
+            writeToStandardError(usage + "\n")
+            return 2
+        }
         let rest = Array(arguments.dropFirst())
         if ["-h", "--help", "help"].contains(name) {
             print(usage)
@@ -53,7 +57,10 @@ enum CommandLineTool {
             print("ciao \(CiaoVersion.current)")
             return 0
         }
-        guard let command = commands[name] else { return usageError("unknown command \"\(name)\"", usage: usage) }
+        guard let command = commands[name] else {
+            printError("unknown command \"\(name)\"; run \"ciao --help\" for the commands")
+            return 2
+        }
         // After `--` everything is an argument, even `--help`.
         if rest.prefix(while: { $0 != "--" }).contains(where: { $0 == "--help" || $0 == "-h" }) {
             print(command.spec.usage)
@@ -73,11 +80,16 @@ enum CommandLineTool {
         }
     }
 
-    /// Prints `message` and the usage to standard error; returns exit status 2.
-    static func usageError(_ message: String, usage: String) -> Int32 {
-        printError(message)
-        writeToStandardError(usage + "\n")
+    /// Prints ``usageErrorText(_:spec:)`` to standard error; returns exit status 2.
+    static func usageError(_ message: String, spec: CommandSpec) -> Int32 {
+        writeToStandardError(usageErrorText(message, spec: spec))
         return 2
+    }
+
+    /// `message`, the command's usage line and where its help is, as `swift` and `git` say it:
+    /// the whole help would push the message off the screen.
+    static func usageErrorText(_ message: String, spec: CommandSpec) -> String {
+        "ciao: \(message)\n\(spec.synopsis)\nRun \"ciao \(spec.name) --help\" for more.\n"
     }
 
     static func printError(_ message: String) {

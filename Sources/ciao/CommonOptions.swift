@@ -142,9 +142,9 @@ enum CommonOptions {
 
     /// Runs `lookUp` for each argument in turn, as `avahi-resolve` does: a lookup that times out
     /// is reported with `describingFailure` and the others still run. Returns the exit status: 0
-    /// when all succeeded, 1 when one failed, 2 (with the usage) for an argument the library refuses.
+    /// when all succeeded, 1 when one failed, 2 (with the usage line) for an argument the library refuses.
     static func lookUpEach(
-        _ arguments: [String], usage: String, _ lookUp: (String) async throws -> Void,
+        _ arguments: [String], spec: CommandSpec, _ lookUp: (String) async throws -> Void,
         describingFailure: (String) -> String
     ) async -> Int32 {
         var status: Int32 = 0
@@ -155,7 +155,7 @@ enum CommonOptions {
                 CommandLineTool.printError(describingFailure(argument))
                 status = 1
             } catch  where CommandLineTool.isArgumentError(error) {
-                return CommandLineTool.usageError("\(error)", usage: usage)
+                return CommandLineTool.usageError("\(error)", spec: spec)
             } catch {
                 CommandLineTool.printError("\(error)")
                 status = 1

@@ -25,7 +25,7 @@ enum DecodeCommand {
         do {
             path = try spec.parse(arguments).positional("FILE") ?? "-"
         } catch {
-            return CommandLineTool.usageError("\(error)", usage: spec.usage)
+            return CommandLineTool.usageError("\(error)", spec: spec)
         }
         guard let data = readAll(path) else {
             CommandLineTool.printError("cannot read \(path): \(String(cString: strerror(errno)))")

@@ -29,7 +29,7 @@ enum DomainsCommand {
             format = try CommonOptions.outputFormat(parsed)
             servers = try parsed.value("--server").map { _ in try CommonOptions.resolverConfiguration(parsed).servers }
         } catch {
-            return CommandLineTool.usageError("\(error)", usage: spec.usage)
+            return CommandLineTool.usageError("\(error)", spec: spec)
         }
         let printer = OutputPrinter(format: format)
         let events: AsyncStream<WideAreaBrowse.Event>

@@ -4,7 +4,7 @@ import Ciao
 /// timeout, the network options), and a lookup of each in turn, as `avahi-resolve` does.
 enum LookupRun {
     /// Parses `arguments` by `spec`, whose variadic positional `each` names what to look up, then
-    /// runs `lookUp` for each (see ``CommonOptions/lookUpEach(_:usage:_:describingFailure:)``).
+    /// runs `lookUp` for each (see ``CommonOptions/lookUpEach(_:spec:_:describingFailure:)``).
     static func run(
         _ arguments: [String], spec: CommandSpec, each: String,
         lookUp: (String, Duration, NetworkScope, LookupPrinter) async throws -> Void,
@@ -21,12 +21,12 @@ enum LookupRun {
             timeout = try BrowseOptions.seconds(parsed.value("--timeout") ?? "5", option: "--timeout")
             scope = try CommonOptions.applyNetworkScope(parsed)
         } catch {
-            return CommandLineTool.usageError("\(error)", usage: spec.usage)
+            return CommandLineTool.usageError("\(error)", spec: spec)
         }
         await CommonOptions.waitForInterface(scope, atMost: .zero)
         CommonOptions.warnAboutMembershipFailures()
         let printer = LookupPrinter(format: LookupPrinter.format(parsed), scope: scope)
-        return await CommonOptions.lookUpEach(targets, usage: spec.usage) { target in
+        return await CommonOptions.lookUpEach(targets, spec: spec) { target in
             try await lookUp(target, timeout, scope, printer)
         } describingFailure: { target in
             describingFailure(target, timeout)

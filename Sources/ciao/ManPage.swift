@@ -165,18 +165,6 @@ enum ManPage {
     }
 }
 
-extension CommandSpec {
-    /// The synopsis after `ciao NAME`, as the first line of ``usage`` gives it: `[options]` and
-    /// the positionals.
-    var synopsisWords: [String] {
-        let words = positionals.map { positional -> String in
-            let word = positional.isVariadic ? "\(positional.name)..." : positional.name
-            return positional.isOptional || positional.isVariadic ? "[\(word)]" : word
-        }
-        return (options.isEmpty ? [] : ["[options]"]) + words
-    }
-}
-
 /// What ``CommandLineTool/usage`` says, read back: its description line, its command list and
 /// its exit status line.
 enum TopLevelUsage {

@@ -46,7 +46,7 @@ enum PublishCommand {
             }
             scope = try CommonOptions.applyNetworkScope(parsed)
         } catch {
-            return CommandLineTool.usageError("\(error)", usage: spec.usage)
+            return CommandLineTool.usageError("\(error)", spec: spec)
         }
         let printer = OutputPrinter(format: format)
         let server = CiaoServer()
@@ -85,7 +85,7 @@ enum PublishCommand {
                 return 0
             case .failed(let error):
                 if CommandLineTool.isArgumentError(error) {
-                    return CommandLineTool.usageError("\(error)", usage: spec.usage)
+                    return CommandLineTool.usageError("\(error)", spec: spec)
                 }
                 CommandLineTool.printError("\(error)")
                 return 1

@@ -50,13 +50,13 @@ enum QueryCommand {
             }
             scope = try CommonOptions.applyNetworkScope(parsed)
         } catch {
-            return CommandLineTool.usageError("\(error)", usage: spec.usage)
+            return CommandLineTool.usageError("\(error)", spec: spec)
         }
         await CommonOptions.waitForInterface(scope, atMost: parsed.has("--continuous") ? nil : .zero)
         CommonOptions.warnAboutMembershipFailures()
         let printer = LookupPrinter(format: LookupPrinter.format(parsed), scope: scope)
         guard parsed.has("--continuous") else {
-            return await CommonOptions.lookUpEach([name], usage: spec.usage) { name in
+            return await CommonOptions.lookUpEach([name], spec: spec) { name in
                 for record in try await CiaoResolver.query(name: name, type: type, timeout: timeout!) {
                     printer.print(record)
                 }
@@ -104,7 +104,7 @@ enum QueryCommand {
             switch input {
             case .event(let event): printer.print(event.record, change: event)
             case .failed(let error) where CommandLineTool.isArgumentError(error):
-                return CommandLineTool.usageError("\(error)", usage: spec.usage)
+                return CommandLineTool.usageError("\(error)", spec: spec)
             case .failed(let error):
                 CommandLineTool.printError("\(error)")
                 return 1

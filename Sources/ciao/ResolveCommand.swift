@@ -37,7 +37,7 @@ enum ResolveCommand {
             }
             scope = try CommonOptions.applyNetworkScope(parsed)
         } catch {
-            return CommandLineTool.usageError("\(error)", usage: spec.usage)
+            return CommandLineTool.usageError("\(error)", spec: spec)
         }
         // The resolution itself waits, up to its timeout, for an interface to come.
         await CommonOptions.waitForInterface(scope, atMost: .zero)
@@ -56,7 +56,7 @@ enum ResolveCommand {
             CommandLineTool.printError(notResolved(service, within: timeout))
             return 1
         } catch  where CommandLineTool.isArgumentError(error) {
-            return CommandLineTool.usageError("\(error)", usage: spec.usage)
+            return CommandLineTool.usageError("\(error)", spec: spec)
         } catch {
             CommandLineTool.printError("\(error)")
             return 1

@@ -34,7 +34,7 @@ enum TypesCommand {
             }
             scope = try CommonOptions.applyNetworkScope(parsed)
         } catch {
-            return CommandLineTool.usageError("\(error)", usage: spec.usage)
+            return CommandLineTool.usageError("\(error)", spec: spec)
         }
         guard await CommonOptions.waitForInterface(scope, terminating: parsed.has("--terminate")) else { return 1 }
         CommonOptions.warnAboutMembershipFailures()

@@ -176,6 +176,13 @@ import Testing
         #expect(firstLine(QueryCommand.spec) == "usage: ciao query [options] NAME TYPE")
     }
 
+    @Test func aUsageErrorSaysTheMessageTheUsageLineAndWhereTheHelpIs() {
+        #expect(
+            CommandLineTool.usageErrorText("TXT key \"A\" given twice", spec: PublishCommand.spec)
+                == "ciao: TXT key \"A\" given twice\nusage: ciao publish [options] NAME TYPE [PORT] [TXT...]\n"
+                + "Run \"ciao publish --help\" for more.\n")
+    }
+
     @Test func commandOptions() {
         let browse = BrowseCommand.spec.usage
         for label in [

@@ -36,7 +36,7 @@ enum ExploreCommand {
         do {
             scope = try CommonOptions.applyNetworkScope(try spec.parse(arguments))
         } catch {
-            return CommandLineTool.usageError("\(error)", usage: spec.usage)
+            return CommandLineTool.usageError("\(error)", spec: spec)
         }
         let terminal: RawTerminal
         do {
