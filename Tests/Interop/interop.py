@@ -551,13 +551,13 @@ def host_name_owned(s: Suite) -> list[str]:
         if rc != 2:
             raise Failure(f"ciao browse -t -i eth9: exit {rc} (expected 2)\n{p.tail()}")
         figures.append("-i eth9: exit 2 naming the interfaces that exist")
-        # what the library rejects is a bad argument too: exit 2 with the usage
+        # what the library rejects is a bad argument too: exit 2 with the usage line
         for args in (("publish", "x" * 64, TYPE, "80"), ("publish", "--subtype", "printer", "X", TYPE, "80"),
                      ("resolve", "", TYPE), ("publish", "-l", "Probe", TYPE, "9000")):
             p, rc, _ = s.ciao_once(c, "ciao-bad-argument", *args)
             if rc != 2 or not any(l.startswith("Usage:") or "usage" in l.lower() for l in p.lines):
-                raise Failure(f"ciao {' '.join(args)[:60]}: exit {rc} (expected 2 with the usage)\n{p.tail()}")
-        figures.append("a 64-byte name, a bad subtype, an empty name, a port with --listener: exit 2 with the usage")
+                raise Failure(f"ciao {' '.join(args)[:60]}: exit {rc} (expected 2 with the usage line)\n{p.tail()}")
+        figures.append("a 64-byte name, a bad subtype, an empty name, a port with --listener: exit 2 with the usage line")
 
         p, rc, took = s.ciao_once(lonely, "ciao-resolve-lonely", "resolve", "X", TYPE, "--timeout", "2")
         text = "\n".join(p.lines)

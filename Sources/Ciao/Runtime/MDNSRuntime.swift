@@ -213,8 +213,8 @@ final class MDNSRuntime: DiscoveryBackend {
         var message = "cannot start multicast DNS: \(error)"
         if error.errno == EADDRINUSE {
             message +=
-                "; another program holds UDP port 5353 without SO_REUSEADDR, so no other responder can"
-                + " share it: find it with ss -ulpn 'sport = :5353'"
+                "; another program holds UDP port 5353 without SO_REUSEADDR (or with only SO_REUSEPORT, as"
+                + " another user), so Ciao cannot share it: find it with sudo ss -ulpne 'sport = :5353'"
         }
         return .network(message)
     }
