@@ -184,6 +184,9 @@ import Testing
         #expect(sends.map { $0 - Self.start.monotonic } == [.zero, .seconds(1), .seconds(3), .seconds(7)])
         #expect(time.monotonic - Self.start.monotonic == .seconds(15))
         #expect(last == [.event(.failed(.timedOut(server: "198.18.0.1#53", transportFailure: nil)))])
+        #expect(
+            RegistrationError.timedOut(server: "198.18.0.1#53", transportFailure: nil).description
+                == "no reply from 198.18.0.1#53 to the DNS UPDATE: check the server address and port")
     }
 
     @Test func aTransportFailureIsRetransmittedOverAndNamedInTheTimeout() {

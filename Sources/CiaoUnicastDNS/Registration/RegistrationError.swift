@@ -41,9 +41,9 @@ public enum RegistrationError: Error, Hashable, Sendable, CustomStringConvertibl
         case .authentication(let error): error.description
         case .zoneNotFound(let name, let reason):
             "cannot find the zone of \(name) or its update server (\(reason)): check the domain, or give the server"
-        case .timedOut(let server, nil): "no reply from \(server) to the DNS UPDATE: check the server address and port"
-        case .timedOut(let server, let transportFailure?):
-            "no reply from \(server) to the DNS UPDATE (\(transportFailure)): check the server address and port"
+        case .timedOut(let server, let transportFailure):
+            "no reply from \(server) to the DNS UPDATE\(transportFailure.map { " (\($0))" } ?? ""): check the server"
+                + " address and port"
         case .invalidUpdate(let reason): "cannot build the DNS UPDATE: \(reason)"
         }
     }
