@@ -89,11 +89,16 @@ enum CommandLineTool {
     /// `message`, the command's usage line and where its help is, as `swift` and `git` say it:
     /// the whole help would push the message off the screen.
     static func usageErrorText(_ message: String, spec: CommandSpec) -> String {
-        "ciao: \(message)\n\(spec.synopsis)\nRun \"ciao \(spec.name) --help\" for more.\n"
+        errorLine(message) + "\(spec.synopsis)\nRun \"ciao \(spec.name) --help\" for more.\n"
     }
 
     static func printError(_ message: String) {
-        writeToStandardError("ciao: \(message)\n")
+        writeToStandardError(errorLine(message))
+    }
+
+    /// `ciao: MESSAGE` and a newline, as every error is said.
+    private static func errorLine(_ message: String) -> String {
+        "ciao: \(message)\n"
     }
 
     private static func writeToStandardError(_ text: String) {
