@@ -91,16 +91,32 @@ public final class MulticastSocket {
         guard fd >= 0 else { throw .lastError("open an \(family.name) UDP socket") }
         do throws(TransportError) {
             try configure(fd, family: family)
-            let result = POSIXSocketAddress.wildcard(family, port: port).withSockaddr { bind(fd, $0, $1) }
-            guard result == 0 else {
-                throw TransportError.lastError("bind an \(family.name) socket to UDP port \(port)")
-            }
+            try bindWildcard(fd, family: family, port: port)
             return fd
         } catch {
             SystemCall.close(fd)
             throw error
         }
     }
+
+    /// Binds `fd` to the wildcard address and `port`. EADDRINUSE is tried again for up to
+    /// ``bindRetryWindow``: another responder's ``isInUse`` test (Ciao's, or avahi's likewise)
+    /// holds the port without SO_REUSEADDR for a moment as it starts, and only a holder that
+    /// stays is an error.
+    private static func bindWildcard(_ fd: Int32, family: IPFamily, port: UInt16) throws(TransportError) {
+        let address = POSIXSocketAddress.wildcard(family, port: port)
+        let giveUp = ContinuousClock.now + bindRetryWindow
+        while address.withSockaddr({ bind(fd, $0, $1) }) != 0 {
+            guard errno == EADDRINUSE, ContinuousClock.now < giveUp else {
+                throw TransportError.lastError("bind an \(family.name) socket to UDP port \(port)")
+            }
+            var pause = timespec(tv_sec: 0, tv_nsec: 5_000_000)
+            nanosleep(&pause, nil)
+        }
+    }
+
+    /// How long a bind keeps trying while the port is held without sharing.
+    static let bindRetryWindow: Duration = .milliseconds(100)
 
     /// Whether a socket without SO_REUSEADDR fails to bind the port, as it does while any other
     /// socket holds it (the test RFC 6762 §15.1 suggests). A socket that cannot even be opened

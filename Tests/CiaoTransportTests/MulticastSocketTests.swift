@@ -1,5 +1,6 @@
 import CiaoNetwork
 import CiaoWire
+import Dispatch
 import Glibc
 import Testing
 
@@ -224,22 +225,40 @@ extension NamespaceTests {
 
         @Test func bindFailureNamesThePort() throws {
             // A plain socket without SO_REUSEPORT holds the port, so ours cannot share it.
-            let holder = Glibc.socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+            let holder = try #require(Self.holdWithoutSharing(port: 15358))
             defer { close(holder) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = UInt16(15358).bigEndian
-            let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(holder, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            #expect(bound == 0)
             #expect(
                 throws: TransportError.system(operation: "bind an IPv4 socket to UDP port 15358", errno: EADDRINUSE)
             ) {
                 _ = try MulticastSocket(family: .v4, port: 15358)
             }
+        }
+
+        /// Another responder starting tests the port by holding it without sharing for a moment
+        /// (RFC 6762 §15.1); a socket opened in that moment waits it out instead of failing.
+        @Test func aPortHeldForAMomentIsWaitedFor() throws {
+            let holder = try #require(Self.holdWithoutSharing(port: 15359))
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { _ = close(holder) }
+            let socket = try MulticastSocket(family: .v4, port: 15359)
+            #expect(socket.portWasInUse)
+        }
+
+        /// An IPv4 socket bound to `port` without SO_REUSEADDR or SO_REUSEPORT; nil if the bind failed.
+        private static func holdWithoutSharing(port: UInt16) -> Int32? {
+            let holder = Glibc.socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(holder, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard bound == 0 else {
+                close(holder)
+                return nil
+            }
+            return holder
         }
 
         @Test func descriptorsAreClosedExactlyOnce() throws {
