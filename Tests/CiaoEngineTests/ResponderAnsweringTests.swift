@@ -190,7 +190,7 @@ import Testing
     @Test func probeDefenceIsLimitedToEvery250Milliseconds() throws {
         var (network, link, publisher, observer) = Self.established()
         let start = network.now
-        let proposal = ResponderConflictTests.conflictingSRV(for: Self.web)
+        let proposal = Services.conflictingSRV(for: Self.web)
         for _ in 0..<20 {
             var probe = Messages.query([Messages.question(Self.web, .any)])
             probe.authorities = [proposal]

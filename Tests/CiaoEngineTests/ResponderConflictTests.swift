@@ -78,7 +78,7 @@ import Testing
         let id = network.register(Services.registration("Web"), on: publisher)
         let web = Names.instance("Web")
         let conflictAt = network.now
-        network.inject(Messages.response([Self.conflictingSRV(for: web)]), from: observer, on: link)
+        network.inject(Messages.response([Services.conflictingSRV(for: web)]), from: observer, on: link)
         network.run(for: .seconds(5))
 
         let sent = network.sentMessages(by: publisher, since: conflictAt)
@@ -97,9 +97,9 @@ import Testing
         let id = network.register(Services.registration("Web"), on: publisher)
         let web = Names.instance("Web"), web2 = Names.instance("Web (2)")
         let conflictAt = network.now
-        network.inject(Messages.response([Self.conflictingSRV(for: web)]), from: observer, on: link)
+        network.inject(Messages.response([Services.conflictingSRV(for: web)]), from: observer, on: link)
         // The observer now defends Web against every probe.
-        Self.defend(until: network.now + .seconds(5), in: &network, observer: observer, link: link) { $0 == web }
+        network.defend(until: network.now + .seconds(5), by: observer, on: link) { $0 == web }
 
         #expect(network.engine(publisher).name(of: id) == web2)
         let events = network.timedEvents(of: publisher).filter { $0.time >= conflictAt }.map(\.event)
@@ -217,7 +217,7 @@ import Testing
         let conflictAt = network.now
         let impostor = ResourceRecord(name: alpha, cacheFlush: true, ttl: 120, data: .a(IPv4Address(198, 18, 0, 200)))
         network.inject(Messages.response([impostor]), from: observer, on: link)
-        Self.defend(until: network.now + .seconds(6), in: &network, observer: observer, link: link, with: impostor) {
+        network.defend(until: network.now + .seconds(6), by: observer, on: link, with: impostor) {
             $0 == alpha
         }
 
@@ -243,7 +243,7 @@ import Testing
         let id = network.withStack(publisher) { engine, now in engine.register(Services.registration("Storm"), at: now)
         }
         let start = network.now
-        Self.defend(until: start + .seconds(60), in: &network, observer: observer, link: link) {
+        network.defend(until: start + .seconds(60), by: observer, on: link) {
             $0.isSubdomain(of: Names.serviceType)
         }
         let conflicts = network.timedEvents(of: publisher).compactMap { timed -> Instant? in
@@ -270,7 +270,7 @@ import Testing
         let id = network.register(Services.registration("Web"), on: publisher)
         let web = Names.instance("Web")
         let start = network.now
-        let answer = Messages.response([Self.conflictingSRV(for: web)])
+        let answer = Messages.response([Services.conflictingSRV(for: web)])
         network.inject(answer, from: observer, on: link)
         network.inject(
             answer, from: observer, on: link, sourceAddress: network.address(of: observer, on: link, family: .v6))
@@ -286,7 +286,7 @@ import Testing
         var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 22)
         let id = network.register(Services.registration("Web"), on: publisher)
         let web = Names.instance("Web")
-        var chaos = Self.conflictingSRV(for: web)
+        var chaos = Services.conflictingSRV(for: web)
         chaos.rrClass = RecordClass(rawValue: 3)
         let start = network.now
         network.inject(Messages.response([chaos]), from: observer, on: link)
@@ -303,42 +303,12 @@ import Testing
         let impostor = ResourceRecord(
             name: Names.name("alpha.local."), cacheFlush: true, ttl: 120,
             data: .a(IPv4Address(198, 18, 0, 200)))
-        Self.defend(until: network.now + .seconds(8), in: &network, observer: observer, link: link, with: impostor) {
+        network.defend(until: network.now + .seconds(8), by: observer, on: link, with: impostor) {
             $0.description.hasPrefix("alpha")
         }
         let events = network.events(of: publisher)
         #expect(!events.contains { if case .hostRenamed = $0 { true } else { false } }, "\(events)")
         #expect(!events.contains { if case .registered = $0 { true } else { false } })
-    }
-
-    // MARK: Helpers
-
-    static func conflictingSRV(for instance: DomainName) -> ResourceRecord {
-        ResourceRecord(
-            name: instance, cacheFlush: true, ttl: 120,
-            data: .srv(SRVData(port: 4242, target: Names.name("impostor.local."))))
-    }
-
-    /// Runs the network until `end`, with `observer` answering every probe for a name matching
-    /// `defended` with conflicting records (`record` renamed to the probed name, or an SRV).
-    static func defend(
-        until end: Instant, in network: inout SimulatedNetwork, observer: SimulatedNetwork.HostID,
-        link: SimulatedNetwork.LinkID, with record: ResourceRecord? = nil, _ defended: (DomainName) -> Bool
-    ) {
-        var seen = network.received(by: observer).count
-        while network.now < end {
-            network.run(for: .milliseconds(2))
-            for probe in network.receivedMessages(.probes, by: observer, skipping: seen) {
-                let answers = probe.message.questions.filter { defended($0.name) }.map { question in
-                    var answer = record ?? conflictingSRV(for: question.name)
-                    answer.name = question.name
-                    return answer
-                }
-                guard !answers.isEmpty else { continue }
-                network.inject(Messages.response(answers), from: observer, on: link)
-            }
-            seen = network.received(by: observer).count
-        }
     }
 
     /// Two hosts start with the same host name, one publishing a service: its SRV record is

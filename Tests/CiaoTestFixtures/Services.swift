@@ -36,4 +36,11 @@ public enum Services {
             ResourceRecord(name: host, cacheFlush: true, ttl: ttl, data: .a(address)),
         ]
     }
+
+    /// An SRV record of `instance` pointing elsewhere, as another responder claiming the name sends.
+    public static func conflictingSRV(for instance: DomainName) -> ResourceRecord {
+        ResourceRecord(
+            name: instance, cacheFlush: true, ttl: 120,
+            data: .srv(SRVData(port: 4242, target: Names.name("impostor.local."))))
+    }
 }
