@@ -33,6 +33,11 @@ public struct PublicationConfiguration: Hashable, Sendable {
     public var subtypes: [String]
     /// The key (and optionally server and host name) for a domain other than `local.`.
     public var wideArea: WideAreaOptions?
+    /// The host the service runs on when it is not this one, as `printer.local.` or `printer`
+    /// (in `local.`): the SRV record names it, and that host answers for its own addresses, as
+    /// with `avahi-publish -H` (RFC 6763 §5). Needs ``Mode-swift.enum/externalPort`` mode and
+    /// `local.`. nil: this host.
+    public var hostName: String?
 
     /// A configuration of `type`. By default: the host name as instance name, domain `local.`,
     /// ``Mode-swift.enum/listener`` mode, renaming allowed, an empty TXT record, no subtypes.
@@ -40,7 +45,7 @@ public struct PublicationConfiguration: Hashable, Sendable {
     public init(
         type: ServiceType, name: String = "", domain: String = "", port: UInt16 = 0, mode: Mode = .listener,
         allowsRenaming: Bool = true, txtRecord: TXTRecord = .empty, subtypes: [String] = [],
-        wideArea: WideAreaOptions? = nil
+        wideArea: WideAreaOptions? = nil, hostName: String? = nil
     ) {
         self.type = type
         self.name = name
@@ -51,6 +56,7 @@ public struct PublicationConfiguration: Hashable, Sendable {
         self.txtRecord = txtRecord
         self.subtypes = subtypes
         self.wideArea = wideArea
+        self.hostName = hostName
     }
 
     /// Checks what the network cannot: the name's length, the domain, the port and the subtypes.
@@ -74,8 +80,37 @@ public struct PublicationConfiguration: Hashable, Sendable {
         if mode == .externalPort && port == 0 {
             throw .invalidConfiguration("external-port mode needs the nonzero port your service listens on")
         }
+        if let hostName { try Self.checkHostName(hostName, domain: domain, mode: mode) }
         try Self.checkFits(txtRecord, name: name, type: type)
         for subtype in subtypes { try ServiceType.checkSubtype(subtype) }
+    }
+
+    /// ``hostName`` as the SRV target: a single label is a name in `local.`; nil when it is not
+    /// set or not a domain name (``validate()`` rejects the latter).
+    var targetHostName: DomainName? {
+        guard let hostName, let name = try? DomainName(parsing: hostName) else { return nil }
+        guard name.labelCount == 1 else { return name }
+        return (try? name.appending(DomainName(labels: ["local"]))) ?? name
+    }
+
+    private static func checkHostName(_ hostName: String, domain: String, mode: Mode) throws(CiaoError) {
+        guard Service.isLocalDomain(domain) else {
+            throw .invalidConfiguration(
+                "hostName names another host in local.; in \"\(domain)\" the SRV target is wideArea's hostName")
+        }
+        guard mode == .externalPort else {
+            throw .invalidConfiguration(
+                "a service on another host (hostName) listens on that host: use external-port mode with its port")
+        }
+        let name: DomainName
+        do {
+            name = try DomainName(parsing: hostName)
+        } catch {
+            throw .invalidConfiguration("host name \"\(hostName)\" is not a domain name: \(error)")
+        }
+        guard name.labelCount > 0 else {
+            throw .invalidConfiguration("the host name is empty; leave hostName nil for this host")
+        }
     }
 
     /// Throws `invalidTXTRecord` when the TXT record, under the instance's name, would not fit a

@@ -52,10 +52,14 @@ public struct ServiceRegistration: Hashable, Sendable {
     public var allowsRenaming: Bool
     /// The interfaces to publish on; `nil` for all.
     public var interfaces: Set<InterfaceID>?
+    /// The host the service runs on, named by its SRV record, when that is another host, which
+    /// answers for its own addresses; `nil` for this host (RFC 6763 §5).
+    public var hostName: DomainName?
 
     public init(
         instanceName: String, serviceType: DomainName, subtypes: [String] = [], port: UInt16,
-        txt: TXTData, allowsRenaming: Bool = true, interfaces: Set<InterfaceID>? = nil
+        txt: TXTData, allowsRenaming: Bool = true, interfaces: Set<InterfaceID>? = nil,
+        hostName: DomainName? = nil
     ) {
         self.instanceName = instanceName
         self.serviceType = serviceType
@@ -64,5 +68,6 @@ public struct ServiceRegistration: Hashable, Sendable {
         self.txt = txt
         self.allowsRenaming = allowsRenaming
         self.interfaces = interfaces
+        self.hostName = hostName
     }
 }

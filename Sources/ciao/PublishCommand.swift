@@ -18,7 +18,10 @@ enum PublishCommand {
                 names: ["--key"], value: "FILE",
                 help: "with -d: the TSIG key (tsig-keygen's format) that signs the DNS UPDATEs"),
             .init(
-                names: ["--host"], value: "NAME", help: "with -d: the SRV target's label (default: this host's name)"),
+                names: ["--host"], value: "NAME",
+                help: "the SRV target: in local. another host that answers for its own addresses, as printer.local"
+                    + " (avahi-publish -H); with -d the label registered with this host's addresses"
+                    + " (default: this host's name)"),
         ] + CommonOptions.network + [CommonOptions.domain, CommonOptions.server] + [CommonOptions.output[1]],
         positionals: [
             .init(name: "NAME", help: "the instance name, up to 63 bytes; \"\" for the host name"),
@@ -130,14 +133,18 @@ enum PublishCommand {
             wideArea = WideAreaOptions(
                 key: try RegistrationKey(contentsOfFile: keyFile), server: arguments.value("--server"),
                 hostName: arguments.value("--host"))
-        } else if arguments.value("--key") != nil || arguments.value("--host") != nil {
-            throw ArgumentError("--key and --host are for a domain other than local. (-d DOMAIN)")
+        } else if arguments.value("--key") != nil {
+            throw ArgumentError("--key is for a domain other than local. (-d DOMAIN)")
+        } else if listener, arguments.value("--host") != nil {
+            throw ArgumentError(
+                "with --host the service runs on that host: give the PORT it listens on, not --listener")
         }
         return PublicationConfiguration(
             type: type, name: arguments.positional("NAME") ?? "", domain: domain, port: port,
             mode: listener ? .listener : .externalPort,
             allowsRenaming: !arguments.has("--no-rename"), txtRecord: try TXTArguments.record(trailing),
-            subtypes: arguments.all("--subtype"), wideArea: wideArea)
+            subtypes: arguments.all("--subtype"), wideArea: wideArea,
+            hostName: domain == "local." ? arguments.value("--host") : nil)
     }
 
     /// Registers in a unicast DNS domain until SIGINT or SIGTERM, then deletes the records.

@@ -261,8 +261,8 @@ func serviceTypeError(_ text: String) -> ArgumentError {
         ) {
             try publication(["-d", "lab.example", "Name", "_http._tcp", "80"])
         }
-        #expect(throws: ArgumentError("--key and --host are for a domain other than local. (-d DOMAIN)")) {
-            try publication(["--host", "printer", "Name", "_http._tcp", "80"])
+        #expect(throws: ArgumentError("--key is for a domain other than local. (-d DOMAIN)")) {
+            try publication(["--key", "/dev/null", "Name", "_http._tcp", "80"])
         }
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("ciao-\(UUID().uuidString).key").path
         try "key \"lab-key.\" { algorithm hmac-sha256; secret \"c2VjcmV0\"; };".write(
@@ -278,6 +278,20 @@ func serviceTypeError(_ text: String) -> ArgumentError {
         #expect(configuration.domain == "lab.example.")
         #expect(configuration.wideArea?.key.name == "lab-key.")
         #expect(configuration.wideArea?.server == "198.18.0.1" && configuration.wideArea?.hostName == "printer")
+        #expect(configuration.hostName == nil)
+    }
+
+    /// In local. `--host` names another host the service runs on (avahi-publish -H), which needs its port.
+    @Test func aLocalServiceOnAnotherHost() throws {
+        let configuration = try publication(["--host", "printer.local", "Printer", "_ipp._tcp", "631"])
+        #expect(configuration.hostName == "printer.local" && configuration.wideArea == nil)
+        #expect(configuration.mode == .externalPort && configuration.port == 631)
+        #expect(
+            throws: ArgumentError(
+                "with --host the service runs on that host: give the PORT it listens on, not --listener")
+        ) {
+            try publication(["--host", "printer", "--listener", "Printer", "_ipp._tcp"])
+        }
     }
 
     @Test func missingNameOrType() {

@@ -6,11 +6,11 @@ public enum Services {
     /// A registration of instance `name` of `type` (``Names/serviceType`` unless given) on `port`.
     public static func registration(
         _ name: String, type: DomainName = Names.serviceType, subtypes: [String] = [], port: UInt16 = 8080,
-        txt: [String] = ["v=1"], allowsRenaming: Bool = true
+        txt: [String] = ["v=1"], allowsRenaming: Bool = true, hostName: DomainName? = nil
     ) -> ServiceRegistration {
         ServiceRegistration(
             instanceName: name, serviceType: type, subtypes: subtypes, port: port, txt: Self.txt(txt),
-            allowsRenaming: allowsRenaming)
+            allowsRenaming: allowsRenaming, hostName: hostName)
     }
 
     /// TXT data holding `strings`, one string each; traps when one is too long.

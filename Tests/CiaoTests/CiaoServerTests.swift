@@ -292,6 +292,42 @@ struct CiaoServerTests {
         #expect(published.service.domain == "local.")
     }
 
+    /// A service on another host (avahi-publish -H): a single label is a name in `local.`, a
+    /// full name is kept; the other host's port is needed, and `local.`.
+    @Test(arguments: [("printer", "printer.local."), ("printer.local", "printer.local."), ("nas.lab.", "nas.lab.")])
+    func aServiceOnAnotherHostNamesItAsTheTarget(hostName: String, target: String) async throws {
+        let server = CiaoServer(backends: BackendSelection(local: fake))
+        var configuration = externalConfiguration()
+        configuration.hostName = hostName
+        let starting = Task { try await server.start(configuration, timeout: .seconds(3600)) }
+        let (token, publication) = try await fake.publication()
+        #expect(publication.hostName?.description == target)
+        fake.emitRegistered(token, name: "Printer")
+        _ = try await result(of: starting)
+    }
+
+    @Test func aServiceOnAnotherHostIsCheckedFirst() async throws {
+        let server = CiaoServer(backends: BackendSelection(local: fake))
+        var listener = PublicationConfiguration(type: http, name: "Printer", mode: .listener)
+        listener.hostName = "printer"
+        var unicast = externalConfiguration()
+        unicast.hostName = "printer"
+        unicast.domain = "example.com"
+        unicast.wideArea = WideAreaOptions(key: try RegistrationKey(name: "k.", base64Secret: "c2VjcmV0"))
+        var notAName = externalConfiguration()
+        notAName.hostName = "bad..name"
+        var empty = externalConfiguration()
+        empty.hostName = "."
+        for configuration in [listener, unicast, notAName, empty] {
+            await #expect {
+                try await server.start(configuration)
+            } throws: { error in
+                if case CiaoError.invalidConfiguration = error { true } else { false }
+            }
+        }
+        #expect(fake.calls.isEmpty)
+    }
+
     // MARK: Listener mode
 
     @Test func listenerModeReservesARealPortThatRefusesConnections() async throws {

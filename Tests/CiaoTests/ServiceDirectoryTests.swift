@@ -462,6 +462,52 @@ import Testing
                 .registered(name: "alpha", hostName: "alpha.local.")) == true)
     }
 
+    /// A service published for another host (here the browser's, beta) reports that host as its
+    /// own, and resolves to that host's addresses, which that host answers for.
+    @Test func aServiceOnAnotherHostResolvesToThatHost() throws {
+        var harness = DriverPair()
+        var publication = Self.publication("Proxied", port: 631)
+        publication.hostName = Names.name("beta.local.")
+        harness.publish(publication, on: harness.publisher)
+        harness.publish(Self.publication("Own", port: 80), on: harness.browser)
+        harness.run(for: .seconds(3))
+        #expect(
+            harness.publicationUpdates[harness.publisher] == [.registered(name: "Proxied", hostName: "beta.local.")])
+        harness.resolve(Service(name: "Proxied", type: Self.type, interfaceIndex: 1))
+        harness.run(for: .seconds(2))
+        let resolved = try #require(harness.resolved.last { $0.service.name == "Proxied" })
+        #expect(resolved.hostName == "beta.local." && resolved.port == 631)
+        let browserAddresses = [IPFamily.v4, .v6].map {
+            harness.network.address(of: harness.browser, on: harness.link, family: $0).description
+        }
+        #expect(resolved.addresses == browserAddresses)
+    }
+
+    /// When this host is renamed (RFC 6762 §9), a service on this host reports the new host
+    /// name; one on another host has nothing new to report.
+    @Test func aRenameOfThisHostIsNotReportedForAServiceOnAnotherHost() throws {
+        var harness = DriverPair()
+        var publication = Self.publication("Proxied", port: 631)
+        publication.hostName = Names.name("printer.local.")
+        harness.publish(publication, on: harness.publisher)
+        harness.publish(Self.publication("Own", port: 80), on: harness.publisher)
+        harness.run(for: .seconds(3))
+        let alpha = Names.name("alpha.local.")
+        let observer = harness.network.addHost(named: nil, links: [harness.link]) { DiscoveryDriver(engine: $0) }
+        let impostor = ResourceRecord(name: alpha, cacheFlush: true, ttl: 120, data: .a(IPv4Address(198, 18, 0, 200)))
+        harness.network.inject(Messages.response([impostor]), from: observer, on: harness.link)
+        harness.network.defend(until: harness.network.now + .seconds(6), by: observer, on: harness.link, with: impostor)
+        {
+            $0 == alpha
+        }
+        #expect(
+            harness.publicationUpdates[harness.publisher] == [
+                .registered(name: "Proxied", hostName: "printer.local."),
+                .registered(name: "Own", hostName: "alpha.local."),
+                .registered(name: "Own", hostName: "alpha-2.local."),
+            ])
+    }
+
     @Test func typeEnumerationReportsEachTypeOnce() throws {
         var harness = DriverPair()
         let other = try ServiceType("_other._udp")

@@ -765,6 +765,49 @@ def subtypes(s: Suite) -> list[str]:
         return figures
 
 
+@scenario("service-on-another-host", "ciao publish --host: a service whose SRV names avahi's host resolves to that host")
+def service_on_another_host(s: Suite) -> list[str]:
+    """`ciao publish --host av-avahi.local` on host c1 publishes "Old Printer" for the host av,
+    whose avahi-daemon answers for its own addresses (as `avahi-publish -H` does). avahi-browse
+    -r on av and `ciao resolve` on c2 both resolve it to av-avahi.local., av's addresses and
+    port 631, and none of c1's; `--host` with `--listener` exits 2."""
+    with s.lab("service-on-another-host", ["av", "c1", "c2"]) as lab:
+        av, c1, c2 = lab["av"], lab["c1"], lab["c2"]
+        lab.start_avahi(av)
+        target = "av-avahi.local"
+        p = s.ciao(c1, "ciao-publish-other-host", "publish", "--json", "--host", target, "Old Printer", TYPE, "631",
+                   "rp=ipp/print")
+        s.agents.append(p)
+        published = ciao_published(p, "Old Printer")
+        if not same_host(published.get("host", ""), target):
+            raise Failure(f"ciao publish reported host {published.get('host')!r}, not {target}")
+        t0 = time.monotonic()
+        deadline = t0 + 10
+        while True:
+            seen = [e for e in avahi_browse_once(av, "-r", TYPE) if e["event"] == "resolved" and e["name"] == "Old Printer"]
+            if seen and {plain(e["address"]) for e in seen} >= {av.v4, plain(av.v6)}:
+                break
+            if time.monotonic() > deadline:
+                raise Failure(f"avahi-browse -r resolved {seen} (wanted {target} at {av.v4} and {av.v6})")
+        problems = [f"avahi-browse: host {e['host']} port {e['port']}" for e in seen
+                    if not same_host(e["host"], target) or e["port"] != 631]
+        cr, rc, took = s.ciao_once(c2, "ciao-resolve-other-host", "resolve", "--json", "Old Printer", TYPE)
+        resolved = cr.select({"event": "resolved"})
+        if rc != 0 or not resolved:
+            raise Failure(f"ciao resolve on c2: exit {rc}\n{cr.tail()}")
+        r = resolved[0]
+        addresses = {plain(a) for a in r.get("addresses", [])}
+        if not same_host(r.get("host", ""), target) or r.get("port") != 631 or c1.v4 in addresses or av.v4 not in addresses:
+            problems.append(f"ciao resolve: {r}")
+        bad, rc_bad, _ = s.ciao_once(c1, "ciao-publish-host-listener", "publish", "--host", target, "--listener", "X", TYPE)
+        if rc_bad != 2:
+            problems.append(f"--host with --listener exited {rc_bad}, not 2\n{bad.tail()}")
+        if problems:
+            raise Failure("; ".join(problems))
+        return [f"avahi-browse -r: {target}, {av.v4} and {av.v6}, port 631", f"ciao resolve: {sorted(addresses)} in {took:.2f} s",
+                "--host with --listener: exit 2"]
+
+
 # ---------------------------------------------------------------------------- Apple's mDNSResponder
 
 def need_mdnsresponder(s: Suite) -> str:

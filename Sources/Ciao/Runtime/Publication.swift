@@ -1,3 +1,5 @@
+import CiaoWire
+
 /// A service for the backend to publish, already validated.
 struct Publication: Hashable, Sendable {
     /// The instance name; empty for the host's name.
@@ -9,6 +11,8 @@ struct Publication: Hashable, Sendable {
     var allowsRenaming: Bool
     /// The key and servers of a publication in a unicast DNS domain; nil for `local.`.
     var wideArea: WideAreaOptions?
+    /// The other host the service runs on, its SRV target; nil for this host.
+    var hostName: DomainName? = nil
 }
 
 extension Publication {
@@ -17,7 +21,8 @@ extension Publication {
         self.init(
             name: configuration.name, type: configuration.type, port: port, txtRecord: configuration.txtRecord,
             subtypes: configuration.subtypes, allowsRenaming: configuration.allowsRenaming,
-            wideArea: Service.isLocalDomain(configuration.domain) ? nil : configuration.wideArea)
+            wideArea: Service.isLocalDomain(configuration.domain) ? nil : configuration.wideArea,
+            hostName: configuration.targetHostName)
     }
 
     /// The instance name to publish: ``name``, or `hostLabel` when it is empty.

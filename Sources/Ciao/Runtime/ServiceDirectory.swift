@@ -29,6 +29,8 @@ struct ServiceDirectory {
         /// The instance label of the last ``PublicationUpdate/registered(name:hostName:)``.
         var registeredName: String?
         var token: BackendToken
+        /// The other host the service runs on; nil for this host.
+        var hostName: DomainName?
     }
 
     /// What an engine query feeds: one query has one role, from its start until it is stopped.
@@ -148,9 +150,10 @@ struct ServiceDirectory {
         let registration = ServiceRegistration(
             instanceName: publication.instanceName(hostLabel: hostLabel),
             serviceType: Self.typeName(publication.type), subtypes: publication.subtypes, port: publication.port,
-            txt: publication.txtRecord.txtData, allowsRenaming: publication.allowsRenaming)
+            txt: publication.txtRecord.txtData, allowsRenaming: publication.allowsRenaming,
+            hostName: publication.hostName)
         let id = engine.register(registration, at: now)
-        publications[id] = PublicationState(token: token)
+        publications[id] = PublicationState(token: token, hostName: publication.hostName)
         registrationsByToken[token] = id
     }
 
@@ -275,15 +278,17 @@ struct ServiceDirectory {
         for event in events {
             switch event {
             case .registered(let id, let name):
-                guard let token = publications[id]?.token else { continue }
+                guard let publication = publications[id] else { continue }
                 let label = name.firstLabel.map { String(decoding: $0, as: UTF8.self) } ?? ""
                 publications[id]?.registeredName = label
-                updates.append(.publication(token, .registered(name: label, hostName: engine.hostName.description)))
+                let hostName = publication.hostName ?? engine.hostName
+                updates.append(
+                    .publication(publication.token, .registered(name: label, hostName: hostName.description)))
             case .hostRenamed(_, let newHostName):
-                // The SRV records now name the new host.
+                // The SRV records of services on this host now name the new host name.
                 for publication in publications.values.sorted(by: { $0.registeredName ?? "" < $1.registeredName ?? "" }
                 ) {
-                    guard let label = publication.registeredName else { continue }
+                    guard let label = publication.registeredName, publication.hostName == nil else { continue }
                     updates.append(
                         .publication(publication.token, .registered(name: label, hostName: newHostName.description)))
                 }

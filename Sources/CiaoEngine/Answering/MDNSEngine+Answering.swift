@@ -442,7 +442,7 @@ extension MDNSEngine {
 
     /// What each answer calls for among the additional records (RFC 6763 §12): the SRV and TXT
     /// of the instance a PTR answer names, and for PTR, SRV and address answers the host's
-    /// records (its addresses, with an NSEC for an address family it does not have, §6.1). The
+    /// records when they name this host (its addresses, with an NSEC for an address family it does not have, §6.1). The
     /// instances' own NSECs are left out: they only say that an instance has nothing but its SRV
     /// and TXT, which the packet already carries (a MAY of §6.1).
     private func additionalNeeds(of answers: [ResourceRecord], on interface: NetworkInterface) -> [AdditionalNeeds] {
@@ -472,7 +472,7 @@ extension MDNSEngine {
                         }
                     services += 1
                 }
-                need.needsHostRecords = true
+                if registration.namesThisHost { need.needsHostRecords = true }
             }
             // Two services of one name only while a conflict is being settled; the same records twice then.
             if services > 1 { need.serviceRecords = UniqueRecords(need.serviceRecords).records }

@@ -49,7 +49,7 @@ extension MDNSEngine {
                 } else if sent < Registration.probeCount {
                     probing.append(registration)
                     registration.probeSent(nextAt: now + Registration.probeInterval)
-                } else if owner != .host, !registrations.hostNameIsSettled {
+                } else if owner != .host, registration.namesThisHost, !registrations.hostNameIsSettled {
                     // A service's SRV record names the host: announce it only once the host name
                     // is ours too, so that no one resolves it to a name we may still lose.
                     registration.holdProbing(until: now + Registration.probeInterval)
@@ -290,10 +290,11 @@ extension MDNSEngine {
     }
 
     /// Reports a host name settled under another name than last reported; returns the established
-    /// services, whose SRV records now name it and are to be announced again (§8.4).
+    /// services whose SRV records name this host, and so now the new name, to be announced again
+    /// (§8.4).
     mutating func reportHostNameIfRenamed() -> [RegistrationID] {
         guard let rename = registrations.takeHostRename() else { return [] }
         events.append(.hostRenamed(from: rename.from, to: rename.to))
-        return registrations.ids { $0.state == .established }
+        return registrations.ids { $0.state == .established && $0.namesThisHost }
     }
 }

@@ -127,6 +127,12 @@ struct Registration {
         return conflictReprobe.contains(RecordKey(record))
     }
 
+    /// True when this registration's records name this host: the host's own, or a service's
+    /// whose SRV record points to this host rather than to another (``ServiceRegistration/hostName``).
+    var namesThisHost: Bool {
+        service.map { $0.hostName == nil } ?? true
+    }
+
     func appliesTo(_ interface: InterfaceID) -> Bool {
         service?.interfaces.map { $0.contains(interface) } ?? true
     }
@@ -151,7 +157,7 @@ struct Registration {
         case .service(let service):
             let srv = ResourceRecord(
                 name: name, cacheFlush: true, ttl: Self.hostRecordTTL,
-                data: .srv(SRVData(port: service.port, target: hostName)))
+                data: .srv(SRVData(port: service.port, target: service.hostName ?? hostName)))
             return [srv] + hostIndependentRecords
         }
     }
