@@ -35,8 +35,8 @@ _ciao() {
             interfaces='-i --interface'
             ;;
         publish)
-            options='-l --listener --no-rename -s --subtype --key --host -i --interface -4 -6 -v --verbose -d --domain --server --json -h --help'
-            values='-s --subtype --key --host -i --interface -d --domain --server'
+            options='-l --listener --no-rename -s --subtype --key --host --address -i --interface -4 -6 -v --verbose -d --domain --server --json -h --help'
+            values='-s --subtype --key --host --address -i --interface -d --domain --server'
             interfaces='-i --interface'
             ;;
         resolve)

@@ -1,3 +1,4 @@
+import CiaoNetwork
 import CiaoWire
 
 /// What ``CiaoServer/start(_:timeout:)`` publishes: a service type, an instance name, a port and
@@ -38,6 +39,11 @@ public struct PublicationConfiguration: Hashable, Sendable {
     /// with `avahi-publish -H` (RFC 6763 §5). Needs ``Mode-swift.enum/externalPort`` mode and
     /// `local.`. nil: this host.
     public var hostName: String?
+    /// The addresses of ``hostName`` (numeric IPv4 or IPv6), for a host that does not answer for
+    /// its own: Ciao publishes them under that name too, probed and defended, as `dns-sd -P` and
+    /// `avahi-publish -a` do; a conflict over the name fails the publication. Needs a `hostName`
+    /// of one label in `local.`. Empty: the host answers for itself.
+    public var hostAddresses: [String]
 
     /// A configuration of `type`. By default: the host name as instance name, domain `local.`,
     /// ``Mode-swift.enum/listener`` mode, renaming allowed, an empty TXT record, no subtypes.
@@ -45,7 +51,7 @@ public struct PublicationConfiguration: Hashable, Sendable {
     public init(
         type: ServiceType, name: String = "", domain: String = "", port: UInt16 = 0, mode: Mode = .listener,
         allowsRenaming: Bool = true, txtRecord: TXTRecord = .empty, subtypes: [String] = [],
-        wideArea: WideAreaOptions? = nil, hostName: String? = nil
+        wideArea: WideAreaOptions? = nil, hostName: String? = nil, hostAddresses: [String] = []
     ) {
         self.type = type
         self.name = name
@@ -57,6 +63,7 @@ public struct PublicationConfiguration: Hashable, Sendable {
         self.subtypes = subtypes
         self.wideArea = wideArea
         self.hostName = hostName
+        self.hostAddresses = hostAddresses
     }
 
     /// Checks what the network cannot: the name's length, the domain, the port and the subtypes.
@@ -81,6 +88,7 @@ public struct PublicationConfiguration: Hashable, Sendable {
             throw .invalidConfiguration("external-port mode needs the nonzero port your service listens on")
         }
         if let hostName { try Self.checkHostName(hostName, domain: domain, mode: mode) }
+        if !hostAddresses.isEmpty { try checkHostAddresses() }
         try Self.checkFits(txtRecord, name: name, type: type)
         for subtype in subtypes { try ServiceType.checkSubtype(subtype) }
     }
@@ -90,7 +98,28 @@ public struct PublicationConfiguration: Hashable, Sendable {
     var targetHostName: DomainName? {
         guard let hostName, let name = try? DomainName(parsing: hostName) else { return nil }
         guard name.labelCount == 1 else { return name }
-        return (try? name.appending(DomainName(labels: ["local"]))) ?? name
+        return (try? name.appending(ServiceDirectory.localDomain)) ?? name
+    }
+
+    /// ``hostAddresses`` parsed, each once; those that do not parse are left out (``validate()``
+    /// rejects them).
+    var parsedHostAddresses: [IPAddress] {
+        var seen: Set<IPAddress> = []
+        return hostAddresses.compactMap(Self.parseAddress).filter { seen.insert($0).inserted }
+    }
+
+    private static func parseAddress(_ text: String) -> IPAddress? {
+        IPv4Address(text).map(IPAddress.v4) ?? IPv6Address(text).map(IPAddress.v6)
+    }
+
+    private func checkHostAddresses() throws(CiaoError) {
+        guard let target = targetHostName, target.labelCount == 2, target.parent == ServiceDirectory.localDomain else {
+            throw .invalidConfiguration(
+                "hostAddresses are published under hostName, which must then be a name such as printer.local")
+        }
+        for address in hostAddresses where Self.parseAddress(address) == nil {
+            throw .invalidConfiguration("host address \"\(address)\" is not a numeric IPv4 or IPv6 address")
+        }
     }
 
     private static func checkHostName(_ hostName: String, domain: String, mode: Mode) throws(CiaoError) {

@@ -81,7 +81,7 @@ public struct MDNSEngine {
     public func interfaceName(_ id: InterfaceID) -> String { interfaces[id]?.interface.name ?? String(id.index) }
 
     /// The current name of a registration, or nil once it is gone.
-    public func name(of id: RegistrationID) -> DomainName? { registrations[.service(id)]?.name }
+    public func name(of id: RegistrationID) -> DomainName? { registrations[.registration(id)]?.name }
 
     /// Records cached on `interface`, those leaving within their last second included, for
     /// inspection.
@@ -189,13 +189,24 @@ public struct MDNSEngine {
         return registrations.add(registration)
     }
 
+    /// Starts probing for another host's name with the addresses given (RFC 6762 §8.1), published
+    /// for it as a proxy; ``EngineEvent/registered(_:name:)`` follows once the name is ours, and
+    /// ``EngineEvent/nameConflict(_:name:)`` if another responder holds it. ``deregister(_:at:)``
+    /// withdraws it.
+    public mutating func register(_ otherHost: OtherHostRegistration, at now: Instant) -> RegistrationID {
+        if registrations.hostClaim == .unneeded { claimHostName(at: now) }
+        var registration = Registration(kind: .otherHost(otherHost), label: otherHost.label)
+        registration.startProbing(at: firstProbeTime(at: now))
+        return registrations.add(registration)
+    }
+
     /// Replaces a service's TXT record and announces it again (RFC 6762 §8.4).
     public mutating func updateTXT(_ id: RegistrationID, to txt: TXTData, at now: Instant) {
-        guard var registration = registrations[.service(id)], var service = registration.service else { return }
+        guard var registration = registrations[.registration(id)], var service = registration.service else { return }
         service.txt = txt
         ownRecordReports.noteChanged(registration.publishedNames)
         registration.txtChanged(to: service, at: now)
-        registrations[.service(id)] = registration
+        registrations[.registration(id)] = registration
     }
 
     /// Withdraws a service with goodbyes (RFC 6762 §10.1).

@@ -22,6 +22,11 @@ enum PublishCommand {
                 help: "the SRV target: in local. another host that answers for its own addresses, as printer.local"
                     + " (avahi-publish -H); with -d the label registered with this host's addresses"
                     + " (default: this host's name)"),
+            .init(
+                names: ["--address"], value: "ADDR",
+                help: "with --host in local.: that host's address, published for it (dns-sd -P, avahi-publish -a)"
+                    + " when it does not answer for itself (repeatable)",
+                repeatable: true),
         ] + CommonOptions.network + [CommonOptions.domain, CommonOptions.server] + [CommonOptions.output[1]],
         positionals: [
             .init(name: "NAME", help: "the instance name, up to 63 bytes; \"\" for the host name"),
@@ -130,11 +135,16 @@ enum PublishCommand {
                 throw ArgumentError("publishing in \(domain) is a signed DNS UPDATE: give the key with --key FILE")
             }
             guard !listener else { throw ArgumentError("--listener is for local. only: give the PORT") }
+            guard arguments.all("--address").isEmpty else {
+                throw ArgumentError("--address is for local.; in \(domain) the host's addresses are this host's")
+            }
             wideArea = WideAreaOptions(
                 key: try RegistrationKey(contentsOfFile: keyFile), server: arguments.value("--server"),
                 hostName: arguments.value("--host"))
         } else if arguments.value("--key") != nil {
             throw ArgumentError("--key is for a domain other than local. (-d DOMAIN)")
+        } else if !arguments.all("--address").isEmpty, arguments.value("--host") == nil {
+            throw ArgumentError("--address needs --host NAME, the host the address belongs to")
         } else if listener, arguments.value("--host") != nil {
             throw ArgumentError(
                 "with --host the service runs on that host: give the PORT it listens on, not --listener")
@@ -144,7 +154,7 @@ enum PublishCommand {
             mode: listener ? .listener : .externalPort,
             allowsRenaming: !arguments.has("--no-rename"), txtRecord: try TXTArguments.record(trailing),
             subtypes: arguments.all("--subtype"), wideArea: wideArea,
-            hostName: domain == "local." ? arguments.value("--host") : nil)
+            hostName: domain == "local." ? arguments.value("--host") : nil, hostAddresses: arguments.all("--address"))
     }
 
     /// Registers in a unicast DNS domain until SIGINT or SIGTERM, then deletes the records.

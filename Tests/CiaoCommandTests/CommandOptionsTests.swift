@@ -292,6 +292,13 @@ func serviceTypeError(_ text: String) -> ArgumentError {
         ) {
             try publication(["--host", "printer", "--listener", "Printer", "_ipp._tcp"])
         }
+        let proxy = try publication([
+            "--host", "printer", "--address", "198.18.0.77", "--address", "fd00::77", "Printer", "_ipp._tcp", "631",
+        ])
+        #expect(proxy.hostName == "printer" && proxy.hostAddresses == ["198.18.0.77", "fd00::77"])
+        #expect(throws: ArgumentError("--address needs --host NAME, the host the address belongs to")) {
+            try publication(["--address", "198.18.0.77", "Printer", "_ipp._tcp", "631"])
+        }
     }
 
     @Test func missingNameOrType() {

@@ -26,11 +26,11 @@ import Testing
         let a = table.add(service("A", subtypes: ["_printer"]))
         let b = table.add(service("B"))
         let c = table.add(service("C", "_ipp._tcp.local."))
-        #expect(owners(table, "_http._tcp.local.") == [.service(a), .service(b)])
-        #expect(owners(table, "_printer._sub._http._tcp.local.") == [.service(a)])
-        #expect(owners(table, "B._http._tcp.local.") == [.service(b)])
+        #expect(owners(table, "_http._tcp.local.") == [.registration(a), .registration(b)])
+        #expect(owners(table, "_printer._sub._http._tcp.local.") == [.registration(a)])
+        #expect(owners(table, "B._http._tcp.local.") == [.registration(b)])
         #expect(
-            owners(table, "_services._dns-sd._udp.local.") == [.service(a), .service(b), .service(c)])
+            owners(table, "_services._dns-sd._udp.local.") == [.registration(a), .registration(b), .registration(c)])
         #expect(owners(table, "ciao.local.") == [.host])
         #expect(owners(table, "ciao.local.", host: false) == [])
         #expect(table.ids { $0.service?.serviceType == DomainName("_http._tcp.local.")! } == [a, b])
@@ -40,12 +40,12 @@ import Testing
         var table = table()
         let a = table.add(service("A"))
         let b = table.add(service("B"))
-        table[.service(a)]?.rename(to: "B-2", probingAt: .zero)
+        table[.registration(a)]?.rename(to: "B-2", probingAt: .zero)
         #expect(owners(table, "A._http._tcp.local.") == [])
-        #expect(owners(table, "B-2._http._tcp.local.") == [.service(a)])
-        #expect(owners(table, "_http._tcp.local.") == [.service(a), .service(b)])
+        #expect(owners(table, "B-2._http._tcp.local.") == [.registration(a)])
+        #expect(owners(table, "_http._tcp.local.") == [.registration(a), .registration(b)])
         table.updateEach { $0.rename(to: $0.label + "x", probingAt: .zero) }
-        #expect(owners(table, "Bx._http._tcp.local.") == [.service(b)])
+        #expect(owners(table, "Bx._http._tcp.local.") == [.registration(b)])
         #expect(owners(table, "B._http._tcp.local.") == [])
     }
 
@@ -55,7 +55,7 @@ import Testing
         let b = table.add(service("B"))
         #expect(table.remove(a)?.name == DomainName("A._http._tcp.local.")!)
         #expect(table.remove(a) == nil)
-        table[.service(b)] = nil
+        table[.registration(b)] = nil
         #expect(table.isEmpty)
         for name in ["_http._tcp.local.", "_printer._sub._http._tcp.local.", "_services._dns-sd._udp.local."] {
             #expect(owners(table, name, host: false) == [])
@@ -67,8 +67,8 @@ import Testing
         var table = table()
         table[.host] = nil
         #expect(table[.host]?.name == DomainName("ciao.local.")!)
-        #expect(RecordOwner.host < .service(RegistrationID(rawValue: 1)))
-        #expect(!(RecordOwner.service(RegistrationID(rawValue: 1)) < .host))
+        #expect(RecordOwner.host < .registration(RegistrationID(rawValue: 1)))
+        #expect(!(RecordOwner.registration(RegistrationID(rawValue: 1)) < .host))
     }
 
     /// The earliest probe or announcement of a service follows every change, whether it comes
@@ -86,17 +86,17 @@ import Testing
         let b = table.add(probing("B", at: t + .seconds(2)))
         #expect(table.nextServiceDue == t + .seconds(2))
         // The earliest moves later: found again, while unknown and once settled.
-        table[.service(b)]?.probeSent(nextAt: t + .seconds(5))
+        table[.registration(b)]?.probeSent(nextAt: t + .seconds(5))
         #expect(table.nextServiceDue == t + .seconds(3))
         table.settleNextServiceDue()
         #expect(table.nextServiceDue == t + .seconds(3))
         // A later one moves earlier: it is the earliest.
-        table[.service(b)]?.probeSent(nextAt: t + .seconds(1))
+        table[.registration(b)]?.probeSent(nextAt: t + .seconds(1))
         #expect(table.nextServiceDue == t + .seconds(1))
         table.updateEach { $0.startProbing(at: t + .seconds(7)) }
         table.settleNextServiceDue()
         #expect(table.nextServiceDue == t + .seconds(7))
-        table[.service(a)]?.waitForInterface()
+        table[.registration(a)]?.waitForInterface()
         table.remove(b)
         table.settleNextServiceDue()
         #expect(table.nextServiceDue == nil)

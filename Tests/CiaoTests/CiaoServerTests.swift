@@ -328,6 +328,38 @@ struct CiaoServerTests {
         #expect(fake.calls.isEmpty)
     }
 
+    /// A proxy (`dns-sd -P`): the addresses given, parsed and each once, go with a host name
+    /// of one label in `local.`; without one, beyond `local.`, or unparsable, they are refused.
+    @Test func hostAddressesArePublishedUnderTheHostName() async throws {
+        let server = CiaoServer(backends: BackendSelection(local: fake))
+        var configuration = externalConfiguration()
+        configuration.hostName = "printer"
+        configuration.hostAddresses = ["198.18.0.77", "fd00:198:18::77", "198.18.0.77"]
+        let starting = Task { try await server.start(configuration, timeout: .seconds(3600)) }
+        let (token, publication) = try await fake.publication()
+        #expect(publication.hostAddresses.map(\.description) == ["198.18.0.77", "fd00:198:18::77"])
+        fake.emitRegistered(token, name: "Printer")
+        _ = try await result(of: starting)
+
+        var noHost = externalConfiguration()
+        noHost.hostAddresses = ["198.18.0.77"]
+        var notLocal = noHost
+        notLocal.hostName = "nas.lab."
+        var twoLabels = noHost
+        twoLabels.hostName = "nas.lab.local"
+        var notAnAddress = noHost
+        notAnAddress.hostName = "printer"
+        notAnAddress.hostAddresses = ["198.18.0.300"]
+        for bad in [noHost, notLocal, twoLabels, notAnAddress] {
+            await #expect {
+                try await CiaoServer(backends: BackendSelection(local: fake)).start(bad)
+            } throws: { error in
+                if case CiaoError.invalidConfiguration = error { true } else { false }
+            }
+        }
+        #expect(fake.calls.count == 1)
+    }
+
     // MARK: Listener mode
 
     @Test func listenerModeReservesARealPortThatRefusesConnections() async throws {

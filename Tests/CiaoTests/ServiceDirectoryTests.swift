@@ -508,6 +508,50 @@ import Testing
             ])
     }
 
+    /// A service published with its host's name and addresses (a proxy, `dns-sd -P`) resolves
+    /// to them; withdrawn, it goes, and the name with it.
+    @Test func aProxiedServiceResolvesToTheAddressesGiven() throws {
+        var harness = DriverPair()
+        var publication = Self.publication("Old Printer", port: 631)
+        publication.hostName = Names.name("printer.local.")
+        let addresses = ["198.18.0.77", "fd00:198:18::77"]
+        publication.hostAddresses = [.v4(IPv4Address(addresses[0])!), .v6(IPv6Address(addresses[1])!)]
+        let token = harness.publish(publication, on: harness.publisher)
+        harness.run(for: .seconds(3))
+        harness.resolve(Service(name: "Old Printer", type: Self.type, interfaceIndex: 1))
+        harness.run(for: .seconds(2))
+        let resolved = try #require(harness.resolved.last { $0.service.name == "Old Printer" })
+        #expect(resolved.hostName == "printer.local." && resolved.port == 631 && resolved.addresses == addresses)
+
+        harness.send(.cancel(token), on: harness.publisher)
+        harness.run(for: .seconds(2))
+        // The browser cached the address while resolving; the goodbye took it out.
+        let batchesBefore = harness.recordBatches.count
+        harness.lookUp(try RecordLookup(name: "printer.local", types: [.a], interfaceIndex: 0))
+        harness.run(for: .seconds(2))
+        #expect(harness.recordBatches.count == batchesBefore)
+    }
+
+    /// A proxy for a name another host holds fails as a name conflict, and its service goes too.
+    @Test func aProxyForANameHeldElsewhereIsAConflict() throws {
+        var harness = DriverPair()
+        var first = Self.publication("First", port: 631)
+        first.hostName = Names.name("printer.local.")
+        first.hostAddresses = [.v4(IPv4Address(198, 18, 0, 77))]
+        harness.publish(first, on: harness.browser)
+        harness.run(for: .seconds(3))
+        var second = first
+        second.name = "Second"
+        second.hostAddresses = [.v4(IPv4Address(198, 18, 0, 78))]
+        harness.publish(second, on: harness.publisher)
+        harness.run(for: .seconds(5))
+        #expect(harness.publicationUpdates[harness.publisher] == [.nameConflict])
+        #expect(harness.publicationUpdates[harness.browser] == [.registered(name: "First", hostName: "printer.local.")])
+        harness.resolve(Service(name: "Second", type: Self.type, interfaceIndex: 1))
+        harness.run(for: .seconds(2))
+        #expect(!harness.resolved.contains { $0.service.name == "Second" })
+    }
+
     @Test func typeEnumerationReportsEachTypeOnce() throws {
         var harness = DriverPair()
         let other = try ServiceType("_other._udp")

@@ -765,12 +765,16 @@ def subtypes(s: Suite) -> list[str]:
         return figures
 
 
-@scenario("service-on-another-host", "ciao publish --host: a service whose SRV names avahi's host resolves to that host")
+@scenario("service-on-another-host", "ciao publish --host [--address]: services for another host, and a proxy's name")
 def service_on_another_host(s: Suite) -> list[str]:
     """`ciao publish --host av-avahi.local` on host c1 publishes "Old Printer" for the host av,
     whose avahi-daemon answers for its own addresses (as `avahi-publish -H` does). avahi-browse
     -r on av and `ciao resolve` on c2 both resolve it to av-avahi.local., av's addresses and
-    port 631, and none of c1's; `--host` with `--listener` exits 2."""
+    port 631, and none of c1's; `--host` with `--listener` exits 2. Then a proxy (`dns-sd -P`):
+    `ciao publish --host ghost --address 198.18.0.250 --address fd00:198:18::250` publishes "Ghost
+    Printer" for a host that does not exist: avahi-browse -r resolves it to ghost.local and the
+    IPv4 address, avahi-resolve -4 / -6 -n ghost.local give each address, and `avahi-publish -a` of
+    ghost.local with another address fails on the name Ciao holds."""
     with s.lab("service-on-another-host", ["av", "c1", "c2"]) as lab:
         av, c1, c2 = lab["av"], lab["c1"], lab["c2"]
         lab.start_avahi(av)
@@ -802,10 +806,35 @@ def service_on_another_host(s: Suite) -> list[str]:
         bad, rc_bad, _ = s.ciao_once(c1, "ciao-publish-host-listener", "publish", "--host", target, "--listener", "X", TYPE)
         if rc_bad != 2:
             problems.append(f"--host with --listener exited {rc_bad}, not 2\n{bad.tail()}")
+        ghost = s.ciao(c1, "ciao-publish-proxy", "publish", "--json", "--host", "ghost", "--address", "198.18.0.250",
+                       "--address", "fd00:198:18::250", "Ghost Printer", TYPE, "631")
+        s.agents.append(ghost)
+        ciao_published(ghost, "Ghost Printer")
+        deadline = time.monotonic() + 10
+        while True:
+            seen = [e for e in avahi_browse_once(av, "-r", TYPE) if e["event"] == "resolved" and e["name"] == "Ghost Printer"]
+            proxied = {plain(e["address"]) for e in seen}
+            if "198.18.0.250" in proxied:
+                break
+            if time.monotonic() > deadline:
+                raise Failure(f"avahi-browse -r resolved the proxied service as {seen}")
+        if any(not same_host(e["host"], "ghost.local") for e in seen):
+            problems.append(f"avahi-browse: proxied host {[e['host'] for e in seen]}")
+        name_lookup = [av.run("timeout", "10", "avahi-resolve", family, "-n", "ghost.local", timeout=15,
+                              check=False).split()[1:2] for family in ("-4", "-6")]
+        if name_lookup != [["198.18.0.250"], ["fd00:198:18::250"]]:
+            problems.append(f"avahi-resolve -4 / -6 -n ghost.local: {name_lookup}")
+        rival = av.spawn("avahi-publish-address", "avahi-publish-address", "ghost.local", "198.18.0.251", stdin=False,
+                         parse=lambda l: {"event": "line", "line": l})
+        rival.wait_for(lambda e: "ollision" in e.get("line", "") or "Established" in e.get("line", ""), 10,
+                       what="avahi-publish-address outcome")
+        if rival.select(lambda e: "Established" in e.get("line", "")):
+            problems.append(f"avahi-publish -a took ghost.local from Ciao: {rival.tail()}")
         if problems:
             raise Failure("; ".join(problems))
         return [f"avahi-browse -r: {target}, {av.v4} and {av.v6}, port 631", f"ciao resolve: {sorted(addresses)} in {took:.2f} s",
-                "--host with --listener: exit 2"]
+                "--host with --listener: exit 2", f"proxy: avahi-browse -r {sorted(proxied)}, avahi-resolve -n {name_lookup}",
+                "avahi-publish -a of ghost.local: name collision"]
 
 
 # ---------------------------------------------------------------------------- Apple's mDNSResponder

@@ -1,3 +1,4 @@
+import CiaoNetwork
 import CiaoWire
 
 /// A service for the backend to publish, already validated.
@@ -13,6 +14,8 @@ struct Publication: Hashable, Sendable {
     var wideArea: WideAreaOptions?
     /// The other host the service runs on, its SRV target; nil for this host.
     var hostName: DomainName? = nil
+    /// The addresses of ``hostName`` to publish for it (a proxy); empty when it answers for itself.
+    var hostAddresses: [IPAddress] = []
 }
 
 extension Publication {
@@ -22,7 +25,7 @@ extension Publication {
             name: configuration.name, type: configuration.type, port: port, txtRecord: configuration.txtRecord,
             subtypes: configuration.subtypes, allowsRenaming: configuration.allowsRenaming,
             wideArea: Service.isLocalDomain(configuration.domain) ? nil : configuration.wideArea,
-            hostName: configuration.targetHostName)
+            hostName: configuration.targetHostName, hostAddresses: configuration.parsedHostAddresses)
     }
 
     /// The instance name to publish: ``name``, or `hostLabel` when it is empty.

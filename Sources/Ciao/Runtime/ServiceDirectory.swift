@@ -12,6 +12,8 @@ import Foundation
 struct ServiceDirectory {
     private var publications: [RegistrationID: PublicationState] = [:]
     private var registrationsByToken: [BackendToken: RegistrationID] = [:]
+    /// The service registration of each other host's name published with a service (a proxy).
+    private var servicesByOtherHost: [RegistrationID: RegistrationID] = [:]
     /// What each engine query the directory started is for.
     private var queries: [QueryID: QueryRole] = [:]
     private var resolutions: [ResolutionID: ResolutionState] = [:]
@@ -31,6 +33,8 @@ struct ServiceDirectory {
         var token: BackendToken
         /// The other host the service runs on; nil for this host.
         var hostName: DomainName?
+        /// The registration of that host's name and addresses, when published with the service.
+        var otherHost: RegistrationID?
     }
 
     /// What an engine query feeds: one query has one role, from its start until it is stopped.
@@ -153,7 +157,17 @@ struct ServiceDirectory {
             txt: publication.txtRecord.txtData, allowsRenaming: publication.allowsRenaming,
             hostName: publication.hostName)
         let id = engine.register(registration, at: now)
-        publications[id] = PublicationState(token: token, hostName: publication.hostName)
+        // A proxy: the other host's name, with the addresses given.
+        var otherHost: RegistrationID?
+        if let label = publication.hostName?.firstLabel, !publication.hostAddresses.isEmpty {
+            let otherHostID = engine.register(
+                OtherHostRegistration(
+                    label: String(decoding: label, as: UTF8.self), addresses: publication.hostAddresses),
+                at: now)
+            servicesByOtherHost[otherHostID] = id
+            otherHost = otherHostID
+        }
+        publications[id] = PublicationState(token: token, hostName: publication.hostName, otherHost: otherHost)
         registrationsByToken[token] = id
     }
 
@@ -239,8 +253,7 @@ struct ServiceDirectory {
     /// Stops whatever `token` started; a publication is deregistered with goodbyes.
     mutating func cancel(_ token: BackendToken, engine: inout MDNSEngine, at now: Instant) {
         if let id = registrationsByToken.removeValue(forKey: token) {
-            publications[id] = nil
-            engine.deregister(id, at: now)
+            engine.deregister(removePublication(id), at: now)
         }
         stopResolution(.requested(token), engine: &engine)
         for query in queriesByToken.removeValue(forKey: token) ?? [] {
@@ -253,10 +266,19 @@ struct ServiceDirectory {
         }
     }
 
+    /// Forgets publication `id`; returns the registrations to withdraw: the service's and that of
+    /// the other host's name published with it.
+    private mutating func removePublication(_ id: RegistrationID) -> [RegistrationID] {
+        guard let publication = publications.removeValue(forKey: id) else { return [id] }
+        guard let otherHost = publication.otherHost else { return [id] }
+        servicesByOtherHost[otherHost] = nil
+        return [id, otherHost]
+    }
+
     /// Withdraws every publication and leaves every interface, for a clean shutdown: all the
     /// goodbyes go out together.
     mutating func withdrawEverything(engine: inout MDNSEngine, at now: Instant) {
-        engine.deregister(registrationsByToken.values.sorted(), at: now)
+        engine.deregister((Array(registrationsByToken.values) + Array(servicesByOtherHost.keys)).sorted(), at: now)
         let requested = resolutions.keys.compactMap { if case .requested(let token) = $0 { token } else { nil } }
         for token in Set(registrationsByToken.keys).union(queriesByToken.keys).union(requested) {
             cancel(token, engine: &engine, at: now)
@@ -293,8 +315,12 @@ struct ServiceDirectory {
                         .publication(publication.token, .registered(name: label, hostName: newHostName.description)))
                 }
             case .nameConflict(let id, _):
-                guard let publication = publications.removeValue(forKey: id) else { continue }
+                // The service's name, or the name of the other host published with it: either
+                // ends the publication, and the other is withdrawn.
+                let serviceID = servicesByOtherHost[id] ?? id
+                guard let publication = publications[serviceID] else { continue }
                 registrationsByToken[publication.token] = nil
+                engine.deregister(removePublication(serviceID).filter { $0 != id }, at: now)
                 updates.append(.publication(publication.token, .nameConflict))
             case .renamed(let id, _, _):
                 // Probing again under the new name; `registered` follows.

@@ -83,7 +83,7 @@ extension MDNSEngine {
             if registrations.ownsHostName { ownRecordReports.noteEverythingChanged() }
             registrations.leaveHostName(
                 confirmAt: now + lifetime.scaled(by: Self.heldHostNameConfirmation), expiresAt: now + lifetime)
-            for id in reportHostNameIfRenamed() { registrations[.service(id)]?.announceAgain(at: now) }
+            for id in reportHostNameIfRenamed() { registrations[.registration(id)]?.announceAgain(at: now) }
         }
     }
 

@@ -37,7 +37,7 @@ extension MDNSEngine {
         var newlyRegistered: [RegistrationID] = []
         // Only names with a probe or announcement due: established ones (most of them, with many
         // services) are neither copied nor written back.
-        let due = registrations.ids { $0.isDue(at: now) }.map(RecordOwner.service)
+        let due = registrations.ids { $0.isDue(at: now) }.map(RecordOwner.registration)
         let owners = (registrations.ownsHostName && registrations.host.isDue(at: now) ? [RecordOwner.host] : []) + due
         for owner in owners {
             guard var registration = registrations[owner] else { continue }
@@ -56,7 +56,7 @@ extension MDNSEngine {
                 } else {
                     // Three probes without conflict: the name is ours (§8.3).
                     registration.won(at: now)
-                    if let id = owner.serviceID, !registration.hasReportedRegistered {
+                    if let id = owner.registrationID, !registration.hasReportedRegistered {
                         registration.reportRegistered()
                         newlyRegistered.append(id)
                     }
@@ -75,14 +75,14 @@ extension MDNSEngine {
         if hostNameSettled {
             // Their SRV records name the new host name: announced again with it (§8.4).
             for id in reportHostNameIfRenamed() {
-                guard var registration = registrations[.service(id)] else { continue }
+                guard var registration = registrations[.registration(id)] else { continue }
                 registration.announceAgain(sent: 1, at: now + .seconds(1))
-                registrations[.service(id)] = registration
+                registrations[.registration(id)] = registration
                 announcing.append(registration)
             }
         }
         for id in newlyRegistered {
-            guard let registration = registrations[.service(id)] else { continue }
+            guard let registration = registrations[.registration(id)] else { continue }
             ownRecordReports.noteChanged(registration.publishedNames)
             events.append(.registered(id, name: registration.name))
         }
@@ -262,7 +262,7 @@ extension MDNSEngine {
         guard var registration = registrations[owner] else { return }
         let oldName = registration.name
         if owner != .host { ownRecordReports.noteChanged(registration.publishedNames) }
-        if let id = owner.serviceID, registration.service?.allowsRenaming == false {
+        if let id = owner.registrationID, !registration.allowsRenaming {
             registrations.remove(id)
             events.append(.nameConflict(id, name: oldName))
             releaseHostNameIfUnneeded()
@@ -279,7 +279,7 @@ extension MDNSEngine {
             registration.isThrottled ? Self.conflictBackoff : random.duration(in: Self.firstProbeDelay)
         registration.rename(to: label, probingAt: now + delay)
         registrations[owner] = registration
-        if let id = owner.serviceID {
+        if let id = owner.registrationID {
             events.append(.renamed(id, from: oldName, to: registration.name))
         } else {
             ownRecordReports.noteEverythingChanged()

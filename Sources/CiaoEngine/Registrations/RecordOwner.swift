@@ -1,20 +1,21 @@
-/// Who publishes a set of records: the host name (its addresses and their reverse mappings) or
-/// one registered service (RFC 6762 §8). The host orders first, then services by registration.
+/// Who publishes a set of records: this host's name (its addresses and their reverse mappings)
+/// or an entry of the registration table, a service or another host's name (RFC 6762 §8). The
+/// host orders first, then the entries by registration.
 enum RecordOwner: Hashable, Comparable {
     case host
-    case service(RegistrationID)
+    case registration(RegistrationID)
 
-    /// The service's ID; nil for the host.
-    var serviceID: RegistrationID? {
-        if case .service(let id) = self { return id }
+    /// The registration's ID; nil for the host.
+    var registrationID: RegistrationID? {
+        if case .registration(let id) = self { return id }
         return nil
     }
 
     static func < (lhs: RecordOwner, rhs: RecordOwner) -> Bool {
         switch (lhs, rhs) {
-        case (.host, .host), (.service, .host): false
-        case (.host, .service): true
-        case (.service(let left), .service(let right)): left < right
+        case (.host, .host), (.registration, .host): false
+        case (.host, .registration): true
+        case (.registration(let left), .registration(let right)): left < right
         }
     }
 }

@@ -1,13 +1,15 @@
 import CiaoWire
 
 /// A set of unique records under one name that the engine owns, probes and defends: a service
-/// instance (SRV, TXT) or the host name (A, AAAA, and the reverse-mapping PTRs of its addresses,
-/// RFC 6762 §4). RFC 6762 §8, §9. Its state changes only through the transitions at the end of
-/// this file.
+/// instance (SRV, TXT), the host name (A, AAAA, and the reverse-mapping PTRs of its addresses,
+/// RFC 6762 §4) or another host's name and addresses (A, AAAA). RFC 6762 §8, §9. Its state changes
+/// only through the transitions at the end of this file.
 struct Registration {
     enum Kind: Equatable {
         case service(ServiceRegistration)
         case host
+        /// Another host's name with the addresses given, published for it (a proxy).
+        case otherHost(OtherHostRegistration)
     }
 
     /// Where the name is in its life (RFC 6762 §8).
@@ -34,7 +36,7 @@ struct Registration {
     private(set) var kind: Kind {
         didSet { (name, publishedNames, hostIndependentRecords) = Self.derived(kind: kind, label: label) }
     }
-    /// The instance label (services) or host label (the host name), without the domain.
+    /// The instance label (services) or host label (this host's name or another's), without the domain.
     private(set) var label: String {
         didSet { (name, publishedNames, hostIndependentRecords) = Self.derived(kind: kind, label: label) }
     }
@@ -44,9 +46,10 @@ struct Registration {
     /// service the type, its subtypes and the type enumeration name. Kept with ``label``, since
     /// answering checks it for every registration and question.
     private(set) var publishedNames: Set<DomainName>
-    /// A service's records after its SRV record, which name neither the host nor an interface:
-    /// TXT, the PTRs and the NSEC. Kept with ``kind`` and ``label``, since answering reads a
-    /// registration's records for every question it answers.
+    /// The records that name neither this host nor an interface: a service's after its SRV record
+    /// (TXT, the PTRs and the NSEC), or all of another host's (its addresses and NSEC). Kept with
+    /// ``kind`` and ``label``, since answering reads a registration's records for every question
+    /// it answers.
     private var hostIndependentRecords: [ResourceRecord]
     private(set) var state: State
     /// True once an announcement of the current name went out: only then are goodbyes owed (§10.1).
@@ -81,6 +84,9 @@ struct Registration {
         -> (name: DomainName, publishedNames: Set<DomainName>, hostIndependentRecords: [ResourceRecord])
     {
         let name = fullName(kind: kind, label: label)
+        if case .otherHost(let otherHost) = kind {
+            return (name, [name], addressRecords(of: otherHost.addresses, name: name))
+        }
         guard case .service(let service) = kind else { return (name, [name], []) }
         let subtypeNames = subtypeNames(of: service)
         let enumerationName = serviceEnumerationName(for: service.serviceType)
@@ -106,7 +112,7 @@ struct Registration {
         switch kind {
         case .service(let service):
             (try? service.serviceType.prepending(label: Array(label.utf8))) ?? service.serviceType
-        case .host:
+        case .host, .otherHost:
             (try? DomainName(labels: [label, "local"])) ?? .root
         }
     }
@@ -130,11 +136,29 @@ struct Registration {
     /// True when this registration's records name this host: the host's own, or a service's
     /// whose SRV record points to this host rather than to another (``ServiceRegistration/hostName``).
     var namesThisHost: Bool {
-        service.map { $0.hostName == nil } ?? true
+        switch kind {
+        case .host: true
+        case .service(let service): service.hostName == nil
+        case .otherHost: false
+        }
+    }
+
+    /// On a conflict, whether the name may change (RFC 6762 §9): a service's as it asks; the
+    /// host's always; another host's never, since that host is known by its name.
+    var allowsRenaming: Bool {
+        switch kind {
+        case .host: true
+        case .service(let service): service.allowsRenaming
+        case .otherHost: false
+        }
     }
 
     func appliesTo(_ interface: InterfaceID) -> Bool {
-        service?.interfaces.map { $0.contains(interface) } ?? true
+        switch kind {
+        case .host: true
+        case .service(let service): service.interfaces.map { $0.contains(interface) } ?? true
+        case .otherHost(let otherHost): otherHost.interfaces.map { $0.contains(interface) } ?? true
+        }
     }
 
     /// The records this registration publishes on `interface`, given the host's name. Unique
@@ -144,6 +168,8 @@ struct Registration {
     /// address (§4).
     func records(hostName: DomainName, interface: NetworkInterface) -> [ResourceRecord] {
         switch kind {
+        case .otherHost:
+            return hostIndependentRecords
         case .host:
             let addresses = interface.publishedAddresses.map(\.address)
             var records = addressRecords(of: addresses)
@@ -164,10 +190,15 @@ struct Registration {
 
     /// The host's A and AAAA records for `addresses`, with the NSEC naming the types present (§6.1).
     func addressRecords(of addresses: [IPAddress]) -> [ResourceRecord] {
+        Self.addressRecords(of: addresses, name: name)
+    }
+
+    /// A and AAAA records of `name` for `addresses`, with the NSEC naming the types present (§6.1).
+    private static func addressRecords(of addresses: [IPAddress], name: DomainName) -> [ResourceRecord] {
         var records = addresses.map {
-            ResourceRecord(name: name, cacheFlush: true, ttl: Self.hostRecordTTL, data: $0.recordData)
+            ResourceRecord(name: name, cacheFlush: true, ttl: hostRecordTTL, data: $0.recordData)
         }
-        records.append(Self.nsec(name: name, types: records.map(\.type)))
+        records.append(nsec(name: name, types: records.map(\.type)))
         return records
     }
 

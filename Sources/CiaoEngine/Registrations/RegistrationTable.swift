@@ -117,14 +117,14 @@ struct RegistrationTable {
         get {
             switch owner {
             case .host: host
-            case .service(let id): byID[id]
+            case .registration(let id): byID[id]
             }
         }
         set {
             switch owner {
             case .host:
                 if let newValue { host = newValue }
-            case .service(let id):
+            case .registration(let id):
                 if let newValue { replace(id, with: newValue) } else { remove(id) }
             }
         }
@@ -169,7 +169,7 @@ struct RegistrationTable {
     /// ``RecordOwner`` order.
     func owners(publishing name: DomainName, includingHost: Bool) -> [RecordOwner] {
         let hostMatches: [RecordOwner] = includingHost && host.publishes(name) ? [.host] : []
-        return hostMatches + (byName[name] ?? []).map(RecordOwner.service)
+        return hostMatches + (byName[name] ?? []).map(RecordOwner.registration)
     }
 
     private mutating func replace(_ id: RegistrationID, with registration: Registration) {

@@ -1,0 +1,19 @@
+import CiaoWire
+
+/// Another host's name and addresses, published for it (a proxy, as `avahi-publish -a` and
+/// `dns-sd -P` do) for a device that does not answer for itself: `<label>.local.` with an A or
+/// AAAA record per address, probed and defended like this host's own name, never renamed
+/// (RFC 6762 §8, §9).
+public struct OtherHostRegistration: Hashable, Sendable {
+    /// The host label, without `.local.`.
+    public var label: String
+    public var addresses: [IPAddress]
+    /// The interfaces to publish on; `nil` for all.
+    public var interfaces: Set<InterfaceID>?
+
+    public init(label: String, addresses: [IPAddress], interfaces: Set<InterfaceID>? = nil) {
+        self.label = label
+        self.addresses = addresses
+        self.interfaces = interfaces
+    }
+}

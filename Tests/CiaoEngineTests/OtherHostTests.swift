@@ -1,0 +1,90 @@
+import CiaoEngine
+import CiaoSimulation
+import CiaoTestFixtures
+import CiaoWire
+import Testing
+
+/// Another host's name and addresses published for it (``OtherHostRegistration``), as
+/// `avahi-publish -a` and `dns-sd -P` do: probed, announced, answered, defended and withdrawn like
+/// this host's name, and never renamed (RFC 6762 §6, §8, §9, §10.1).
+@Suite struct OtherHostTests {
+    static let printer = Names.name("printer.local.")
+    static let v4 = IPAddress.v4(IPv4Address(198, 18, 0, 77))
+    static let v6 = IPAddress.v6(IPv6Address("fd00:198:18::77")!)
+
+    static func registration(_ addresses: [IPAddress] = [v4, v6]) -> OtherHostRegistration {
+        OtherHostRegistration(label: "printer", addresses: addresses)
+    }
+
+    /// Probed with its addresses in Authority, then announced with them and an NSEC; reported
+    /// registered; an A query is answered with the address given.
+    @Test func itIsProbedAnnouncedAndAnswered() throws {
+        var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 4)
+        let start = network.now
+        let id = network.withStack(publisher) { engine, now in engine.register(Self.registration(), at: now) }
+        network.run(for: .seconds(5))
+        let probes = network.sentMessages(.probes, by: publisher, since: start).filter {
+            $0.message.authorities.contains { $0.name == Self.printer }
+        }
+        #expect(probes.count == 3)
+        #expect(
+            Set(probes[0].message.authorities.filter { $0.name == Self.printer }.map(\.data))
+                == [Self.v4.recordData, Self.v6.recordData])
+        let announced = network.sentMessages(.responses, by: publisher, since: start).flatMap(\.message.answers)
+            .filter { $0.name == Self.printer }
+        #expect(Set(announced.map(\.type)) == [.a, .aaaa, .nsec])
+        #expect(announced.allSatisfy { $0.cacheFlush && $0.ttl == 120 })
+        #expect(network.events(of: publisher).contains(.registered(id, name: Self.printer)))
+
+        let asked = network.now
+        network.inject(Messages.query([Messages.question(Self.printer, .a)]), from: observer, on: link)
+        network.run(for: .seconds(1))
+        let answer = try #require(network.sentMessages(.responses, by: publisher, since: asked).first)
+        #expect(answer.message.answers.map(\.data) == [Self.v4.recordData])
+    }
+
+    /// With IPv4 only, a question for AAAA is answered with an NSEC saying there is none (§6.1).
+    @Test func aMissingFamilyIsDeniedWithNSEC() throws {
+        var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 5)
+        _ = network.withStack(publisher) { engine, now in engine.register(Self.registration([Self.v4]), at: now) }
+        network.run(for: .seconds(8))
+        let asked = network.now
+        network.inject(Messages.query([Messages.question(Self.printer, .aaaa)]), from: observer, on: link)
+        network.run(for: .seconds(1))
+        let answer = try #require(network.sentMessages(.responses, by: publisher, since: asked).first)
+        let nsec = try #require(answer.message.answers.first { $0.type == .nsec })
+        guard case .nsec(let data) = nsec.data else { return }
+        #expect(data.types.contains(.a) && !data.types.contains(.aaaa))
+    }
+
+    /// A name another responder holds is not taken under another name: the registration ends
+    /// with ``EngineEvent/nameConflict(_:name:)`` and nothing of it is announced (§9).
+    @Test func aNameHeldElsewhereIsAConflictNotARename() {
+        var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 6)
+        let start = network.now
+        let id = network.withStack(publisher) { engine, now in engine.register(Self.registration(), at: now) }
+        let theirs = ResourceRecord(
+            name: Self.printer, cacheFlush: true, ttl: 120, data: .a(IPv4Address(198, 18, 0, 99)))
+        network.defend(until: network.now + .seconds(5), by: observer, on: link, with: theirs) { $0 == Self.printer }
+        let events = network.events(of: publisher)
+        #expect(events.contains(.nameConflict(id, name: Self.printer)))
+        #expect(!events.contains { if case .renamed = $0 { true } else { false } }, "\(events)")
+        #expect(!events.contains(.registered(id, name: Self.printer)))
+        let announced = network.sentMessages(.responses, by: publisher, since: start).flatMap(\.message.answers)
+        #expect(!announced.contains { $0.name == Self.printer && $0.ttl > 0 })
+    }
+
+    /// Withdrawn, its address records go with goodbyes (§10.1).
+    @Test func deregisteringSaysGoodbye() {
+        var (network, _, publisher, _) = SimulatedNetwork.publisherAndObserver(seed: 7)
+        let id = network.withStack(publisher) { engine, now in engine.register(Self.registration(), at: now) }
+        network.run(for: .seconds(8))
+        let withdrawn = network.now
+        network.withStack(publisher) { engine, now in engine.deregister(id, at: now) }
+        network.run(for: .seconds(1))
+        let goodbyes = network.sentMessages(.responses, by: publisher, since: withdrawn).flatMap(\.message.answers)
+            .filter { $0.name == Self.printer }
+        #expect(Set(goodbyes.map(\.type)).isSuperset(of: [.a, .aaaa]))
+        #expect(goodbyes.allSatisfy { $0.ttl == 0 })
+    }
+}
