@@ -532,6 +532,25 @@ import Testing
         #expect(harness.recordBatches.count == batchesBefore)
     }
 
+    /// On the proxy's own host a resolution finds the addresses it publishes for the other host,
+    /// as it finds its own services (the engine's queries see its own records).
+    @Test func aProxyResolvesOnItsOwnHost() throws {
+        var harness = DriverPair()
+        var publication = Self.publication("Old Printer", port: 631)
+        publication.hostName = Names.name("printer.local.")
+        publication.hostAddresses = [.v4(IPv4Address(198, 18, 0, 77))]
+        harness.publish(publication, on: harness.publisher)
+        harness.run(for: .seconds(3))
+        let token = BackendToken(rawValue: 999)
+        harness.send(
+            .resolve(Service(name: "Old Printer", type: Self.type, interfaceIndex: 1), token), on: harness.publisher)
+        harness.run(for: .seconds(3))
+        let resolved = harness.network.events(of: harness.publisher).compactMap { update -> ResolvedService? in
+            if case .resolved(token, let resolved) = update { resolved } else { nil }
+        }
+        #expect(resolved.last?.hostName == "printer.local." && resolved.last?.addresses == ["198.18.0.77"])
+    }
+
     /// A proxy for a name another host holds fails as a name conflict, and its service goes too.
     @Test func aProxyForANameHeldElsewhereIsAConflict() throws {
         var harness = DriverPair()
