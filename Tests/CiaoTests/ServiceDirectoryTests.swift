@@ -571,6 +571,35 @@ import Testing
         #expect(!harness.resolved.contains { $0.service.name == "Second" })
     }
 
+    /// Two services of one proxied device share its name: both resolve to its address, and the
+    /// name stays for the second when the first is withdrawn. Other addresses for the same name,
+    /// or this host's own name, are a name conflict at once.
+    @Test func proxiesOfOneHostShareItsName() throws {
+        var harness = DriverPair()
+        func proxy(_ name: String, port: UInt16, host: String = "printer.local.", address: UInt8 = 77) -> Publication {
+            var publication = Self.publication(name, port: port)
+            publication.hostName = Names.name(host)
+            publication.hostAddresses = [.v4(IPv4Address(198, 18, 0, address))]
+            return publication
+        }
+        let ipp = harness.publish(proxy("IPP", port: 631), on: harness.publisher)
+        harness.publish(proxy("Admin", port: 80), on: harness.publisher)
+        harness.publish(proxy("Other", port: 81, address: 78), on: harness.publisher)
+        harness.publish(proxy("Self", port: 82, host: "alpha.local."), on: harness.publisher)
+        harness.run(for: .seconds(3))
+        #expect(
+            harness.publicationUpdates[harness.publisher] == [
+                .nameConflict, .nameConflict,
+                .registered(name: "IPP", hostName: "printer.local."),
+                .registered(name: "Admin", hostName: "printer.local."),
+            ])
+        harness.send(.cancel(ipp), on: harness.publisher)
+        harness.run(for: .seconds(2))
+        harness.resolve(Service(name: "Admin", type: Self.type, interfaceIndex: 1))
+        harness.run(for: .seconds(2))
+        #expect(harness.resolved.last { $0.service.name == "Admin" }?.addresses == ["198.18.0.77"])
+    }
+
     @Test func typeEnumerationReportsEachTypeOnce() throws {
         var harness = DriverPair()
         let other = try ServiceType("_other._udp")

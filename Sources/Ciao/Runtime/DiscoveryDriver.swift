@@ -91,7 +91,7 @@ struct DiscoveryDriver {
     private mutating func carryOut(_ command: Command, at now: Instant) {
         switch command {
         case .publish(let publication, let token):
-            directory.publish(publication, token: token, engine: &engine, at: now)
+            updates += directory.publish(publication, token: token, engine: &engine, at: now)
         case .updateTXT(let txtRecord, let token):
             directory.updateTXT(txtRecord, of: token, engine: &engine, at: now)
         case .browse(let type, let subtype, let resolutionTimeout, let token):

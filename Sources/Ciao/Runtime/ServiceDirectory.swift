@@ -12,8 +12,9 @@ import Foundation
 struct ServiceDirectory {
     private var publications: [RegistrationID: PublicationState] = [:]
     private var registrationsByToken: [BackendToken: RegistrationID] = [:]
-    /// The service registration of each other host's name published with a service (a proxy).
-    private var servicesByOtherHost: [RegistrationID: RegistrationID] = [:]
+    /// The other hosts' names published with services (proxies): one registration per name,
+    /// shared by the publications that give it the same addresses.
+    private var otherHosts: [DomainName: OtherHostShare] = [:]
     /// What each engine query the directory started is for.
     private var queries: [QueryID: QueryRole] = [:]
     private var resolutions: [ResolutionID: ResolutionState] = [:]
@@ -33,8 +34,15 @@ struct ServiceDirectory {
         var token: BackendToken
         /// The other host the service runs on; nil for this host.
         var hostName: DomainName?
-        /// The registration of that host's name and addresses, when published with the service.
-        var otherHost: RegistrationID?
+        /// True when that host's name and addresses are published with the service (``otherHosts``).
+        var publishesOtherHost = false
+    }
+
+    /// Another host's name published for the publications in ``services``.
+    private struct OtherHostShare {
+        var id: RegistrationID
+        var addresses: Set<IPAddress>
+        var services: Set<RegistrationID>
     }
 
     /// What an engine query feeds: one query has one role, from its start until it is stopped.
@@ -149,7 +157,19 @@ struct ServiceDirectory {
 
     // MARK: Starting and stopping
 
-    mutating func publish(_ publication: Publication, token: BackendToken, engine: inout MDNSEngine, at now: Instant) {
+    /// Registers `publication`, and the other host's name with it for a proxy; returns a name
+    /// conflict at once for a proxy of this host's name, or of a name another publication gives
+    /// other addresses.
+    mutating func publish(
+        _ publication: Publication, token: BackendToken, engine: inout MDNSEngine, at now: Instant
+    ) -> [BackendUpdate] {
+        let proxied = publication.hostName.flatMap { publication.hostAddresses.isEmpty ? nil : $0 }
+        if let proxied,
+            proxied == engine.hostName
+                || otherHosts[proxied].map({ $0.addresses != Set(publication.hostAddresses) }) ?? false
+        {
+            return [.publication(token, .nameConflict)]
+        }
         let hostLabel = engine.hostName.firstLabel.map { String(decoding: $0, as: UTF8.self) } ?? "Ciao"
         let registration = ServiceRegistration(
             instanceName: publication.instanceName(hostLabel: hostLabel),
@@ -157,18 +177,20 @@ struct ServiceDirectory {
             txt: publication.txtRecord.txtData, allowsRenaming: publication.allowsRenaming,
             hostName: publication.hostName)
         let id = engine.register(registration, at: now)
-        // A proxy: the other host's name, with the addresses given.
-        var otherHost: RegistrationID?
-        if let label = publication.hostName?.firstLabel, !publication.hostAddresses.isEmpty {
-            let otherHostID = engine.register(
-                OtherHostRegistration(
-                    label: String(decoding: label, as: UTF8.self), addresses: publication.hostAddresses),
-                at: now)
-            servicesByOtherHost[otherHostID] = id
-            otherHost = otherHostID
+        if let proxied {
+            if otherHosts[proxied] == nil {
+                let label = proxied.firstLabel.map { String(decoding: $0, as: UTF8.self) } ?? ""
+                otherHosts[proxied] = OtherHostShare(
+                    id: engine.register(
+                        OtherHostRegistration(label: label, addresses: publication.hostAddresses), at: now),
+                    addresses: Set(publication.hostAddresses), services: [])
+            }
+            otherHosts[proxied]?.services.insert(id)
         }
-        publications[id] = PublicationState(token: token, hostName: publication.hostName, otherHost: otherHost)
+        publications[id] = PublicationState(
+            token: token, hostName: publication.hostName, publishesOtherHost: proxied != nil)
         registrationsByToken[token] = id
+        return []
     }
 
     mutating func updateTXT(_ txtRecord: TXTRecord, of token: BackendToken, engine: inout MDNSEngine, at now: Instant) {
@@ -266,19 +288,25 @@ struct ServiceDirectory {
         }
     }
 
-    /// Forgets publication `id`; returns the registrations to withdraw: the service's and that of
-    /// the other host's name published with it.
+    /// Forgets publication `id`; returns the registrations to withdraw: the service's, and that of
+    /// the other host's name published with it when no other publication shares it.
     private mutating func removePublication(_ id: RegistrationID) -> [RegistrationID] {
-        guard let publication = publications.removeValue(forKey: id) else { return [id] }
-        guard let otherHost = publication.otherHost else { return [id] }
-        servicesByOtherHost[otherHost] = nil
-        return [id, otherHost]
+        guard let publication = publications.removeValue(forKey: id), publication.publishesOtherHost,
+            let name = publication.hostName, var share = otherHosts[name]
+        else { return [id] }
+        share.services.remove(id)
+        guard share.services.isEmpty else {
+            otherHosts[name] = share
+            return [id]
+        }
+        otherHosts[name] = nil
+        return [id, share.id]
     }
 
     /// Withdraws every publication and leaves every interface, for a clean shutdown: all the
     /// goodbyes go out together.
     mutating func withdrawEverything(engine: inout MDNSEngine, at now: Instant) {
-        engine.deregister((Array(registrationsByToken.values) + Array(servicesByOtherHost.keys)).sorted(), at: now)
+        engine.deregister((Array(registrationsByToken.values) + otherHosts.values.map(\.id)).sorted(), at: now)
         let requested = resolutions.keys.compactMap { if case .requested(let token) = $0 { token } else { nil } }
         for token in Set(registrationsByToken.keys).union(queriesByToken.keys).union(requested) {
             cancel(token, engine: &engine, at: now)
@@ -315,13 +343,15 @@ struct ServiceDirectory {
                         .publication(publication.token, .registered(name: label, hostName: newHostName.description)))
                 }
             case .nameConflict(let id, _):
-                // The service's name, or the name of the other host published with it: either
-                // ends the publication, and the other is withdrawn.
-                let serviceID = servicesByOtherHost[id] ?? id
-                guard let publication = publications[serviceID] else { continue }
-                registrationsByToken[publication.token] = nil
-                engine.deregister(removePublication(serviceID).filter { $0 != id }, at: now)
-                updates.append(.publication(publication.token, .nameConflict))
+                // The service's name ends its publication; the name of the other host published
+                // with services ends all of them. What else they registered is withdrawn.
+                let services = otherHosts.values.first { $0.id == id }.map { $0.services.sorted() } ?? [id]
+                for serviceID in services {
+                    guard let publication = publications[serviceID] else { continue }
+                    registrationsByToken[publication.token] = nil
+                    engine.deregister(removePublication(serviceID).filter { $0 != id }, at: now)
+                    updates.append(.publication(publication.token, .nameConflict))
+                }
             case .renamed(let id, _, _):
                 // Probing again under the new name; `registered` follows.
                 publications[id]?.registeredName = nil
