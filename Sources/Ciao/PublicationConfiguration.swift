@@ -105,20 +105,27 @@ public struct PublicationConfiguration: Hashable, Sendable {
     /// rejects them).
     var parsedHostAddresses: [IPAddress] {
         var seen: Set<IPAddress> = []
-        return hostAddresses.compactMap(Self.parseAddress).filter { seen.insert($0).inserted }
-    }
-
-    private static func parseAddress(_ text: String) -> IPAddress? {
-        IPv4Address(text).map(IPAddress.v4) ?? IPv6Address(text).map(IPAddress.v6)
+        return hostAddresses.compactMap(IPAddress.init).filter { seen.insert($0).inserted }
     }
 
     private func checkHostAddresses() throws(CiaoError) {
-        guard let target = targetHostName, target.labelCount == 2, target.parent == ServiceDirectory.localDomain else {
+        guard let target = targetHostName, target.labelCount == 2, target.parent == ServiceDirectory.localDomain,
+            let label = target.firstLabel, String(validating: label, as: UTF8.self) != nil
+        else {
             throw .invalidConfiguration(
                 "hostAddresses are published under hostName, which must then be a name such as printer.local")
         }
-        for address in hostAddresses where Self.parseAddress(address) == nil {
-            throw .invalidConfiguration("host address \"\(address)\" is not a numeric IPv4 or IPv6 address")
+        for text in hostAddresses {
+            guard let address = IPAddress(text) else {
+                throw .invalidConfiguration(
+                    "host address \"\(text)\" is not a numeric IPv4 or IPv6 address"
+                        + (text.contains("%") ? " (leave out the %zone: it is published on every interface)" : ""))
+            }
+            guard !address.isUnreachableAsHost else {
+                throw .invalidConfiguration(
+                    "host address \(text) is unspecified, loopback, multicast or IPv4-mapped: no host has it on the network"
+                )
+            }
         }
     }
 

@@ -10,6 +10,29 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
     case v4(IPv4Address)
     case v6(IPv6Address)
 
+    /// Parses dotted-quad IPv4 or RFC 4291 IPv6 text, without a `%zone`; nil for anything else.
+    public init?(_ text: String) {
+        if let v4 = IPv4Address(text) {
+            self = .v4(v4)
+        } else if let v6 = IPv6Address(text) {
+            self = .v6(v6)
+        } else {
+            return nil
+        }
+    }
+
+    /// True for an address no host can be reached at: unspecified (`0.0.0.0`, `::`), loopback
+    /// (`127.0.0.0/8`, `::1`), multicast (`224.0.0.0/4`, `ff00::/8`) or IPv4-mapped (`::ffff:0:0/96`).
+    public var isUnreachableAsHost: Bool {
+        switch self {
+        case .v4(let address):
+            address.bytes.0 == 0 || address.bytes.0 == 127 || address.bytes.0 >= 224
+        case .v6(let address):
+            (address.high == 0 && address.low <= 1) || address.high >> 56 == 0xFF
+                || (address.high == 0 && address.low >> 32 == 0xFFFF)
+        }
+    }
+
     public var family: IPFamily {
         switch self {
         case .v4: .v4

@@ -334,10 +334,13 @@ struct CiaoServerTests {
         let server = CiaoServer(backends: BackendSelection(local: fake))
         var configuration = externalConfiguration()
         configuration.hostName = "printer"
-        configuration.hostAddresses = ["198.18.0.77", "fd00:198:18::77", "198.18.0.77"]
+        configuration.hostAddresses = ["198.18.0.77", "fd00:198:18::77", "198.18.0.77", "169.254.7.7", "fe80::7"]
         let starting = Task { try await server.start(configuration, timeout: .seconds(3600)) }
         let (token, publication) = try await fake.publication()
-        #expect(publication.hostAddresses.map(\.description) == ["198.18.0.77", "fd00:198:18::77"])
+        #expect(
+            publication.hostAddresses.map(\.description) == [
+                "198.18.0.77", "fd00:198:18::77", "169.254.7.7", "fe80::7",
+            ])
         fake.emitRegistered(token, name: "Printer")
         _ = try await result(of: starting)
 
@@ -347,10 +350,18 @@ struct CiaoServerTests {
         notLocal.hostName = "nas.lab."
         var twoLabels = noHost
         twoLabels.hostName = "nas.lab.local"
-        var notAnAddress = noHost
-        notAnAddress.hostName = "printer"
-        notAnAddress.hostAddresses = ["198.18.0.300"]
-        for bad in [noHost, notLocal, twoLabels, notAnAddress] {
+        var notUTF8 = noHost
+        notUTF8.hostName = "\\255.local"
+        let unusable = [
+            "198.18.0.300", "fe80::1%eth0", "0.0.0.0", "::", "127.0.0.1", "::1", "224.0.0.251", "ff02::fb",
+            "::ffff:198.18.0.1",
+        ].map { address in
+            var configuration = noHost
+            configuration.hostName = "printer"
+            configuration.hostAddresses = [address]
+            return configuration
+        }
+        for bad in [noHost, notLocal, twoLabels, notUTF8] + unusable {
             await #expect {
                 try await CiaoServer(backends: BackendSelection(local: fake)).start(bad)
             } throws: { error in

@@ -50,13 +50,7 @@ extension RecordLookup {
     /// The PTR lookup that maps `address` (`192.0.2.7`, `fe80::1`, a `%zone` ignored) back to a
     /// host name (RFC 1035 §3.5, RFC 3596 §2.5); `invalidConfiguration` for anything else.
     init(reverseOf address: String, interfaceIndex: UInt32) throws(CiaoError) {
-        let numeric = String(address.prefix { $0 != "%" })
-        let parsed: CiaoEngine.IPAddress
-        if let v4 = IPv4Address(numeric) {
-            parsed = .v4(v4)
-        } else if let v6 = IPv6Address(numeric) {
-            parsed = .v6(v6)
-        } else {
+        guard let parsed = CiaoEngine.IPAddress(String(address.prefix { $0 != "%" })) else {
             throw .invalidConfiguration("\"\(address)\" is not an IPv4 or IPv6 address")
         }
         self.init(name: parsed.reverseMappingName, types: [.ptr], interfaceIndex: interfaceIndex)
