@@ -64,8 +64,7 @@ public final class MulticastSocket {
     public init(family: IPFamily, port: UInt16 = mdnsPort) throws(TransportError) {
         self.family = family
         self.port = port
-        portWasInUse = Self.isInUse(port, family: family)
-        fileDescriptor = try Self.open(family: family, port: port)
+        (fileDescriptor, portWasInUse) = try Self.open(family: family, port: port)
         // Exactly the limit: a larger datagram comes back cut short, with MSG_TRUNC set.
         slots = ReceiveSlots(count: Self.receiveSlots, datagramSize: Self.maximumDatagramSize, controlSize: 256)
     }
@@ -84,29 +83,31 @@ public final class MulticastSocket {
 
     // MARK: Opening
 
-    private static func open(family: IPFamily, port: UInt16) throws(TransportError) -> Int32 {
+    /// The new socket's descriptor, and whether another socket held the port as it was bound.
+    private static func open(family: IPFamily, port: UInt16) throws(TransportError) -> (Int32, portWasInUse: Bool) {
         let domain = family == .v4 ? AF_INET : AF_INET6
         let type = Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         let fd = socket(domain, type, Int32(IPPROTO_UDP))
         guard fd >= 0 else { throw .lastError("open an \(family.name) UDP socket") }
         do throws(TransportError) {
             try configure(fd, family: family)
-            try bindWildcard(fd, family: family, port: port)
-            return fd
+            return (fd, try bindWildcard(fd, family: family, port: port))
         } catch {
             SystemCall.close(fd)
             throw error
         }
     }
 
-    /// Binds `fd` to the wildcard address and `port`. EADDRINUSE is tried again for up to
-    /// ``bindRetryWindow``: another responder's ``isInUse`` test (Ciao's, or avahi's likewise)
-    /// holds the port without SO_REUSEADDR for a moment as it starts, and only a holder that
-    /// stays is an error.
-    private static func bindWildcard(_ fd: Int32, family: IPFamily, port: UInt16) throws(TransportError) {
+    /// Binds `fd` to the wildcard address and `port`; returns whether another socket held the
+    /// port just before (``isInUse``). EADDRINUSE is tried again for up to ``bindRetryWindow``:
+    /// another responder's ``isInUse`` test (Ciao's, or avahi's likewise) holds the port without
+    /// SO_REUSEADDR for a moment as it starts, and only a holder that stays is an error.
+    private static func bindWildcard(_ fd: Int32, family: IPFamily, port: UInt16) throws(TransportError) -> Bool {
         let address = POSIXSocketAddress.wildcard(family, port: port)
         let giveUp = ContinuousClock.now + bindRetryWindow
-        while address.withSockaddr({ bind(fd, $0, $1) }) != 0 {
+        while true {
+            let held = isInUse(port, family: family)
+            if address.withSockaddr({ bind(fd, $0, $1) }) == 0 { return held }
             guard errno == EADDRINUSE, ContinuousClock.now < giveUp else {
                 throw TransportError.lastError("bind an \(family.name) socket to UDP port \(port)")
             }
