@@ -1,6 +1,6 @@
 import CiaoWire
 
-/// Identifies a service registered with the engine.
+/// Identifies a service, or another host's name, registered with the engine.
 public struct RegistrationID: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var rawValue: Int
     public static func < (lhs: RegistrationID, rhs: RegistrationID) -> Bool { lhs.rawValue < rhs.rawValue }
@@ -23,7 +23,8 @@ public enum EngineEvent: Hashable, Sendable {
     /// The name is taken and renaming is off: the registration is withdrawn (DNS-SD error −65548).
     case nameConflict(RegistrationID, name: DomainName)
     /// The host name lost a conflict and the new one is settled (won by probing, or held by
-    /// another responder on this host): SRV records now name it, and are announced again (§9, §8.4).
+    /// another responder on this host): the SRV records of services on this host now name it, and
+    /// are announced again (§9, §8.4).
     case hostRenamed(from: DomainName, to: DomainName)
     /// A record answering the query appeared on an interface.
     case added(QueryID, ResourceRecord, InterfaceID)
@@ -52,8 +53,9 @@ public struct ServiceRegistration: Hashable, Sendable {
     public var allowsRenaming: Bool
     /// The interfaces to publish on; `nil` for all.
     public var interfaces: Set<InterfaceID>?
-    /// The host the service runs on, named by its SRV record, when that is another host, which
-    /// answers for its own addresses; `nil` for this host (RFC 6763 §5).
+    /// The host the service runs on, named by its SRV record, when that is another host: one that
+    /// answers for its own addresses, or one whose name and addresses are registered for it
+    /// (``OtherHostRegistration``); `nil` for this host (RFC 6763 §5).
     public var hostName: DomainName?
 
     public init(

@@ -74,6 +74,64 @@ import Testing
         #expect(!announced.contains { $0.name == Self.printer && $0.ttl > 0 })
     }
 
+    /// Answers naming the other host carry its addresses and NSEC, once however many of its
+    /// services are answered, and none of this host's (RFC 6763 §12.1, §12.2; RFC 6762 §6.1).
+    @Test func answersCarryTheOtherHostsAddresses() throws {
+        var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 8)
+        network.withStack(publisher) { engine, now in
+            _ = engine.register(Self.registration(), at: now)
+            for name in ["IPP", "Admin"] {
+                _ = engine.register(Services.registration(name, hostName: Self.printer), at: now)
+            }
+        }
+        network.run(for: .seconds(8))
+        let alpha = Names.name("alpha.local.")
+        for (question, answered) in [
+            (Messages.question(Names.serviceType, .ptr), [RecordType.ptr]),
+            (Messages.question(Self.printer, .a), [.a]),
+        ] {
+            let asked = network.now
+            network.inject(Messages.query([question]), from: observer, on: link)
+            network.run(for: .seconds(1))
+            let response = try #require(network.sentMessages(.responses, by: publisher, since: asked).first)
+            #expect(Set(response.message.answers.map(\.type)) == Set(answered))
+            let additionals = response.message.additionals
+            let printerTypes = additionals.filter { $0.name == Self.printer }.map(\.type)
+            #expect(
+                printerTypes.sorted { $0.rawValue < $1.rawValue }
+                    == (answered == [.a] ? [.aaaa, .nsec] : [.a, .aaaa, .nsec]))
+            #expect(!additionals.contains { $0.name == alpha }, "\(additionals)")
+        }
+    }
+
+    /// A service on the other host is announced only once that host's name is ours: here a
+    /// simultaneous probe wins the first round (§8.2), and the service waits for the second.
+    @Test func itsServicesWaitForItsName() throws {
+        var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 9)
+        let start = network.now
+        let (otherHost, service) = network.withStack(publisher) { engine, now in
+            (
+                engine.register(Self.registration([Self.v4]), at: now),
+                engine.register(Services.registration("IPP", hostName: Self.printer), at: now)
+            )
+        }
+        network.run(for: .milliseconds(10))
+        let rival = ResourceRecord(
+            name: Self.printer, cacheFlush: true, ttl: 120, data: .a(IPv4Address(198, 18, 0, 250)))
+        network.inject(
+            Message(questions: [Question(name: Self.printer, type: .any)], authorities: [rival]), from: observer,
+            on: link)
+        network.run(for: .seconds(6))
+        let registered = network.timedEvents(of: publisher).compactMap { entry -> (RegistrationID, Instant)? in
+            if case .registered(let id, _) = entry.event { (id, entry.time) } else { nil }
+        }
+        let hostAt = try #require(registered.first { $0.0 == otherHost }?.1)
+        let serviceAt = try #require(registered.first { $0.0 == service }?.1)
+        // Lost the first round: probed again a second later.
+        #expect(hostAt - start >= .milliseconds(1500))
+        #expect(serviceAt >= hostAt)
+    }
+
     /// Withdrawn, its address records go with goodbyes (§10.1).
     @Test func deregisteringSaysGoodbye() {
         var (network, _, publisher, _) = SimulatedNetwork.publisherAndObserver(seed: 7)

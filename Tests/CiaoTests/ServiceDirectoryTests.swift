@@ -491,6 +491,10 @@ import Testing
         publication.hostName = Names.name("printer.local.")
         harness.publish(publication, on: harness.publisher)
         harness.publish(Self.publication("Own", port: 80), on: harness.publisher)
+        // This host's own name, given as the SRV target, is this host.
+        var named = Self.publication("Named", port: 81)
+        named.hostName = Names.name("alpha.local.")
+        harness.publish(named, on: harness.publisher)
         harness.run(for: .seconds(3))
         let alpha = Names.name("alpha.local.")
         let observer = harness.network.addHost(named: nil, links: [harness.link]) { DiscoveryDriver(engine: $0) }
@@ -504,6 +508,8 @@ import Testing
             harness.publicationUpdates[harness.publisher] == [
                 .registered(name: "Proxied", hostName: "printer.local."),
                 .registered(name: "Own", hostName: "alpha.local."),
+                .registered(name: "Named", hostName: "alpha.local."),
+                .registered(name: "Named", hostName: "alpha-2.local."),
                 .registered(name: "Own", hostName: "alpha-2.local."),
             ])
     }
@@ -587,12 +593,14 @@ import Testing
         harness.publish(proxy("Other", port: 81, address: 78), on: harness.publisher)
         harness.publish(proxy("Self", port: 82, host: "alpha.local."), on: harness.publisher)
         harness.run(for: .seconds(3))
+        let updates = harness.publicationUpdates[harness.publisher] ?? []
+        #expect(updates.prefix(2) == [.nameConflict, .nameConflict])
+        // Both wait for the printer's name and are registered as it is won, in either order.
         #expect(
-            harness.publicationUpdates[harness.publisher] == [
-                .nameConflict, .nameConflict,
+            Set(updates.dropFirst(2)) == [
                 .registered(name: "IPP", hostName: "printer.local."),
                 .registered(name: "Admin", hostName: "printer.local."),
-            ])
+            ] && updates.count == 4)
         harness.send(.cancel(ipp), on: harness.publisher)
         harness.run(for: .seconds(2))
         harness.resolve(Service(name: "Admin", type: Self.type, interfaceIndex: 1))

@@ -159,10 +159,12 @@ struct ServiceDirectory {
 
     /// Registers `publication`, and the other host's name with it for a proxy; returns a name
     /// conflict at once for a proxy of this host's name, or of a name another publication gives
-    /// other addresses.
+    /// other addresses. A publication naming this host's name without addresses is this host's.
     mutating func publish(
         _ publication: Publication, token: BackendToken, engine: inout MDNSEngine, at now: Instant
     ) -> [BackendUpdate] {
+        var publication = publication
+        if publication.hostAddresses.isEmpty && publication.hostName == engine.hostName { publication.hostName = nil }
         let proxied = publication.hostName.flatMap { publication.hostAddresses.isEmpty ? nil : $0 }
         if let proxied,
             proxied == engine.hostName

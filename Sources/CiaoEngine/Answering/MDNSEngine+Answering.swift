@@ -441,10 +441,11 @@ extension MDNSEngine {
     }
 
     /// What each answer calls for among the additional records (RFC 6763 §12): the SRV and TXT
-    /// of the instance a PTR answer names, and for PTR, SRV and address answers the host's
-    /// records when they name this host (its addresses, with an NSEC for an address family it does not have, §6.1). The
-    /// instances' own NSECs are left out: they only say that an instance has nothing but its SRV
-    /// and TXT, which the packet already carries (a MAY of §6.1).
+    /// of the instance a PTR answer names, and for PTR, SRV and address answers the records of
+    /// the host they name when we publish them, this host's or another's (a proxy): its
+    /// addresses, with an NSEC for an address family it does not have (§6.1). The instances' own
+    /// NSECs are left out: they only say that an instance has nothing but its SRV and TXT, which
+    /// the packet already carries (a MAY of §6.1).
     private func additionalNeeds(of answers: [ResourceRecord], on interface: NetworkInterface) -> [AdditionalNeeds] {
         var needs: [AdditionalNeeds] = []
         needs.reserveCapacity(answers.count)
@@ -473,12 +474,31 @@ extension MDNSEngine {
                     services += 1
                 }
                 if registration.namesThisHost { need.needsHostRecords = true }
+                need.otherHostRecords += otherHostRecords(of: registration, on: interface)
             }
             // Two services of one name only while a conflict is being settled; the same records twice then.
             if services > 1 { need.serviceRecords = UniqueRecords(need.serviceRecords).records }
             needs.append(need)
         }
         return needs
+    }
+
+    /// The records of another host we publish for (a proxy) that `registration` is, or that its
+    /// SRV record names: the addresses and the NSEC (RFC 6763 §12.2, RFC 6762 §6.1).
+    private func otherHostRecords(of registration: Registration, on interface: NetworkInterface) -> [ResourceRecord] {
+        switch registration.kind {
+        case .host:
+            return []
+        case .otherHost:
+            return registration.records(hostName: registrations.host.name, interface: interface)
+        case .service(let service):
+            guard let target = service.hostName else { return [] }
+            return answeringRegistrations(publishing: target).flatMap { otherHost -> [ResourceRecord] in
+                guard case .otherHost = otherHost.kind, otherHost.name == target, otherHost.appliesTo(interface.id)
+                else { return [] }
+                return otherHost.records(hostName: registrations.host.name, interface: interface)
+            }
+        }
     }
 
     /// The additional records of a message with `answers`, from what each calls for (`needs`,
@@ -497,10 +517,13 @@ extension MDNSEngine {
             if answerCount == 0 || seen.insert(record) { additionals.append(record) }
         }
         var hostRecordsGathered = false
+        // Several instances may run on one other host: its records go once.
+        var otherHostRecordsSeen = UniqueRecords()
         for need in needs {
             // An instance named by an earlier answer of this message has its records here already.
             let namedEarlierHere = need.previousAnswerNaming.map { needs.indices.contains($0) } ?? false
             if !namedEarlierHere { need.serviceRecords.forEach(add) }
+            for record in need.otherHostRecords where otherHostRecordsSeen.insert(record) { add(record) }
             if need.needsHostRecords && !hostRecordsGathered {
                 hostRecords.forEach(add)
                 hostRecordsGathered = true
@@ -519,6 +542,9 @@ private struct AdditionalNeeds {
     var serviceRecords: [ResourceRecord] = []
     /// True when the host's records go too: its addresses and the NSEC for a family it lacks.
     var needsHostRecords = false
+    /// The addresses and NSEC of another host we publish for (a proxy), named by the answer or
+    /// by the SRV record of its instance.
+    var otherHostRecords: [ResourceRecord] = []
 }
 
 extension ResourceRecord {

@@ -49,9 +49,10 @@ extension MDNSEngine {
                 } else if sent < Registration.probeCount {
                     probing.append(registration)
                     registration.probeSent(nextAt: now + Registration.probeInterval)
-                } else if owner != .host, registration.namesThisHost, !registrations.hostNameIsSettled {
-                    // A service's SRV record names the host: announce it only once the host name
-                    // is ours too, so that no one resolves it to a name we may still lose.
+                } else if !isTargetSettled(of: registration) {
+                    // A service's SRV record names a host: announce it only once that host's name
+                    // is ours too, when we publish it, so that no one resolves it to a name we may
+                    // still lose.
                     registration.holdProbing(until: now + Registration.probeInterval)
                 } else {
                     // Three probes without conflict: the name is ours (§8.3).
@@ -286,6 +287,18 @@ extension MDNSEngine {
             // Another responder on this host may hold the new name already. The rename is
             // reported, and the services announced again, once the new name is settled.
             askWhoHoldsHostName()
+        }
+    }
+
+    /// Whether the host `registration`'s SRV record names is settled: this host's name once ours,
+    /// another host's name we publish for it (a proxy) once probed, and a host that answers for
+    /// itself at once. True for what is not a service.
+    private func isTargetSettled(of registration: Registration) -> Bool {
+        guard let service = registration.service else { return true }
+        guard let target = service.hostName else { return registrations.hostNameIsSettled }
+        return !owners(publishing: target).contains { owner in
+            guard let otherHost = registrations[owner], case .otherHost = otherHost.kind else { return false }
+            return otherHost.name == target && otherHost.isProbing
         }
     }
 

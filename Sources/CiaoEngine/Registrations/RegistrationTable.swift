@@ -106,7 +106,7 @@ struct RegistrationTable {
         earliestServiceDueIsKnown = true
     }
 
-    /// The IDs of the services for which `isIncluded` holds, ascending.
+    /// The IDs of the registrations for which `isIncluded` holds, ascending.
     func ids(where isIncluded: (Registration) -> Bool) -> [RegistrationID] {
         byID.compactMap { id, registration in isIncluded(registration) ? id : nil }.sorted()
     }
@@ -130,7 +130,7 @@ struct RegistrationTable {
         }
     }
 
-    /// Adds a service under the next unused ID.
+    /// Adds a service or another host's name under the next unused ID.
     mutating func add(_ registration: Registration) -> RegistrationID {
         let id = RegistrationID(rawValue: nextNumber)
         nextNumber += 1
