@@ -608,6 +608,24 @@ import Testing
         #expect(harness.resolved.last { $0.service.name == "Admin" }?.addresses == ["198.18.0.77"])
     }
 
+    /// A proxied service that fails on its own name (no renaming) takes the other host's name
+    /// with it: nobody answers for that name afterwards.
+    @Test func aProxysNameGoesWithItsService() throws {
+        var harness = DriverPair()
+        harness.publish(Self.publication("Taken", port: 1), on: harness.browser)
+        harness.run(for: .seconds(3))
+        var proxy = Self.publication("Taken", port: 631)
+        proxy.allowsRenaming = false
+        proxy.hostName = Names.name("ghost.local.")
+        proxy.hostAddresses = [.v4(IPv4Address(198, 18, 0, 77))]
+        harness.publish(proxy, on: harness.publisher)
+        harness.run(for: .seconds(3))
+        #expect(harness.publicationUpdates[harness.publisher] == [.nameConflict])
+        harness.lookUp(try RecordLookup(name: "ghost.local", types: [.a], interfaceIndex: 0))
+        harness.run(for: .seconds(3))
+        #expect(harness.recordBatches.isEmpty, "\(harness.recordBatches)")
+    }
+
     @Test func typeEnumerationReportsEachTypeOnce() throws {
         var harness = DriverPair()
         let other = try ServiceType("_other._udp")
