@@ -95,7 +95,7 @@ enum PublishCommand {
                 if CommandLineTool.isArgumentError(error) {
                     return CommandLineTool.usageError("\(error)", spec: spec)
                 }
-                CommandLineTool.printError("\(error)")
+                CommandLineTool.printError(failureText(error, configuration))
                 return 1
             }
         }
@@ -106,6 +106,16 @@ enum PublishCommand {
     private enum Outcome {
         case interrupted
         case failed(any Error)
+    }
+
+    /// What a failed start prints: a name conflict of a proxy may be over the host name too,
+    /// which no renaming of the service avoids.
+    static func failureText(_ error: any Error, _ configuration: PublicationConfiguration) -> String {
+        guard error as? CiaoError == .dnsService(CiaoError.Code.nameConflict), !configuration.hostAddresses.isEmpty,
+            let hostName = configuration.hostName
+        else { return "\(error)" }
+        return "\(error) (the name may be the host name \(hostName), which another responder holds with other "
+            + "addresses; a host name is not renamed)"
     }
 
     /// The configuration the arguments describe: PORT comes first among the trailing arguments

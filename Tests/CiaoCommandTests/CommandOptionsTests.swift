@@ -296,6 +296,13 @@ func serviceTypeError(_ text: String) -> ArgumentError {
             "--host", "printer", "--address", "198.18.0.77", "--address", "fd00::77", "Printer", "_ipp._tcp", "631",
         ])
         #expect(proxy.hostName == "printer" && proxy.hostAddresses == ["198.18.0.77", "fd00::77"])
+        let conflict = CiaoError.dnsService(CiaoError.Code.nameConflict)
+        #expect(
+            PublishCommand.failureText(conflict, proxy).hasSuffix(
+                "(the name may be the host name printer, which another responder holds with other addresses; a host name is not renamed)"
+            ))
+        #expect(
+            PublishCommand.failureText(conflict, try publication(["Printer", "_ipp._tcp", "631"])) == "\(conflict)")
         #expect(throws: ArgumentError("--address needs --host NAME, the host the address belongs to")) {
             try publication(["--address", "198.18.0.77", "Printer", "_ipp._tcp", "631"])
         }
