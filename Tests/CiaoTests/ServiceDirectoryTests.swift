@@ -18,6 +18,17 @@ import Testing
         Publication(name: name, type: type, port: port, txtRecord: .empty, subtypes: [], allowsRenaming: true)
     }
 
+    /// A publication of `name` on `host`, published with the address `198.18.0.<address>` (a
+    /// proxy) unless `address` is nil.
+    static func onAnotherHost(
+        _ name: String, port: UInt16 = 631, host: String = "printer.local.", address: UInt8? = 77
+    ) -> Publication {
+        var publication = Self.publication(name, port: port)
+        publication.hostName = Names.name(host)
+        publication.hostAddresses = address.map { [.v4(IPv4Address(198, 18, 0, $0))] } ?? []
+        return publication
+    }
+
     @Test func browsesAndResolvesAServiceOfAnotherHost() throws {
         var harness = DriverPair()
         harness.publish(
@@ -466,9 +477,7 @@ import Testing
     /// own, and resolves to that host's addresses, which that host answers for.
     @Test func aServiceOnAnotherHostResolvesToThatHost() throws {
         var harness = DriverPair()
-        var publication = Self.publication("Proxied", port: 631)
-        publication.hostName = Names.name("beta.local.")
-        harness.publish(publication, on: harness.publisher)
+        harness.publish(Self.onAnotherHost("Proxied", host: "beta.local.", address: nil), on: harness.publisher)
         harness.publish(Self.publication("Own", port: 80), on: harness.browser)
         harness.run(for: .seconds(3))
         #expect(
@@ -487,14 +496,11 @@ import Testing
     /// name; one on another host has nothing new to report.
     @Test func aRenameOfThisHostIsNotReportedForAServiceOnAnotherHost() throws {
         var harness = DriverPair()
-        var publication = Self.publication("Proxied", port: 631)
-        publication.hostName = Names.name("printer.local.")
-        harness.publish(publication, on: harness.publisher)
+        harness.publish(Self.onAnotherHost("Proxied", address: nil), on: harness.publisher)
         harness.publish(Self.publication("Own", port: 80), on: harness.publisher)
         // This host's own name, given as the SRV target, is this host.
-        var named = Self.publication("Named", port: 81)
-        named.hostName = Names.name("alpha.local.")
-        harness.publish(named, on: harness.publisher)
+        harness.publish(
+            Self.onAnotherHost("Named", port: 81, host: "alpha.local.", address: nil), on: harness.publisher)
         harness.run(for: .seconds(3))
         let alpha = Names.name("alpha.local.")
         let observer = harness.network.addHost(named: nil, links: [harness.link]) { DiscoveryDriver(engine: $0) }
@@ -542,10 +548,7 @@ import Testing
     /// as it finds its own services (the engine's queries see its own records).
     @Test func aProxyResolvesOnItsOwnHost() throws {
         var harness = DriverPair()
-        var publication = Self.publication("Old Printer", port: 631)
-        publication.hostName = Names.name("printer.local.")
-        publication.hostAddresses = [.v4(IPv4Address(198, 18, 0, 77))]
-        harness.publish(publication, on: harness.publisher)
+        harness.publish(Self.onAnotherHost("Old Printer"), on: harness.publisher)
         harness.run(for: .seconds(3))
         let token = BackendToken(rawValue: 999)
         harness.send(
@@ -560,15 +563,9 @@ import Testing
     /// A proxy for a name another host holds fails as a name conflict, and its service goes too.
     @Test func aProxyForANameHeldElsewhereIsAConflict() throws {
         var harness = DriverPair()
-        var first = Self.publication("First", port: 631)
-        first.hostName = Names.name("printer.local.")
-        first.hostAddresses = [.v4(IPv4Address(198, 18, 0, 77))]
-        harness.publish(first, on: harness.browser)
+        harness.publish(Self.onAnotherHost("First"), on: harness.browser)
         harness.run(for: .seconds(3))
-        var second = first
-        second.name = "Second"
-        second.hostAddresses = [.v4(IPv4Address(198, 18, 0, 78))]
-        harness.publish(second, on: harness.publisher)
+        harness.publish(Self.onAnotherHost("Second", address: 78), on: harness.publisher)
         harness.run(for: .seconds(5))
         #expect(harness.publicationUpdates[harness.publisher] == [.nameConflict])
         #expect(harness.publicationUpdates[harness.browser] == [.registered(name: "First", hostName: "printer.local.")])
@@ -582,16 +579,10 @@ import Testing
     /// or this host's own name, are a name conflict at once.
     @Test func proxiesOfOneHostShareItsName() throws {
         var harness = DriverPair()
-        func proxy(_ name: String, port: UInt16, host: String = "printer.local.", address: UInt8 = 77) -> Publication {
-            var publication = Self.publication(name, port: port)
-            publication.hostName = Names.name(host)
-            publication.hostAddresses = [.v4(IPv4Address(198, 18, 0, address))]
-            return publication
-        }
-        let ipp = harness.publish(proxy("IPP", port: 631), on: harness.publisher)
-        harness.publish(proxy("Admin", port: 80), on: harness.publisher)
-        harness.publish(proxy("Other", port: 81, address: 78), on: harness.publisher)
-        harness.publish(proxy("Self", port: 82, host: "alpha.local."), on: harness.publisher)
+        let ipp = harness.publish(Self.onAnotherHost("IPP"), on: harness.publisher)
+        harness.publish(Self.onAnotherHost("Admin", port: 80), on: harness.publisher)
+        harness.publish(Self.onAnotherHost("Other", port: 81, address: 78), on: harness.publisher)
+        harness.publish(Self.onAnotherHost("Self", port: 82, host: "alpha.local."), on: harness.publisher)
         harness.run(for: .seconds(3))
         let updates = harness.publicationUpdates[harness.publisher] ?? []
         #expect(updates.prefix(2) == [.nameConflict, .nameConflict])
@@ -614,10 +605,8 @@ import Testing
         var harness = DriverPair()
         harness.publish(Self.publication("Taken", port: 1), on: harness.browser)
         harness.run(for: .seconds(3))
-        var proxy = Self.publication("Taken", port: 631)
+        var proxy = Self.onAnotherHost("Taken", host: "ghost.local.")
         proxy.allowsRenaming = false
-        proxy.hostName = Names.name("ghost.local.")
-        proxy.hostAddresses = [.v4(IPv4Address(198, 18, 0, 77))]
         harness.publish(proxy, on: harness.publisher)
         harness.run(for: .seconds(3))
         #expect(harness.publicationUpdates[harness.publisher] == [.nameConflict])
