@@ -474,7 +474,9 @@ extension MDNSEngine {
                     services += 1
                 }
                 if registration.namesThisHost { need.needsHostRecords = true }
-                need.otherHostRecords += otherHostRecords(of: registration, on: interface)
+                if registration.otherHost != nil {
+                    need.otherHostRecords += otherHostRecords(of: registration, on: interface)
+                }
             }
             // Two services of one name only while a conflict is being settled; the same records twice then.
             if services > 1 { need.serviceRecords = UniqueRecords(need.serviceRecords).records }
@@ -486,18 +488,14 @@ extension MDNSEngine {
     /// The records of another host we publish for (a proxy) that `registration` is, or that its
     /// SRV record names: the addresses and the NSEC (RFC 6763 §12.2, RFC 6762 §6.1).
     private func otherHostRecords(of registration: Registration, on interface: NetworkInterface) -> [ResourceRecord] {
-        switch registration.kind {
-        case .host:
-            return []
-        case .otherHost:
+        guard let target = registration.otherHost else { return [] }
+        if case .otherHost = registration.kind {
             return registration.records(hostName: registrations.host.name, interface: interface)
-        case .service(let service):
-            guard let target = service.hostName else { return [] }
-            return answeringRegistrations(publishing: target).flatMap { otherHost -> [ResourceRecord] in
-                guard case .otherHost = otherHost.kind, otherHost.name == target, otherHost.appliesTo(interface.id)
-                else { return [] }
-                return otherHost.records(hostName: registrations.host.name, interface: interface)
-            }
+        }
+        return answeringRegistrations(publishing: target).flatMap { otherHost -> [ResourceRecord] in
+            guard case .otherHost = otherHost.kind, otherHost.name == target, otherHost.appliesTo(interface.id)
+            else { return [] }
+            return otherHost.records(hostName: registrations.host.name, interface: interface)
         }
     }
 
@@ -523,7 +521,9 @@ extension MDNSEngine {
             // An instance named by an earlier answer of this message has its records here already.
             let namedEarlierHere = need.previousAnswerNaming.map { needs.indices.contains($0) } ?? false
             if !namedEarlierHere { need.serviceRecords.forEach(add) }
-            for record in need.otherHostRecords where otherHostRecordsSeen.insert(record) { add(record) }
+            if !need.otherHostRecords.isEmpty {
+                for record in need.otherHostRecords where otherHostRecordsSeen.insert(record) { add(record) }
+            }
             if need.needsHostRecords && !hostRecordsGathered {
                 hostRecords.forEach(add)
                 hostRecordsGathered = true

@@ -34,11 +34,11 @@ struct Registration {
     static let announcementCount = 3
 
     private(set) var kind: Kind {
-        didSet { (name, publishedNames, hostIndependentRecords) = Self.derived(kind: kind, label: label) }
+        didSet { (name, publishedNames, hostIndependentRecords, otherHost) = Self.derived(kind: kind, label: label) }
     }
     /// The instance label (services) or host label (this host's name or another's), without the domain.
     private(set) var label: String {
-        didSet { (name, publishedNames, hostIndependentRecords) = Self.derived(kind: kind, label: label) }
+        didSet { (name, publishedNames, hostIndependentRecords, otherHost) = Self.derived(kind: kind, label: label) }
     }
     /// The full name this registration owns, kept with ``label``.
     private(set) var name: DomainName
@@ -51,6 +51,10 @@ struct Registration {
     /// ``kind`` and ``label``, since answering reads a registration's records for every question
     /// it answers.
     private var hostIndependentRecords: [ResourceRecord]
+    /// The other host this registration's records name: a service's SRV target when that is not
+    /// this host (``ServiceRegistration/hostName``), or another host's own name; nil for this
+    /// host. Kept with ``kind``, since answering asks it of every registration it answers for.
+    private(set) var otherHost: DomainName?
     private(set) var state: State
     /// True once an announcement of the current name went out: only then are goodbyes owed (§10.1).
     private(set) var hasAnnounced = false
@@ -80,14 +84,15 @@ struct Registration {
 
     /// What ``kind`` and ``label`` determine: the name, the published names and the records
     /// that do not depend on the host.
-    private static func derived(kind: Kind, label: String)
-        -> (name: DomainName, publishedNames: Set<DomainName>, hostIndependentRecords: [ResourceRecord])
-    {
+    private static func derived(kind: Kind, label: String) -> (
+        name: DomainName, publishedNames: Set<DomainName>, hostIndependentRecords: [ResourceRecord],
+        otherHost: DomainName?
+    ) {
         let name = fullName(kind: kind, label: label)
         if case .otherHost(let otherHost) = kind {
-            return (name, [name], addressRecords(of: otherHost.addresses, name: name))
+            return (name, [name], addressRecords(of: otherHost.addresses, name: name), name)
         }
-        guard case .service(let service) = kind else { return (name, [name], []) }
+        guard case .service(let service) = kind else { return (name, [name], [], nil) }
         let subtypeNames = subtypeNames(of: service)
         let enumerationName = serviceEnumerationName(for: service.serviceType)
         var records = [
@@ -99,7 +104,7 @@ struct Registration {
         }
         records.append(ResourceRecord(name: enumerationName, ttl: otherRecordTTL, data: .ptr(service.serviceType)))
         records.append(nsec(name: name, types: [.srv, .txt]))
-        return (name, Set([name, service.serviceType, enumerationName] + subtypeNames), records)
+        return (name, Set([name, service.serviceType, enumerationName] + subtypeNames), records, service.hostName)
     }
 
     /// `<subtype>._sub.<type>` for each subtype (RFC 6763 §7.1); invalid labels are left out.
@@ -136,11 +141,7 @@ struct Registration {
     /// True when this registration's records name this host: the host's own, or a service's
     /// whose SRV record points to this host rather than to another (``ServiceRegistration/hostName``).
     var namesThisHost: Bool {
-        switch kind {
-        case .host: true
-        case .service(let service): service.hostName == nil
-        case .otherHost: false
-        }
+        otherHost == nil
     }
 
     /// On a conflict, whether the name may change (RFC 6762 §9): a service's as it asks; the
@@ -227,7 +228,7 @@ extension Registration {
     init(kind: Kind, label: String) {
         self.kind = kind
         self.label = InstanceNamer.fitted(label)
-        (name, publishedNames, hostIndependentRecords) = Self.derived(kind: kind, label: self.label)
+        (name, publishedNames, hostIndependentRecords, otherHost) = Self.derived(kind: kind, label: self.label)
         state = .waitingForInterface
     }
 }
