@@ -15,7 +15,8 @@ public struct PublicationConfiguration: Hashable, Sendable {
 
     /// The service type to publish under.
     public var type: ServiceType
-    /// The instance name, up to 63 bytes of UTF-8; empty means the host name.
+    /// The instance name, up to 63 bytes of UTF-8; empty means the host name (``hostName``'s
+    /// first label when it is set).
     public var name: String
     /// Empty or `local.` for multicast DNS (RFC 6762 §3); any other domain is a unicast DNS
     /// zone the service is registered in by DNS UPDATE, which needs ``wideArea``.

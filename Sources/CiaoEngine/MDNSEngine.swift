@@ -182,8 +182,11 @@ public struct MDNSEngine {
     /// Starts probing for a service (RFC 6762 §8.1), and for the host name its SRV record names if
     /// no other responder on this host holds it (§15); ``EngineEvent/registered(_:name:)`` follows
     /// once the name is ours. Without an interface it applies to, probing waits for one.
+    /// A ``ServiceRegistration/hostName`` equal to this host's name is this host.
     public mutating func register(_ service: ServiceRegistration, at now: Instant) -> RegistrationID {
         if registrations.hostClaim == .unneeded { claimHostName(at: now) }
+        var service = service
+        if service.hostName == registrations.host.name { service.hostName = nil }
         var registration = Registration(kind: .service(service), label: service.instanceName)
         registration.startProbing(at: firstProbeTime(at: now))
         return registrations.add(registration)

@@ -132,6 +132,21 @@ import Testing
         #expect(serviceAt >= hostAt)
     }
 
+    /// This host, renamed after a conflict (§9), passes over the name it publishes for another
+    /// host: its own probes never come back to it, so it would not see that clash.
+    @Test func thisHostIsNotRenamedOntoAProxiedName() throws {
+        var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 10)
+        let alpha = Names.name("alpha.local.")
+        network.withStack(publisher) { engine, now in
+            _ = engine.register(OtherHostRegistration(label: "alpha-2", addresses: [Self.v4]), at: now)
+        }
+        network.run(for: .seconds(5))
+        let impostor = ResourceRecord(name: alpha, cacheFlush: true, ttl: 120, data: .a(IPv4Address(198, 18, 0, 200)))
+        network.inject(Messages.response([impostor]), from: observer, on: link)
+        network.defend(until: network.now + .seconds(6), by: observer, on: link, with: impostor) { $0 == alpha }
+        #expect(network.engine(publisher).hostName == Names.name("alpha-3.local."))
+    }
+
     /// Withdrawn, its address records go with goodbyes (§10.1).
     @Test func deregisteringSaysGoodbye() {
         var (network, _, publisher, _) = SimulatedNetwork.publisherAndObserver(seed: 7)

@@ -40,6 +40,19 @@ import Testing
         #expect(!additionals.contains { $0.name == Self.alpha }, "\(additionals)")
     }
 
+    /// A host name that is this host's own is this host: its addresses go with the service's
+    /// answers.
+    @Test func thisHostsOwnNameIsThisHost() throws {
+        var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 3)
+        network.register(Services.registration("Printer", hostName: Self.alpha), on: publisher)
+        network.run(for: .seconds(5))
+        let start = network.now
+        network.inject(Messages.query([Messages.question(Names.serviceType, .ptr)]), from: observer, on: link)
+        network.run(for: .seconds(1))
+        let response = try #require(network.sentMessages(.responses, by: publisher, since: start).first)
+        #expect(response.message.additionals.contains { $0.name == Self.alpha && $0.type == .a })
+    }
+
     /// When this host is renamed (§9), a service on this host announces its SRV record again
     /// with the new name (§8.4); one on another host has nothing new to say.
     @Test func aRenameOfThisHostLeavesItAlone() throws {

@@ -580,6 +580,8 @@ import Testing
     @Test func proxiesOfOneHostShareItsName() throws {
         var harness = DriverPair()
         let ipp = harness.publish(Self.onAnotherHost("IPP"), on: harness.publisher)
+        // An empty name is the name of the host the service runs on.
+        harness.publish(Self.onAnotherHost("", port: 9), on: harness.publisher)
         harness.publish(Self.onAnotherHost("Admin", port: 80), on: harness.publisher)
         harness.publish(Self.onAnotherHost("Other", port: 81, address: 78), on: harness.publisher)
         harness.publish(Self.onAnotherHost("Self", port: 82, host: "alpha.local."), on: harness.publisher)
@@ -590,8 +592,9 @@ import Testing
         #expect(
             Set(updates.dropFirst(2)) == [
                 .registered(name: "IPP", hostName: "printer.local."),
+                .registered(name: "printer", hostName: "printer.local."),
                 .registered(name: "Admin", hostName: "printer.local."),
-            ] && updates.count == 4)
+            ] && updates.count == 5)
         harness.send(.cancel(ipp), on: harness.publisher)
         harness.run(for: .seconds(2))
         harness.resolve(Service(name: "Admin", type: Self.type, interfaceIndex: 1))

@@ -172,7 +172,9 @@ struct ServiceDirectory {
         {
             return [.publication(token, .nameConflict)]
         }
-        let hostLabel = engine.hostName.firstLabel.map { String(decoding: $0, as: UTF8.self) } ?? "Ciao"
+        // An empty instance name is the name of the host the service runs on.
+        let hostLabel =
+            (publication.hostName ?? engine.hostName).firstLabel.map { String(decoding: $0, as: UTF8.self) } ?? "Ciao"
         let registration = ServiceRegistration(
             instanceName: publication.instanceName(hostLabel: hostLabel),
             serviceType: Self.typeName(publication.type), subtypes: publication.subtypes, port: publication.port,

@@ -272,10 +272,17 @@ extension MDNSEngine {
         // §8.1: after 15 conflicts in 10 s, wait 5 s before *each* further attempt — for as long
         // as conflicts keep coming (a 10-second window alone would allow a burst every 10 s).
         registration.noteConflict(at: now, window: Self.conflictWindow, limit: Self.conflictLimit)
-        let label =
+        var label =
             owner == .host
             ? InstanceNamer.nextHostLabel(after: registration.label)
             : InstanceNamer.nextInstanceName(after: registration.label)
+        // This host's name passes over the names of other hosts it publishes for (proxies): its
+        // own probes never come back to it, so it would not see the clash.
+        while owner == .host, let name = try? DomainName(labels: [label, "local"]),
+            !registrations.owners(publishing: name, includingHost: false).isEmpty
+        {
+            label = InstanceNamer.nextHostLabel(after: label)
+        }
         let delay =
             registration.isThrottled ? Self.conflictBackoff : random.duration(in: Self.firstProbeDelay)
         registration.rename(to: label, probingAt: now + delay)
