@@ -29,7 +29,8 @@ enum PublishCommand {
                 repeatable: true),
         ] + CommonOptions.network + [CommonOptions.domain, CommonOptions.server] + [CommonOptions.output[1]],
         positionals: [
-            .init(name: "NAME", help: "the instance name, up to 63 bytes; \"\" for the host name"),
+            .init(
+                name: "NAME", help: "the instance name, up to 63 bytes; \"\" for the host name (--host's, when given)"),
             .init(name: "TYPE", help: "the service type, such as _http._tcp"),
             .init(name: "PORT", help: "the port your service listens on (left out with --listener)", isOptional: true),
             .init(
