@@ -34,8 +34,6 @@ struct ServiceDirectory {
         var token: BackendToken
         /// The other host the service runs on; nil for this host.
         var hostName: DomainName?
-        /// True when that host's name and addresses are published with the service (``otherHosts``).
-        var publishesOtherHost = false
     }
 
     /// Another host's name published for the publications in ``services``.
@@ -165,7 +163,7 @@ struct ServiceDirectory {
     ) -> [BackendUpdate] {
         var publication = publication
         if publication.hostAddresses.isEmpty && publication.hostName == engine.hostName { publication.hostName = nil }
-        let proxied = publication.hostName.flatMap { publication.hostAddresses.isEmpty ? nil : $0 }
+        let proxied = publication.hostAddresses.isEmpty ? nil : publication.hostName
         if let proxied,
             proxied == engine.hostName
                 || otherHosts[proxied].map({ $0.addresses != Set(publication.hostAddresses) }) ?? false
@@ -173,8 +171,7 @@ struct ServiceDirectory {
             return [.publication(token, .nameConflict)]
         }
         // An empty instance name is the name of the host the service runs on.
-        let hostLabel =
-            (publication.hostName ?? engine.hostName).firstLabel.map { String(decoding: $0, as: UTF8.self) } ?? "Ciao"
+        let hostLabel = Self.firstLabel(of: publication.hostName ?? engine.hostName) ?? "Ciao"
         let registration = ServiceRegistration(
             instanceName: publication.instanceName(hostLabel: hostLabel),
             serviceType: Self.typeName(publication.type), subtypes: publication.subtypes, port: publication.port,
@@ -183,7 +180,7 @@ struct ServiceDirectory {
         let id = engine.register(registration, at: now)
         if let proxied {
             if otherHosts[proxied] == nil {
-                let label = proxied.firstLabel.map { String(decoding: $0, as: UTF8.self) } ?? ""
+                let label = Self.firstLabel(of: proxied) ?? ""
                 otherHosts[proxied] = OtherHostShare(
                     id: engine.register(
                         OtherHostRegistration(label: label, addresses: publication.hostAddresses), at: now),
@@ -191,8 +188,7 @@ struct ServiceDirectory {
             }
             otherHosts[proxied]?.services.insert(id)
         }
-        publications[id] = PublicationState(
-            token: token, hostName: publication.hostName, publishesOtherHost: proxied != nil)
+        publications[id] = PublicationState(token: token, hostName: publication.hostName)
         registrationsByToken[token] = id
         return []
     }
@@ -295,8 +291,8 @@ struct ServiceDirectory {
     /// Forgets publication `id`; returns the registrations to withdraw: the service's, and that of
     /// the other host's name published with it when no other publication shares it.
     private mutating func removePublication(_ id: RegistrationID) -> [RegistrationID] {
-        guard let publication = publications.removeValue(forKey: id), publication.publishesOtherHost,
-            let name = publication.hostName, var share = otherHosts[name]
+        guard let name = publications.removeValue(forKey: id)?.hostName, var share = otherHosts[name],
+            share.services.contains(id)
         else { return [id] }
         share.services.remove(id)
         guard share.services.isEmpty else {
@@ -333,7 +329,7 @@ struct ServiceDirectory {
             switch event {
             case .registered(let id, let name):
                 guard let publication = publications[id] else { continue }
-                let label = name.firstLabel.map { String(decoding: $0, as: UTF8.self) } ?? ""
+                let label = Self.firstLabel(of: name) ?? ""
                 publications[id]?.registeredName = label
                 let hostName = publication.hostName ?? engine.hostName
                 updates.append(
@@ -710,6 +706,11 @@ struct ServiceDirectory {
     }
 
     // MARK: Names
+
+    /// The first label of `name` as text; nil for the root.
+    private static func firstLabel(of name: DomainName) -> String? {
+        name.firstLabel.map { String(decoding: $0, as: UTF8.self) }
+    }
 
     static let localDomain = try! DomainName(labels: ["local"])
 
