@@ -41,9 +41,10 @@ public struct PublicationConfiguration: Hashable, Sendable {
     /// `local.`. nil: this host.
     public var hostName: String?
     /// The addresses of ``hostName`` (numeric IPv4 or IPv6), for a host that does not answer for
-    /// its own: Ciao publishes them under that name too, probed and defended, as `dns-sd -P` and
-    /// `avahi-publish -a` do; a conflict over the name fails the publication. Needs a `hostName`
-    /// of one label in `local.`. Empty: the host answers for itself.
+    /// its own: Ciao publishes them under that name too, probed and defended, and maps each back
+    /// to it (RFC 6762 §4), as `avahi-publish -a` does; a conflict over the name fails the
+    /// publication. Needs a `hostName` of one label in `local.`. Empty: the host answers for
+    /// itself.
     public var hostAddresses: [String]
 
     /// A configuration of `type`. By default: the host name as instance name, domain `local.`,

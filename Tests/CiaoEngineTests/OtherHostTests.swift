@@ -101,7 +101,78 @@ import Testing
                 printerTypes.sorted { $0.rawValue < $1.rawValue }
                     == (answered == [.a] ? [.aaaa, .nsec] : [.a, .aaaa, .nsec]))
             #expect(!additionals.contains { $0.name == alpha }, "\(additionals)")
+            #expect(!additionals.contains { $0.name == Self.v4.reverseMappingName }, "\(additionals)")
         }
+    }
+
+    /// Its addresses map back to its name (RFC 6762 §4), as `avahi-publish -a` publishes them: a
+    /// PTR query is answered with the name and its addresses in the additional section, and
+    /// the mapping leaves with goodbyes.
+    @Test func itsAddressesMapBackToItsName() throws {
+        var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 11)
+        let id = network.withStack(publisher) { engine, now in engine.register(Self.registration(), at: now) }
+        network.run(for: .seconds(8))
+        for address in [Self.v4, Self.v6] {
+            let asked = network.now
+            network.inject(
+                Messages.query([Messages.question(address.reverseMappingName, .ptr)]), from: observer, on: link)
+            network.run(for: .seconds(1))
+            let reply = try #require(network.sentMessages(.responses, by: publisher, since: asked).first)
+            #expect(
+                reply.message.answers == [
+                    ResourceRecord(
+                        name: address.reverseMappingName, cacheFlush: true, ttl: 120, data: .ptr(Self.printer))
+                ])
+            #expect(reply.message.additionals.contains { $0.name == Self.printer && $0.data == address.recordData })
+        }
+        let withdrawn = network.now
+        network.withStack(publisher) { engine, now in engine.deregister(id, at: now) }
+        network.run(for: .seconds(1))
+        let goodbyes = network.sentMessages(.responses, by: publisher, since: withdrawn).flatMap(\.message.answers)
+        for address in [Self.v4, Self.v6] {
+            #expect(goodbyes.contains { $0.name == address.reverseMappingName && $0.ttl == 0 })
+        }
+    }
+
+    /// Another responder mapping one of its addresses to another name keeps the reverse name: we
+    /// stop answering for it, and the name we publish stays ours, without a conflict (§4).
+    @Test func aContestedReverseNameIsYielded() throws {
+        var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 12)
+        let id = network.withStack(publisher) { engine, now in engine.register(Self.registration(), at: now) }
+        network.run(for: .seconds(8))
+        let theirs = ResourceRecord(
+            name: Self.v4.reverseMappingName, cacheFlush: true, ttl: 120, data: .ptr(Names.name("device.local.")))
+        network.inject(Messages.response([theirs]), from: observer, on: link)
+        network.run(for: .seconds(1))
+        let asked = network.now
+        network.inject(
+            Messages.query([Messages.question(Self.v4.reverseMappingName, .ptr)]), from: observer, on: link)
+        network.run(for: .seconds(1))
+        #expect(network.sentMessages(by: publisher, since: asked).isEmpty)
+        #expect(!network.events(of: publisher).contains(.nameConflict(id, name: Self.printer)))
+
+        let again = network.now
+        network.inject(Messages.query([Messages.question(Self.printer, .a)]), from: observer, on: link)
+        network.run(for: .seconds(1))
+        let answer = try #require(network.sentMessages(.responses, by: publisher, since: again).first)
+        #expect(answer.message.answers.map(\.data) == [Self.v4.recordData])
+    }
+
+    /// An address of this host published under another name (an alias) maps back to this host
+    /// alone: the other name's reverse mapping would contest this host's own (§4).
+    @Test func anAddressOfThisHostMapsBackToThisHost() throws {
+        var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 13, hostName: "vm")
+        let own = network.address(of: publisher, on: link, family: .v4)
+        network.register(Services.registration("Web"), on: publisher)
+        _ = network.withStack(publisher) { engine, now in
+            engine.register(OtherHostRegistration(label: "alias", addresses: [own]), at: now)
+        }
+        network.run(for: .seconds(8))
+        let asked = network.now
+        network.inject(Messages.query([Messages.question(own.reverseMappingName, .ptr)]), from: observer, on: link)
+        network.run(for: .seconds(1))
+        let reply = try #require(network.sentMessages(.responses, by: publisher, since: asked).first)
+        #expect(reply.message.answers.map(\.data) == [.ptr(Names.name("vm.local."))])
     }
 
     /// A service on the other host is announced only once that host's name is ours: here a

@@ -773,11 +773,14 @@ def service_on_another_host(s: Suite) -> list[str]:
     port 631, and none of c1's; `--host` with `--listener` exits 2. Then a proxy (`dns-sd -P`):
     `ciao publish --host ghost --address 198.18.0.250 --address fd00:198:18::250` publishes "Ghost
     Printer" for a host that does not exist: avahi-browse -r resolves it to ghost.local and the
-    IPv4 address, avahi-resolve -4 / -6 -n ghost.local give each address, and `avahi-publish -a` of
-    ghost.local with another address fails on the name Ciao holds."""
+    IPv4 address, avahi-resolve -4 / -6 -n ghost.local give each address, avahi-resolve -a maps
+    each address back to ghost.local, and `avahi-publish -a` of ghost.local with another address
+    fails on the name Ciao holds. Last an alias, `--host av-alias --address <av's IPv4>`:
+    avahi-resolve -n gives that address, the address still maps back to av-avahi.local, and
+    avahi logs no conflict."""
     with s.lab("service-on-another-host", ["av", "c1", "c2"]) as lab:
         av, c1, c2 = lab["av"], lab["c1"], lab["c2"]
-        lab.start_avahi(av)
+        daemon = lab.start_avahi(av)
         target = "av-avahi.local"
         p = s.ciao(c1, "ciao-publish-other-host", "publish", "--json", "--host", target, "Old Printer", TYPE, "631",
                    "rp=ipp/print")
@@ -824,17 +827,36 @@ def service_on_another_host(s: Suite) -> list[str]:
                               check=False).split()[1:2] for family in ("-4", "-6")]
         if name_lookup != [["198.18.0.250"], ["fd00:198:18::250"]]:
             problems.append(f"avahi-resolve -4 / -6 -n ghost.local: {name_lookup}")
+        address_lookup = [av.run("timeout", "10", "avahi-resolve", "-a", address, timeout=15,
+                                 check=False).split()[1:2] for address in ("198.18.0.250", "fd00:198:18::250")]
+        if address_lookup != [["ghost.local"], ["ghost.local"]]:
+            problems.append(f"avahi-resolve -a of the proxied addresses: {address_lookup}")
         rival = av.spawn("avahi-publish-address", "avahi-publish-address", "ghost.local", "198.18.0.251", stdin=False,
                          parse=lambda l: {"event": "line", "line": l})
         rival.wait_for(lambda e: "ollision" in e.get("line", "") or "Established" in e.get("line", ""), 10,
                        what="avahi-publish-address outcome")
         if rival.select(lambda e: "Established" in e.get("line", "")):
             problems.append(f"avahi-publish -a took ghost.local from Ciao: {rival.tail()}")
+        alias = s.ciao(c1, "ciao-publish-alias", "publish", "--json", "--host", "av-alias", "--address", av.v4,
+                       "Alias Printer", TYPE, "632")
+        s.agents.append(alias)
+        ciao_published(alias, "Alias Printer")
+        alias_lookup = av.run("timeout", "10", "avahi-resolve", "-4", "-n", "av-alias.local", timeout=15,
+                              check=False).split()[1:2]
+        # Asked on c2, over the link: every PTR that answers, av's alone once Ciao has yielded.
+        reverse_name = ".".join(reversed(av.v4.split("."))) + ".in-addr.arpa"
+        rq, _, _ = s.ciao_once(c2, "ciao-query-alias-reverse", "query", "--json", reverse_name, "PTR")
+        av_reverse = sorted({r["value"].rstrip(".") for r in rq.select({"event": "record"})})
+        if alias_lookup != [av.v4] or av_reverse != [target]:
+            problems.append(f"an alias of av's address: avahi-resolve -n {alias_lookup}, ciao query PTR {av_reverse}")
+        if avahi_conflicts(daemon):
+            problems.append("avahi-daemon on av logged: " + " | ".join(avahi_conflicts(daemon)))
         if problems:
             raise Failure("; ".join(problems))
         return [f"avahi-browse -r: {target}, {av.v4} and {av.v6}, port 631", f"ciao resolve: {sorted(addresses)} in {took:.2f} s",
-                "--host with --listener: exit 2", f"proxy: avahi-browse -r {sorted(proxied)}, avahi-resolve -n {name_lookup}",
-                "avahi-publish -a of ghost.local: name collision"]
+                "--host with --listener: exit 2", f"proxy: avahi-browse -r {sorted(proxied)}, avahi-resolve -n {name_lookup}, -a {address_lookup}",
+                "avahi-publish -a of ghost.local: name collision",
+                f"alias av-alias.local of {av.v4}: its reverse mapping left to avahi ({av_reverse}), no conflict in its log"]
 
 
 # ---------------------------------------------------------------------------- Apple's mDNSResponder

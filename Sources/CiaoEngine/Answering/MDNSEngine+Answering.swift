@@ -486,16 +486,20 @@ extension MDNSEngine {
     }
 
     /// The records of another host we publish for (a proxy) that `registration` is, or that its
-    /// SRV record names: the addresses and the NSEC (RFC 6763 §12.2, RFC 6762 §6.1).
+    /// SRV record names: the addresses and the NSEC (RFC 6763 §12.2, RFC 6762 §6.1), not the
+    /// reverse mapping.
     private func otherHostRecords(of registration: Registration, on interface: NetworkInterface) -> [ResourceRecord] {
         guard let target = registration.otherHost else { return [] }
+        let proxies: [Registration]
         if case .otherHost = registration.kind {
-            return registration.records(hostName: registrations.host.name, interface: interface)
+            proxies = [registration]
+        } else {
+            proxies = answeringRegistrations(publishing: target).filter {
+                if case .otherHost = $0.kind { $0.name == target && $0.appliesTo(interface.id) } else { false }
+            }
         }
-        return answeringRegistrations(publishing: target).flatMap { otherHost -> [ResourceRecord] in
-            guard case .otherHost = otherHost.kind, otherHost.name == target, otherHost.appliesTo(interface.id)
-            else { return [] }
-            return otherHost.records(hostName: registrations.host.name, interface: interface)
+        return proxies.flatMap {
+            $0.records(hostName: registrations.host.name, interface: interface).filter { $0.name == target }
         }
     }
 

@@ -99,13 +99,19 @@ extension MDNSEngine {
         record.data.address != nil && !isThisHostAddressRecord(record)
     }
 
-    /// Leaves out our reverse-mapping PTR for every name that `records` map to another host name:
-    /// yielded rather than defended, since a reverse mapping is worth no rename (§4).
+    /// Leaves out our reverse-mapping PTR, this host's or another's we publish, for every name
+    /// that `records` map to another host name: yielded rather than defended, since a reverse
+    /// mapping is worth no rename or conflict (§4).
     mutating func yieldContestedReverseNames(in records: [ResourceRecord]) {
-        guard registrations.ownsHostName, !registrations.host.reverseNames.isEmpty else { return }
-        let ours = RecordData.ptr(registrations.host.name)
-        for record in records where record.type == .ptr && record.ttl > 0 && record.data != ours {
-            if registrations[.host]?.yieldReverseName(record.name) == true { ownRecordReports.noteEverythingChanged() }
+        for record in records where record.type == .ptr && record.ttl > 0 {
+            for owner in owners(publishing: record.name) {
+                guard let registration = registrations[owner], registration.publishesReverseMapping(record.name),
+                    record.data != .ptr(registration.name)
+                else { continue }
+                if registrations[owner]?.yieldReverseName(record.name) == true {
+                    ownRecordReports.noteEverythingChanged()
+                }
+            }
         }
     }
 

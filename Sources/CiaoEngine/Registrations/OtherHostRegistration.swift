@@ -1,9 +1,10 @@
 import CiaoWire
 
-/// Another host's name and addresses, published for it (a proxy, as `dns-sd -P` does, and
-/// `avahi-publish -a -R`, without reverse-mapping PTRs) for a device that does not answer for
-/// itself: `<label>.local.` with an A or AAAA record per address and an NSEC, probed and defended
-/// like this host's own name, never renamed (RFC 6762 §8, §9).
+/// Another host's name and addresses, published for it (a proxy, as `dns-sd -P` and
+/// `avahi-publish -a` do) for a device that does not answer for itself: `<label>.local.` with an
+/// A or AAAA record per address and an NSEC, probed and defended like this host's own name, never
+/// renamed (RFC 6762 §8, §9); and a reverse-mapping PTR per address, yielded to another responder
+/// that maps it elsewhere and left out for an address of this host (§4).
 public struct OtherHostRegistration: Hashable, Sendable {
     /// The host label, without `.local.`.
     public var label: String

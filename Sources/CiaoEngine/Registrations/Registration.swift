@@ -2,8 +2,8 @@ import CiaoWire
 
 /// A set of unique records under one name that the engine owns, probes and defends: a service
 /// instance (SRV, TXT), the host name (A, AAAA, and the reverse-mapping PTRs of its addresses,
-/// RFC 6762 §4) or another host's name and addresses (A, AAAA). RFC 6762 §8, §9. Its state changes
-/// only through the transitions at the end of this file.
+/// RFC 6762 §4) or another host's name and addresses (A, AAAA, and likewise their reverse-mapping
+/// PTRs). RFC 6762 §8, §9. Its state changes only through the transitions at the end of this file.
 struct Registration {
     enum Kind: Equatable {
         case service(ServiceRegistration)
@@ -42,8 +42,9 @@ struct Registration {
     }
     /// The full name this registration owns, kept with ``label``.
     private(set) var name: DomainName
-    /// Every owner name this registration publishes records under: its own name, and for a
-    /// service the type, its subtypes and the type enumeration name. Kept with ``label``, since
+    /// Every owner name this registration publishes records under: its own name, for a service
+    /// the type, its subtypes and the type enumeration name, and for another host the
+    /// reverse-mapping names of its addresses. Kept with ``label``, since
     /// answering checks it for every registration and question.
     private(set) var publishedNames: Set<DomainName>
     /// The records that name neither this host nor an interface: a service's after its SRV record
@@ -64,8 +65,9 @@ struct Registration {
     /// The record types the announcements under way carry; nil for all. A TXT update announces
     /// its TXT alone (§8.4: what changed).
     private(set) var announcedTypes: Set<RecordType>?
-    /// The host's reverse-mapping names (``IPAddress/reverseMappingName``) of the addresses it
-    /// publishes on any interface, kept by the engine as interfaces change.
+    /// The reverse-mapping names (``IPAddress/reverseMappingName``) of the addresses published:
+    /// this host's on any interface, kept by the engine as interfaces change, or another host's,
+    /// those it was given; none for a service.
     private(set) var reverseNames: Set<DomainName> = []
     /// Reverse-mapping names that another responder maps to another name: ours is left out rather
     /// than defended, since a reverse mapping is worth no conflict (RFC 6762 §4).
@@ -90,7 +92,8 @@ struct Registration {
     ) {
         let name = fullName(kind: kind, label: label)
         if case .otherHost(let otherHost) = kind {
-            return (name, [name], addressRecords(of: otherHost.addresses, name: name), name)
+            let reverseNames = otherHost.addresses.map(\.reverseMappingName)
+            return (name, Set([name] + reverseNames), addressRecords(of: otherHost.addresses, name: name), name)
         }
         guard case .service(let service) = kind else { return (name, [name], [], nil) }
         let subtypeNames = subtypeNames(of: service)
@@ -123,12 +126,19 @@ struct Registration {
     }
 
     /// True when this registration publishes records under `name` (one of ``publishedNames``);
-    /// the host publishes under its own name alone, which compares without hashing.
+    /// the host publishes under its own name alone, which compares without hashing, and its
+    /// reverse-mapping names.
     func publishes(_ name: DomainName) -> Bool {
         if case .host = kind {
-            return name == self.name || (reverseNames.contains(name) && !yieldedReverseNames.contains(name))
+            return name == self.name || publishesReverseMapping(name)
         }
         return publishedNames.contains(name)
+    }
+
+    /// True when `name` is the reverse-mapping name of an address this registration publishes,
+    /// and not yielded to another responder (§4).
+    func publishesReverseMapping(_ name: DomainName) -> Bool {
+        reverseNames.contains(name) && !yieldedReverseNames.contains(name)
     }
 
     /// True when `record` belongs to the answer that sent this name back to probing and no probe
@@ -166,21 +176,16 @@ struct Registration {
     /// records carry the cache-flush bit. The host's records are its address records (the
     /// interface's ``NetworkInterface/publishedAddresses``, IPv4 and IPv6, whichever family
     /// carries them), an NSEC naming the families present (§6.1), then a reverse-mapping PTR per
-    /// address (§4).
+    /// address (§4). Another host's are the same for the addresses given, but no reverse mapping
+    /// of an address of `interface`, which maps back to this host.
     func records(hostName: DomainName, interface: NetworkInterface) -> [ResourceRecord] {
         switch kind {
-        case .otherHost:
+        case .otherHost(let otherHost):
             return hostIndependentRecords
+                + reverseMappingRecords(of: otherHost.addresses.filter { !interface.owns($0) })
         case .host:
             let addresses = interface.publishedAddresses.map(\.address)
-            var records = addressRecords(of: addresses)
-            for address in addresses {
-                let reverseName = address.reverseMappingName
-                guard !yieldedReverseNames.contains(reverseName) else { continue }
-                records.append(
-                    ResourceRecord(name: reverseName, cacheFlush: true, ttl: Self.hostRecordTTL, data: .ptr(name)))
-            }
-            return records
+            return addressRecords(of: addresses) + reverseMappingRecords(of: addresses)
         case .service(let service):
             let srv = ResourceRecord(
                 name: name, cacheFlush: true, ttl: Self.hostRecordTTL,
@@ -192,6 +197,16 @@ struct Registration {
     /// The host's A and AAAA records for `addresses`, with the NSEC naming the types present (§6.1).
     func addressRecords(of addresses: [IPAddress]) -> [ResourceRecord] {
         Self.addressRecords(of: addresses, name: name)
+    }
+
+    /// A PTR from the reverse-mapping name of each of `addresses` to this registration's name,
+    /// but for the names yielded (§4).
+    private func reverseMappingRecords(of addresses: [IPAddress]) -> [ResourceRecord] {
+        addresses.compactMap { address in
+            let reverseName = address.reverseMappingName
+            guard !yieldedReverseNames.contains(reverseName) else { return nil }
+            return ResourceRecord(name: reverseName, cacheFlush: true, ttl: Self.hostRecordTTL, data: .ptr(name))
+        }
     }
 
     /// A and AAAA records of `name` for `addresses`, with the NSEC naming the types present (§6.1).
@@ -229,6 +244,7 @@ extension Registration {
         self.kind = kind
         self.label = InstanceNamer.fitted(label)
         (name, publishedNames, hostIndependentRecords, otherHost) = Self.derived(kind: kind, label: self.label)
+        if case .otherHost = kind { reverseNames = publishedNames.subtracting([name]) }
         state = .waitingForInterface
     }
 }
@@ -368,7 +384,7 @@ extension Registration {
         }
     }
 
-    /// The host's addresses now map back from `names` (§4); a name no longer mapped is no longer
+    /// This host's addresses now map back from `names` (§4); a name no longer mapped is no longer
     /// yielded either.
     mutating func mapReverse(_ names: Set<DomainName>) {
         reverseNames = names
@@ -378,7 +394,7 @@ extension Registration {
     /// Leaves out the reverse-mapping PTR under `name`, which another responder maps to another
     /// host name (§4); returns false when `name` is not ours or was yielded already.
     mutating func yieldReverseName(_ name: DomainName) -> Bool {
-        guard reverseNames.contains(name), !yieldedReverseNames.contains(name) else { return false }
+        guard publishesReverseMapping(name) else { return false }
         yieldedReverseNames.insert(name)
         return true
     }
