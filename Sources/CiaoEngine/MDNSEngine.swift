@@ -179,14 +179,15 @@ public struct MDNSEngine {
 
     // MARK: Registrations
 
-    /// Starts probing for a service (RFC 6762 §8.1), and for the host name its SRV record names if
-    /// no other responder on this host holds it (§15); ``EngineEvent/registered(_:name:)`` follows
-    /// once the name is ours. Without an interface it applies to, probing waits for one.
-    /// A ``ServiceRegistration/hostName`` equal to this host's name is this host.
+    /// Starts probing for a service (RFC 6762 §8.1), and for this host's name when its SRV record
+    /// names this host and no other responder on this host holds it (§15);
+    /// ``EngineEvent/registered(_:name:)`` follows once the name is ours. Without an interface it
+    /// applies to, probing waits for one. A ``ServiceRegistration/hostName`` equal to this host's
+    /// name is this host.
     public mutating func register(_ service: ServiceRegistration, at now: Instant) -> RegistrationID {
-        if registrations.hostClaim == .unneeded { claimHostName(at: now) }
         var service = service
         if service.hostName == registrations.host.name { service.hostName = nil }
+        if service.hostName == nil && registrations.hostClaim == .unneeded { claimHostName(at: now) }
         var registration = Registration(kind: .service(service), label: service.instanceName)
         registration.startProbing(at: firstProbeTime(at: now))
         return registrations.add(registration)
@@ -195,9 +196,8 @@ public struct MDNSEngine {
     /// Starts probing for another host's name with the addresses given (RFC 6762 §8.1), published
     /// for it as a proxy; ``EngineEvent/registered(_:name:)`` follows once the name is ours, and
     /// ``EngineEvent/nameConflict(_:name:)`` if another responder holds it. ``deregister(_:at:)``
-    /// withdraws it.
+    /// withdraws it. This host's name is not claimed for it.
     public mutating func register(_ otherHost: OtherHostRegistration, at now: Instant) -> RegistrationID {
-        if registrations.hostClaim == .unneeded { claimHostName(at: now) }
         var registration = Registration(kind: .otherHost(otherHost), label: otherHost.label)
         registration.startProbing(at: firstProbeTime(at: now))
         return registrations.add(registration)
@@ -219,7 +219,7 @@ public struct MDNSEngine {
 
     /// Withdraws services together: their goodbyes share packets, as many records to a packet as
     /// fit (RFC 6762 §10.1), so that a thousand services leave in a few dozen packets. The last
-    /// service takes the host name's records with it.
+    /// service on this host takes the host name's records with it.
     public mutating func deregister(_ ids: some Sequence<RegistrationID>, at now: Instant) {
         var withdrawn: [Registration] = []
         for id in ids {
@@ -228,7 +228,7 @@ public struct MDNSEngine {
             // A name never announced has nobody holding it to say goodbye to.
             if registration.hasAnnounced { withdrawn.append(registration) }
         }
-        if registrations.isEmpty && registrations.owesHostGoodbyes { withdrawn.append(registrations.host) }
+        if !registrations.needsHostName && registrations.owesHostGoodbyes { withdrawn.append(registrations.host) }
         sendGoodbyes(for: withdrawn)
         releaseHostNameIfUnneeded(sendingGoodbyes: false)
     }

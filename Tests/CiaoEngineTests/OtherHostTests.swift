@@ -209,6 +209,7 @@ import Testing
         var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 10)
         let alpha = Names.name("alpha.local.")
         network.withStack(publisher) { engine, now in
+            _ = engine.register(Services.registration("Web"), at: now)
             _ = engine.register(OtherHostRegistration(label: "alpha-2", addresses: [Self.v4]), at: now)
         }
         network.run(for: .seconds(5))

@@ -56,11 +56,36 @@ import Testing
         #expect(table.remove(a)?.name == DomainName("A._http._tcp.local.")!)
         #expect(table.remove(a) == nil)
         table[.registration(b)] = nil
-        #expect(table.isEmpty)
+        #expect(!table.needsHostName)
         for name in ["_http._tcp.local.", "_printer._sub._http._tcp.local.", "_services._dns-sd._udp.local."] {
             #expect(owners(table, name, host: false) == [])
         }
         #expect(table.add(service("C")) == RegistrationID(rawValue: 3))
+    }
+
+    /// The host name is needed while a registration names this host, whether it came or went
+    /// through `add`, the subscript or `remove`; a service on another host and another host's
+    /// name do not need it.
+    @Test func theHostNameIsNeededWhileARegistrationNamesThisHost() {
+        var table = table()
+        let printer = Names.name("printer.local.")
+        var elsewhere = Services.registration("IPP", hostName: printer)
+        let proxied = OtherHostRegistration(label: "printer", addresses: [.v4(IPv4Address(198, 18, 0, 77))])
+        _ = table.add(Registration(kind: .service(elsewhere), label: "IPP"))
+        _ = table.add(Registration(kind: .otherHost(proxied), label: "printer"))
+        #expect(!table.needsHostName)
+        let here = table.add(service("A"))
+        let other = table.add(service("B"))
+        #expect(table.needsHostName)
+        table.remove(here)
+        #expect(table.needsHostName)
+        elsewhere.instanceName = "B"
+        table[.registration(other)] = Registration(kind: .service(elsewhere), label: "B")
+        #expect(!table.needsHostName)
+        table[.registration(other)] = service("B")
+        #expect(table.needsHostName)
+        table[.registration(other)] = nil
+        #expect(!table.needsHostName)
     }
 
     @Test func theHostStaysAndOrdersFirst() {

@@ -40,6 +40,36 @@ import Testing
         #expect(!additionals.contains { $0.name == Self.alpha }, "\(additionals)")
     }
 
+    /// Publishing for other hosts alone, a service on one and another's name, claims nothing of
+    /// this host's: no question, probe or announcement names it (RFC 6762 §8.1 is for the names
+    /// one publishes). A service on this host claims it, and takes it with goodbyes when it goes,
+    /// while the others stay.
+    @Test func onlyAServiceOnThisHostClaimsItsName() throws {
+        var (network, _, publisher, _) = SimulatedNetwork.publisherAndObserver(seed: 5)
+        network.withStack(publisher) { engine, now in
+            _ = engine.register(Services.registration("Printer", hostName: Self.printerHost), at: now)
+            _ = engine.register(
+                OtherHostRegistration(label: "scanner", addresses: [.v4(IPv4Address(198, 18, 0, 78))]), at: now)
+        }
+        network.run(for: .seconds(10))
+        func namesThisHost(_ message: Message) -> Bool {
+            (message.questions.map(\.name) + (message.answers + message.authorities + message.additionals).map(\.name))
+                .contains(Self.alpha)
+        }
+        #expect(!network.sentMessages(by: publisher, since: .zero).contains { namesThisHost($0.message) })
+        #expect(network.events(of: publisher).count == 2)
+
+        let web = network.register(Services.registration("Web"), on: publisher)
+        let announced = network.sentMessages(.responses, by: publisher, since: .zero).flatMap(\.message.answers)
+        #expect(announced.contains { $0.name == Self.alpha && $0.type == .a && $0.ttl > 0 })
+        let withdrawn = network.now
+        network.withStack(publisher) { engine, now in engine.deregister(web, at: now) }
+        network.run(for: .seconds(1))
+        let goodbyes = network.sentMessages(.responses, by: publisher, since: withdrawn).flatMap(\.message.answers)
+        #expect(goodbyes.contains { $0.name == Self.alpha && $0.type == .a && $0.ttl == 0 })
+        #expect(!goodbyes.contains { $0.name == Names.instance("Printer") }, "\(goodbyes)")
+    }
+
     /// A host name that is this host's own is this host: its addresses go with the service's
     /// answers.
     @Test func thisHostsOwnNameIsThisHost() throws {

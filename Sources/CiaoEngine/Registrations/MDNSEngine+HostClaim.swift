@@ -17,10 +17,10 @@ extension MDNSEngine {
         askWhoHoldsHostName()
     }
 
-    /// Gives the host name up once no service needs it, with goodbyes for its records if they were
-    /// announced and `sendingGoodbyes` (a caller may send them with its own).
+    /// Gives the host name up once no registration names this host, with goodbyes for its
+    /// records if they were announced and `sendingGoodbyes` (a caller may send them with its own).
     mutating func releaseHostNameIfUnneeded(sendingGoodbyes: Bool = true) {
-        guard registrations.isEmpty, registrations.hostClaim != .unneeded else { return }
+        guard !registrations.needsHostName, registrations.hostClaim != .unneeded else { return }
         if sendingGoodbyes && registrations.owesHostGoodbyes {
             sendGoodbyes(for: [registrations.host])
         }

@@ -16,6 +16,8 @@ struct RegistrationTable {
     /// Service IDs by every name in their ``Registration/publishedNames``, each list ascending.
     private var byName: [DomainName: [RegistrationID]] = [:]
     private var nextNumber = 1
+    /// How many registrations name this host (``Registration/namesThisHost``).
+    private var namingThisHost = 0
     /// The earliest ``Registration/nextDue`` among the services, while it is known: a change that
     /// may have moved it later makes it unknown until ``settleNextServiceDue()``.
     private var earliestServiceDue: Instant?
@@ -71,7 +73,7 @@ struct RegistrationTable {
         hostClaim = .heldByAnother(confirmAt: expiresAt, expiresAt: expiresAt)
     }
 
-    /// Stops publishing the host name: no service needs it.
+    /// Stops publishing the host name: no registration names this host.
     mutating func releaseHostName() {
         hostClaim = .unneeded
     }
@@ -86,8 +88,10 @@ struct RegistrationTable {
 
     // MARK: The services
 
-    /// True when no service is registered.
-    var isEmpty: Bool { byID.isEmpty }
+    /// True while a registration names this host (``Registration/namesThisHost``): a service
+    /// whose SRV record points here. Only then is the host name claimed (RFC 6762 §8.1); a service
+    /// on another host, or another host's name, needs none of this host's records.
+    var needsHostName: Bool { namingThisHost > 0 }
 
     /// The services, in no particular order.
     var services: Dictionary<RegistrationID, Registration>.Values { byID.values }
@@ -136,6 +140,7 @@ struct RegistrationTable {
         nextNumber += 1
         byID[id] = registration
         noteDueChange(from: nil, to: registration.nextDue)
+        noteNamingChange(from: nil, to: registration)
         // IDs only grow: appended, each list stays ascending.
         for name in registration.publishedNames { byName[name, default: []].append(id) }
         return id
@@ -146,6 +151,7 @@ struct RegistrationTable {
     mutating func remove(_ id: RegistrationID) -> Registration? {
         guard let registration = byID.removeValue(forKey: id) else { return nil }
         noteDueChange(from: registration.nextDue, to: nil)
+        noteNamingChange(from: registration, to: nil)
         removeFromIndex(id, from: registration.publishedNames)
         return registration
     }
@@ -155,8 +161,10 @@ struct RegistrationTable {
         for index in byID.values.indices {
             let names = byID.values[index].publishedNames
             let due = byID.values[index].nextDue
+            let namedThisHost = byID.values[index].namesThisHost
             change(&byID.values[index])
             noteDueChange(from: due, to: byID.values[index].nextDue)
+            namingThisHost += (byID.values[index].namesThisHost ? 1 : 0) - (namedThisHost ? 1 : 0)
             let renamed = byID.values[index].publishedNames
             guard renamed != names else { continue }
             let id = byID.keys[index]
@@ -175,6 +183,7 @@ struct RegistrationTable {
     private mutating func replace(_ id: RegistrationID, with registration: Registration) {
         let replaced = byID.updateValue(registration, forKey: id)
         noteDueChange(from: replaced?.nextDue, to: registration.nextDue)
+        noteNamingChange(from: replaced, to: registration)
         let names = replaced?.publishedNames ?? []
         guard registration.publishedNames != names else { return }
         removeFromIndex(id, from: names)
@@ -190,6 +199,11 @@ struct RegistrationTable {
         } else {
             earliestServiceDue = earlier(earliestServiceDue, new)
         }
+    }
+
+    /// Keeps ``needsHostName`` for a registration that went from `old` to `new` (nil: absent).
+    private mutating func noteNamingChange(from old: Registration?, to new: Registration?) {
+        namingThisHost += (new?.namesThisHost == true ? 1 : 0) - (old?.namesThisHost == true ? 1 : 0)
     }
 
     private mutating func addToIndex(_ id: RegistrationID, under names: Set<DomainName>) {
