@@ -158,6 +158,87 @@ import Testing
         #expect(answer.message.answers.map(\.data) == [Self.v4.recordData])
     }
 
+    /// Its probes ask about its reverse-mapping names without proposing a PTR for them (§4, §8.1):
+    /// a responder that maps an address already answers, and keeps it.
+    @Test func itsReverseNamesAreAskedAboutNotProposed() {
+        var (network, _, publisher, _) = SimulatedNetwork.publisherAndObserver(seed: 14)
+        let start = network.now
+        _ = network.withStack(publisher) { engine, now in engine.register(Self.registration(), at: now) }
+        network.run(for: .seconds(2))
+        let probes = network.sentMessages(.probes, by: publisher, since: start).filter {
+            $0.message.authorities.contains { $0.name == Self.printer }
+        }
+        #expect(probes.count == 3)
+        for probe in probes {
+            let asked = Set(probe.message.questions.map(\.name))
+            #expect(asked.isSuperset(of: [Self.printer, Self.v4.reverseMappingName, Self.v6.reverseMappingName]))
+            #expect(!probe.message.authorities.contains { $0.type == .ptr }, "\(probe.message.authorities)")
+        }
+    }
+
+    /// An alias of another host's address, that host running Ciao too: the alias's probe asks,
+    /// that host answers with its own mapping and keeps it, and the alias never maps the address
+    /// (§4), while its name is published.
+    @Test func anAliasOfAnotherHostsAddressLeavesItsMappingAlone() throws {
+        var network = SimulatedNetwork(seed: 15)
+        let link = network.addLink()
+        let beta = network.addHost(named: "beta", links: [link])
+        let publisher = network.addHost(named: "alpha", links: [link])
+        let observer = network.addHost(named: "observer", links: [link])
+        network.register(Services.registration("Beta"), on: beta)
+        let betaAddress = network.address(of: beta, on: link, family: .v4)
+        let start = network.now
+        let id = network.withStack(publisher) { engine, now in
+            engine.register(OtherHostRegistration(label: "alias", addresses: [betaAddress]), at: now)
+        }
+        network.run(for: .seconds(8))
+        #expect(network.events(of: publisher).contains(.registered(id, name: Names.name("alias.local."))))
+        let sent = network.sentMessages(by: publisher, since: start).flatMap {
+            $0.message.answers + $0.message.authorities
+        }
+        #expect(!sent.contains { $0.name == betaAddress.reverseMappingName }, "\(sent)")
+
+        let asked = network.now
+        network.inject(
+            Messages.query([Messages.question(betaAddress.reverseMappingName, .ptr)]), from: observer, on: link)
+        network.run(for: .seconds(1))
+        let answers = [beta, publisher].flatMap { network.sentMessages(.responses, by: $0, since: asked) }
+            .flatMap(\.message.answers).filter { $0.name == betaAddress.reverseMappingName }
+        #expect(answers.map(\.data) == [.ptr(Names.name("beta.local."))])
+    }
+
+    /// Two other hosts' names given one address: the first keeps the mapping, the second does
+    /// not contest it from the same host (§4).
+    @Test func oneAddressMapsBackToTheFirstNameGivenIt() throws {
+        var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 16)
+        network.withStack(publisher) { engine, now in
+            _ = engine.register(OtherHostRegistration(label: "printer", addresses: [Self.v4]), at: now)
+            _ = engine.register(OtherHostRegistration(label: "scanner", addresses: [Self.v4]), at: now)
+        }
+        network.run(for: .seconds(8))
+        let asked = network.now
+        network.inject(Messages.query([Messages.question(Self.v4.reverseMappingName, .ptr)]), from: observer, on: link)
+        network.run(for: .seconds(1))
+        let reply = try #require(network.sentMessages(.responses, by: publisher, since: asked).first)
+        #expect(reply.message.answers.map(\.data) == [.ptr(Self.printer)])
+    }
+
+    /// An address that becomes this host's own maps back to this host alone from then on (§4).
+    @Test func anAddressThisHostTakesLaterMapsBackToThisHost() throws {
+        var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 17, hostName: "vm")
+        network.register(Services.registration("Web"), on: publisher)
+        _ = network.withStack(publisher) { engine, now in engine.register(Self.registration([Self.v4]), at: now) }
+        network.run(for: .seconds(8))
+        let current = SimulatedNetwork.interface(for: publisher, on: link).addresses
+        network.setAddresses(current + [InterfaceAddress(Self.v4, prefixLength: 15)], of: publisher, on: link)
+        network.run(for: .seconds(8))
+        let asked = network.now
+        network.inject(Messages.query([Messages.question(Self.v4.reverseMappingName, .ptr)]), from: observer, on: link)
+        network.run(for: .seconds(1))
+        let reply = try #require(network.sentMessages(.responses, by: publisher, since: asked).first)
+        #expect(reply.message.answers.map(\.data) == [.ptr(Names.name("vm.local."))])
+    }
+
     /// An address of this host published under another name (an alias) maps back to this host
     /// alone: the other name's reverse mapping would contest this host's own (§4).
     @Test func anAddressOfThisHostMapsBackToThisHost() throws {

@@ -18,3 +18,13 @@ extension IPAddress {
         return (try? DomainName(labels: labels)) ?? .root
     }
 }
+
+extension DomainName {
+    private static let ipv4ReverseDomain = DomainName("in-addr.arpa.")!
+    private static let ipv6ReverseDomain = DomainName("ip6.arpa.")!
+
+    /// True for a name under `in-addr.arpa.` or `ip6.arpa.`, where reverse-mapping PTRs live.
+    var isReverseMappingName: Bool {
+        isSubdomain(of: Self.ipv4ReverseDomain) || isSubdomain(of: Self.ipv6ReverseDomain)
+    }
+}

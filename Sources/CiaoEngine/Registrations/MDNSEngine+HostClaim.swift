@@ -103,7 +103,7 @@ extension MDNSEngine {
     /// that `records` map to another host name: yielded rather than defended, since a reverse
     /// mapping is worth no rename or conflict (§4).
     mutating func yieldContestedReverseNames(in records: [ResourceRecord]) {
-        for record in records where record.type == .ptr && record.ttl > 0 {
+        for record in records where record.type == .ptr && record.ttl > 0 && record.name.isReverseMappingName {
             for owner in owners(publishing: record.name) {
                 guard let registration = registrations[owner], registration.publishesReverseMapping(record.name),
                     record.data != .ptr(registration.name)
@@ -115,11 +115,28 @@ extension MDNSEngine {
         }
     }
 
-    /// Brings the host's reverse-mapping names in line with the addresses published now.
+    /// Brings the host's reverse-mapping names in line with the addresses published now; another
+    /// host's mapping of an address that is now this host's is yielded to this host's (§4).
     mutating func refreshReverseNames() {
         let names = Set(interfaces.states.flatMap { $0.interface.publishedAddresses.map(\.address.reverseMappingName) })
         guard names != registrations.host.reverseNames else { return }
         registrations[.host]?.mapReverse(names)
+        for name in names {
+            for owner in registrations.owners(publishing: name, includingHost: false)
+            where registrations[owner]?.publishesReverseMapping(name) == true {
+                _ = registrations[owner]?.yieldReverseName(name)
+                ownRecordReports.noteEverythingChanged()
+            }
+        }
+    }
+
+    /// True when this host, or a registration already made, maps `name` back to a host name:
+    /// another host's name published later leaves that mapping alone (§4).
+    func isReverseMapped(_ name: DomainName) -> Bool {
+        registrations.host.reverseNames.contains(name)
+            || registrations.owners(publishing: name, includingHost: false).contains {
+                registrations[$0]?.publishesReverseMapping(name) == true
+            }
     }
 }
 

@@ -3,8 +3,8 @@ import CiaoWire
 /// Which of our registrations publish a name or a record: the questions, probes and responses
 /// received name a few records, found through the registration table's index by name.
 extension MDNSEngine {
-    /// The host (while the name is ours) and the services that publish records under `name`, in
-    /// ``RecordOwner`` order.
+    /// The host (while the name is ours) and the registrations (services, other hosts' names)
+    /// that publish records under `name`, in ``RecordOwner`` order.
     func owners(publishing name: DomainName) -> [RecordOwner] {
         registrations.owners(publishing: name, includingHost: registrations.ownsHostName)
     }

@@ -93,12 +93,15 @@ extension MDNSEngine {
             let probes = probing.filter { $0.appliesTo(interface.id) }
             if !probes.isEmpty {
                 // The first probe asks for a unicast reply (§8.1); all carry the proposal in
-                // Authority, and ask about each name proposed (the host's reverse names too).
+                // Authority, and ask about each name proposed (the host's reverse names too) and
+                // another host's reverse names.
                 let proposed = probes.flatMap {
                     $0.probeRecords(hostName: registrations.host.name, interface: interface)
                 }
                 var asked: Set<DomainName> = []
-                let names = proposed.map(\.name).filter { asked.insert($0).inserted }
+                let names = probes.flatMap {
+                    $0.probeQuestionNames(hostName: registrations.host.name, interface: interface)
+                }.filter { asked.insert($0).inserted }
                 var message = Message(
                     questions: names.map { Question(name: $0, type: .any, unicastResponse: true) },
                     authorities: proposed)

@@ -176,13 +176,11 @@ struct Registration {
     /// records carry the cache-flush bit. The host's records are its address records (the
     /// interface's ``NetworkInterface/publishedAddresses``, IPv4 and IPv6, whichever family
     /// carries them), an NSEC naming the families present (§6.1), then a reverse-mapping PTR per
-    /// address (§4). Another host's are the same for the addresses given, but no reverse mapping
-    /// of an address of `interface`, which maps back to this host.
+    /// address (§4). Another host's are the same for the addresses given.
     func records(hostName: DomainName, interface: NetworkInterface) -> [ResourceRecord] {
         switch kind {
         case .otherHost(let otherHost):
-            return hostIndependentRecords
-                + reverseMappingRecords(of: otherHost.addresses.filter { !interface.owns($0) })
+            return hostIndependentRecords + reverseMappingRecords(of: otherHost.addresses)
         case .host:
             let addresses = interface.publishedAddresses.map(\.address)
             return addressRecords(of: addresses) + reverseMappingRecords(of: addresses)
@@ -218,9 +216,24 @@ struct Registration {
         return records
     }
 
-    /// The records proposed in probes: the unique records except NSEC (RFC 6762 §8.2).
+    /// The records proposed in probes: the unique records except NSEC (RFC 6762 §8.2), and for
+    /// another host except its reverse-mapping PTRs, which are asked about only
+    /// (``probeQuestionNames(hostName:interface:)``).
     func probeRecords(hostName: DomainName, interface: NetworkInterface) -> [ResourceRecord] {
-        records(hostName: hostName, interface: interface).filter { $0.cacheFlush && $0.type != .nsec }
+        let proposed = records(hostName: hostName, interface: interface).filter { $0.cacheFlush && $0.type != .nsec }
+        guard case .otherHost = kind else { return proposed }
+        return proposed.filter { $0.name == name }
+    }
+
+    /// The names a probe asks about (§8.1): those of the records proposed, and another host's
+    /// reverse-mapping names. Asked about but not proposed, a reverse name is answered by a
+    /// responder that maps it already, and ours yielded, while a proposal would make this host
+    /// yield its own mapping to an alias of its address (§4).
+    func probeQuestionNames(hostName: DomainName, interface: NetworkInterface) -> [DomainName] {
+        let proposed = probeRecords(hostName: hostName, interface: interface).map(\.name)
+        guard case .otherHost = kind else { return proposed }
+        return proposed
+            + reverseNames.filter { !yieldedReverseNames.contains($0) }.sorted { $0.description < $1.description }
     }
 
     /// `_services._dns-sd._udp.<domain>` for the domain of `serviceType` (RFC 6763 §9).

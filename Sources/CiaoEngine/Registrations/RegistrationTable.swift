@@ -13,7 +13,8 @@ struct RegistrationTable {
     /// The host name last reported settled (``EngineEvent/hostRenamed(from:to:)``).
     private(set) var reportedHostName: DomainName
     private var byID: [RegistrationID: Registration] = [:]
-    /// Service IDs by every name in their ``Registration/publishedNames``, each list ascending.
+    /// Registration IDs (services, other hosts' names) by every name in their
+    /// ``Registration/publishedNames``, each list ascending.
     private var byName: [DomainName: [RegistrationID]] = [:]
     private var nextNumber = 1
     /// How many registrations name this host (``Registration/namesThisHost``).
