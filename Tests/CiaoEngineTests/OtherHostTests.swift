@@ -239,6 +239,28 @@ import Testing
         #expect(reply.message.answers.map(\.data) == [.ptr(Names.name("vm.local."))])
     }
 
+    /// An alias of this host's address maps it back while this host publishes nothing of its
+    /// own, and leaves it to this host's name once a service here claims that (§4).
+    @Test func anAliasMapsTheAddressUntilThisHostClaimsItsName() throws {
+        var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 18, hostName: "vm")
+        let own = network.address(of: publisher, on: link, family: .v4)
+        _ = network.withStack(publisher) { engine, now in
+            engine.register(OtherHostRegistration(label: "alias", addresses: [own]), at: now)
+        }
+        network.run(for: .seconds(8))
+        func mapping() throws -> [RecordData] {
+            let asked = network.now
+            network.inject(Messages.query([Messages.question(own.reverseMappingName, .ptr)]), from: observer, on: link)
+            network.run(for: .seconds(1))
+            return try #require(network.sentMessages(.responses, by: publisher, since: asked).first).message.answers
+                .map(\.data)
+        }
+        #expect(try mapping() == [.ptr(Names.name("alias.local."))])
+        network.register(Services.registration("Web"), on: publisher)
+        network.run(for: .seconds(2))
+        #expect(try mapping() == [.ptr(Names.name("vm.local."))])
+    }
+
     /// An address of this host published under another name (an alias) maps back to this host
     /// alone: the other name's reverse mapping would contest this host's own (§4).
     @Test func anAddressOfThisHostMapsBackToThisHost() throws {

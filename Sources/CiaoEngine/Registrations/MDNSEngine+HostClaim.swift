@@ -14,6 +14,7 @@ extension MDNSEngine {
     mutating func claimHostName(at now: Instant) {
         registrations.claimHostName(probingFrom: interfaces.isEmpty ? nil : firstProbeTime(at: now))
         ownRecordReports.noteEverythingChanged()
+        yieldReverseNamesToThisHost()
         askWhoHoldsHostName()
     }
 
@@ -115,13 +116,20 @@ extension MDNSEngine {
         }
     }
 
-    /// Brings the host's reverse-mapping names in line with the addresses published now; another
-    /// host's mapping of an address that is now this host's is yielded to this host's (§4).
+    /// Brings the host's reverse-mapping names in line with the addresses published now.
     mutating func refreshReverseNames() {
         let names = Set(interfaces.states.flatMap { $0.interface.publishedAddresses.map(\.address.reverseMappingName) })
         guard names != registrations.host.reverseNames else { return }
         registrations[.host]?.mapReverse(names)
-        for name in names {
+        yieldReverseNamesToThisHost()
+    }
+
+    /// While this host's name is published, by us or by another responder here, another host's
+    /// mapping of an address of this host (an alias) is yielded to this host's own (§4); while
+    /// it is not, the alias maps the address, as nobody else here does.
+    private mutating func yieldReverseNamesToThisHost() {
+        guard registrations.hostClaim != .unneeded else { return }
+        for name in registrations.host.reverseNames {
             for owner in registrations.owners(publishing: name, includingHost: false)
             where registrations[owner]?.publishesReverseMapping(name) == true {
                 _ = registrations[owner]?.yieldReverseName(name)
@@ -130,10 +138,11 @@ extension MDNSEngine {
         }
     }
 
-    /// True when this host, or a registration already made, maps `name` back to a host name:
-    /// another host's name published later leaves that mapping alone (§4).
+    /// True when this host's name is published and `name` maps one of its addresses back, or
+    /// when a registration already made maps `name`: another host's name published later leaves
+    /// that mapping alone (§4).
     func isReverseMapped(_ name: DomainName) -> Bool {
-        registrations.host.reverseNames.contains(name)
+        (registrations.hostClaim != .unneeded && registrations.host.reverseNames.contains(name))
             || registrations.owners(publishing: name, includingHost: false).contains {
                 registrations[$0]?.publishesReverseMapping(name) == true
             }

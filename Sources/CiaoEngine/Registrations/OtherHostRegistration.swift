@@ -4,7 +4,8 @@ import CiaoWire
 /// `avahi-publish -a` do) for a device that does not answer for itself: `<label>.local.` with an
 /// A or AAAA record per address and an NSEC, probed and defended like this host's own name, never
 /// renamed (RFC 6762 §8, §9); and a reverse-mapping PTR per address, yielded to another responder
-/// that maps it elsewhere and left out for an address of this host (§4).
+/// that maps it elsewhere, to an earlier registration that maps it, and to this host's own
+/// mapping of an address of this host while this host's name is published (§4).
 public struct OtherHostRegistration: Hashable, Sendable {
     /// The host label, without `.local.`.
     public var label: String
