@@ -181,11 +181,9 @@ import Testing
         let v4 = network.address(of: publisher, on: link, family: .v4)
         let v6 = network.address(of: publisher, on: link, family: .v6)
         for address in [v4, v6] {
-            let start = network.now
-            network.inject(
-                Messages.query([Messages.question(address.reverseMappingName, .ptr)]), from: observer, on: link)
-            network.run(for: .seconds(1))
-            let reply = try #require(network.sentMessages(.responses, by: publisher, since: start).first)
+            let replySent = network.firstResponse(
+                of: publisher, toQueryFor: address.reverseMappingName, .ptr, from: observer, on: link)
+            let reply = try #require(replySent)
             #expect(
                 reply.message.answers == [
                     ResourceRecord(name: address.reverseMappingName, cacheFlush: true, ttl: 120, data: .ptr(Self.vm))

@@ -36,10 +36,8 @@ import Testing
         #expect(announced.allSatisfy { $0.cacheFlush && $0.ttl == 120 })
         #expect(network.events(of: publisher).contains(.registered(id, name: Self.printer)))
 
-        let asked = network.now
-        network.inject(Messages.query([Messages.question(Self.printer, .a)]), from: observer, on: link)
-        network.run(for: .seconds(1))
-        let answer = try #require(network.sentMessages(.responses, by: publisher, since: asked).first)
+        let answerSent = network.firstResponse(of: publisher, toQueryFor: Self.printer, .a, from: observer, on: link)
+        let answer = try #require(answerSent)
         #expect(answer.message.answers.map(\.data) == [Self.v4.recordData])
     }
 
@@ -48,10 +46,8 @@ import Testing
         var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 5)
         _ = network.withStack(publisher) { engine, now in engine.register(Self.registration([Self.v4]), at: now) }
         network.run(for: .seconds(8))
-        let asked = network.now
-        network.inject(Messages.query([Messages.question(Self.printer, .aaaa)]), from: observer, on: link)
-        network.run(for: .seconds(1))
-        let answer = try #require(network.sentMessages(.responses, by: publisher, since: asked).first)
+        let answerSent = network.firstResponse(of: publisher, toQueryFor: Self.printer, .aaaa, from: observer, on: link)
+        let answer = try #require(answerSent)
         let nsec = try #require(answer.message.answers.first { $0.type == .nsec })
         guard case .nsec(let data) = nsec.data else { return }
         #expect(data.types.contains(.a) && !data.types.contains(.aaaa))
@@ -113,11 +109,9 @@ import Testing
         let id = network.withStack(publisher) { engine, now in engine.register(Self.registration(), at: now) }
         network.run(for: .seconds(8))
         for address in [Self.v4, Self.v6] {
-            let asked = network.now
-            network.inject(
-                Messages.query([Messages.question(address.reverseMappingName, .ptr)]), from: observer, on: link)
-            network.run(for: .seconds(1))
-            let reply = try #require(network.sentMessages(.responses, by: publisher, since: asked).first)
+            let replySent = network.firstResponse(
+                of: publisher, toQueryFor: address.reverseMappingName, .ptr, from: observer, on: link)
+            let reply = try #require(replySent)
             #expect(
                 reply.message.answers == [
                     ResourceRecord(
@@ -151,10 +145,8 @@ import Testing
         #expect(network.sentMessages(by: publisher, since: asked).isEmpty)
         #expect(!network.events(of: publisher).contains(.nameConflict(id, name: Self.printer)))
 
-        let again = network.now
-        network.inject(Messages.query([Messages.question(Self.printer, .a)]), from: observer, on: link)
-        network.run(for: .seconds(1))
-        let answer = try #require(network.sentMessages(.responses, by: publisher, since: again).first)
+        let answerSent = network.firstResponse(of: publisher, toQueryFor: Self.printer, .a, from: observer, on: link)
+        let answer = try #require(answerSent)
         #expect(answer.message.answers.map(\.data) == [Self.v4.recordData])
     }
 
@@ -216,10 +208,9 @@ import Testing
             _ = engine.register(OtherHostRegistration(label: "scanner", addresses: [Self.v4]), at: now)
         }
         network.run(for: .seconds(8))
-        let asked = network.now
-        network.inject(Messages.query([Messages.question(Self.v4.reverseMappingName, .ptr)]), from: observer, on: link)
-        network.run(for: .seconds(1))
-        let reply = try #require(network.sentMessages(.responses, by: publisher, since: asked).first)
+        let replySent = network.firstResponse(
+            of: publisher, toQueryFor: Self.v4.reverseMappingName, .ptr, from: observer, on: link)
+        let reply = try #require(replySent)
         #expect(reply.message.answers.map(\.data) == [.ptr(Self.printer)])
     }
 
@@ -232,10 +223,9 @@ import Testing
         let current = SimulatedNetwork.interface(for: publisher, on: link).addresses
         network.setAddresses(current + [InterfaceAddress(Self.v4, prefixLength: 15)], of: publisher, on: link)
         network.run(for: .seconds(8))
-        let asked = network.now
-        network.inject(Messages.query([Messages.question(Self.v4.reverseMappingName, .ptr)]), from: observer, on: link)
-        network.run(for: .seconds(1))
-        let reply = try #require(network.sentMessages(.responses, by: publisher, since: asked).first)
+        let replySent = network.firstResponse(
+            of: publisher, toQueryFor: Self.v4.reverseMappingName, .ptr, from: observer, on: link)
+        let reply = try #require(replySent)
         #expect(reply.message.answers.map(\.data) == [.ptr(Names.name("vm.local."))])
     }
 
@@ -249,11 +239,9 @@ import Testing
         }
         network.run(for: .seconds(8))
         func mapping() throws -> [RecordData] {
-            let asked = network.now
-            network.inject(Messages.query([Messages.question(own.reverseMappingName, .ptr)]), from: observer, on: link)
-            network.run(for: .seconds(1))
-            return try #require(network.sentMessages(.responses, by: publisher, since: asked).first).message.answers
-                .map(\.data)
+            let sent = network.firstResponse(
+                of: publisher, toQueryFor: own.reverseMappingName, .ptr, from: observer, on: link)
+            return try #require(sent).message.answers.map(\.data)
         }
         #expect(try mapping() == [.ptr(Names.name("alias.local."))])
         network.register(Services.registration("Web"), on: publisher)
@@ -271,10 +259,9 @@ import Testing
             engine.register(OtherHostRegistration(label: "alias", addresses: [own]), at: now)
         }
         network.run(for: .seconds(8))
-        let asked = network.now
-        network.inject(Messages.query([Messages.question(own.reverseMappingName, .ptr)]), from: observer, on: link)
-        network.run(for: .seconds(1))
-        let reply = try #require(network.sentMessages(.responses, by: publisher, since: asked).first)
+        let replySent = network.firstResponse(
+            of: publisher, toQueryFor: own.reverseMappingName, .ptr, from: observer, on: link)
+        let reply = try #require(replySent)
         #expect(reply.message.answers.map(\.data) == [.ptr(Names.name("vm.local."))])
     }
 

@@ -24,3 +24,16 @@ extension SimulatedNetworkOf {
         inject(bytes, from: host, on: link, source: SocketAddress(address, port: port), to: target)
     }
 }
+
+extension SimulatedNetworkOf {
+    /// Multicasts a query for `name` and `type` from `asker` on `link`, runs a second, and returns
+    /// the first response `responder` sent meanwhile; nil when it sent none.
+    public mutating func firstResponse(
+        of responder: HostID, toQueryFor name: DomainName, _ type: RecordType, from asker: HostID, on link: LinkID
+    ) -> SentMessage? {
+        let asked = now
+        inject(Messages.query([Messages.question(name, type)]), from: asker, on: link)
+        run(for: .seconds(1))
+        return sentMessages(.responses, by: responder, since: asked).first
+    }
+}
