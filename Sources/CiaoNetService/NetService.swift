@@ -263,14 +263,27 @@ open class NetService: NSObject {
     }
 
     /// Reports TXT changes of a resolved service through `netService(_:didUpdateTXTRecord:)`.
+    /// Apple's delegate has no call for a monitor that fails; the reason goes to the diagnostics
+    /// (``CiaoDiagnostics``) as a warning.
     open func startMonitoring() {
-        guard monitor == nil, let serviceType = try? ServiceType(observed: type) else { return }
+        guard monitor == nil else { return }
+        let serviceType: ServiceType
+        do {
+            serviceType = try ServiceType(observed: type)
+        } catch {
+            CiaoDiagnostics.emit(.warning, .query, "NetService \"\(name)\" cannot be monitored: \(error)")
+            return
+        }
         let service = Service(name: name, type: serviceType, domain: domain)
         let this = RunLoopBound(object: self), delivery = self.delivery
         // Only changes are news: the record already known (from resolving) is not reported again.
         let known = txtRecord.flatMap { try? TXTRecord(wireData: $0) }
         monitor = Task {
-            guard let session = try? await CiaoBrowser().browse(type: serviceType, domain: service.domain) else {
+            let session: DiscoverySession
+            do {
+                session = try await CiaoBrowser().browse(type: serviceType, domain: service.domain)
+            } catch {
+                CiaoDiagnostics.emit(.warning, .query, "NetService \"\(service.name)\" cannot be monitored: \(error)")
                 return
             }
             var last = known
@@ -286,7 +299,13 @@ open class NetService: NSObject {
                         this.object.delegate?.netService(this.object, didUpdateTXTRecord: data)
                     }
                 }
-            } catch {}
+            } catch {
+                // stopMonitoring() cancels the task: an end it asked for, not a failure.
+                if !Task.isCancelled {
+                    CiaoDiagnostics.emit(
+                        .warning, .query, "monitoring NetService \"\(service.name)\" stopped: \(error)")
+                }
+            }
             await session.stop()
         }
     }

@@ -102,6 +102,26 @@ import Testing
         #expect(delegate.calls == ["didNotResolve -72004", "didNotResolve -72004"])
     }
 
+    /// Monitoring a service whose type or domain is not valid cannot start; Apple's delegate
+    /// has no call for that, so the reason goes to the diagnostics as a warning.
+    @Test func monitoringABadTypeOrDomainSaysWhyInTheDiagnostics() async throws {
+        let said = Mutex<[String]>([])
+        CiaoDiagnostics.setHandler(level: .warning) { diagnostic in
+            if diagnostic.message.contains("Monitored") { said.withLock { $0.append(diagnostic.message) } }
+        }
+        defer { CiaoDiagnostics.setHandler(nil) }
+        let badType = NetService(domain: "local.", type: "http", name: "Monitored A")
+        badType.startMonitoring()
+        let badDomain = NetService(domain: "lab..example.", type: "_http._tcp.", name: "Monitored B")
+        badDomain.startMonitoring()
+        for _ in 0..<500 where said.withLock({ $0.count }) < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        badDomain.stopMonitoring()
+        let messages = said.withLock { $0 }.sorted()
+        #expect(messages.count == 2, "\(messages)")
+        #expect(messages.first?.hasPrefix("NetService \"Monitored A\" cannot be monitored: ") == true)
+        #expect(messages.last?.hasPrefix("NetService \"Monitored B\" cannot be monitored: ") == true)
+    }
+
     @Test func browsingABadTypeOrDomainFailsAtOnce() {
         let delegate = RecordingBrowserDelegate()
         for (type, domain) in [("http", "local."), ("_http._tcp.", "lab..example.")] {
