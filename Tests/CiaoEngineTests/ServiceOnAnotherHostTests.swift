@@ -103,6 +103,19 @@ import Testing
         #expect(Self.sentTargets(of: Names.instance("Printer"), by: publisher, in: network, since: conflictAt).isEmpty)
     }
 
+    /// This host, renamed after a conflict (§9), passes over the name of the other host a
+    /// service points to: taking it would point the service at this host.
+    @Test func thisHostIsNotRenamedOntoTheOtherHostsName() throws {
+        var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 11)
+        network.register(Services.registration("Web"), on: publisher)
+        network.register(Services.registration("Printer", hostName: Self.alpha2), on: publisher)
+        let impostor = ResourceRecord(
+            name: Self.alpha, cacheFlush: true, ttl: 120, data: .a(IPv4Address(198, 18, 0, 200)))
+        network.inject(Messages.response([impostor]), from: observer, on: link)
+        network.defend(until: network.now + .seconds(6), by: observer, on: link, with: impostor) { $0 == Self.alpha }
+        #expect(network.engine(publisher).hostName == Names.name("alpha-3.local."))
+    }
+
     /// A service on this host waits for this host's name to be settled before it is announced,
     /// so that no one resolves it to a name still being fought over (here lost, and renamed);
     /// one on another host does not wait. Whether the wait shows depends on when the conflict

@@ -279,10 +279,10 @@ extension MDNSEngine {
             owner == .host
             ? InstanceNamer.nextHostLabel(after: registration.label)
             : InstanceNamer.nextInstanceName(after: registration.label)
-        // This host's name passes over the names of other hosts it publishes for (proxies): its
-        // own probes never come back to it, so it would not see the clash.
+        // This host's name passes over the names of other hosts it publishes for (proxies), whose
+        // clash its own probes would never show, and those its services on other hosts point to.
         while owner == .host, let name = try? DomainName(labels: [label, "local"]),
-            !registrations.owners(publishing: name, includingHost: false).isEmpty
+            registrations.services.contains(where: { $0.otherHost == name })
         {
             label = InstanceNamer.nextHostLabel(after: label)
         }
