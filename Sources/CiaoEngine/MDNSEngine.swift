@@ -196,13 +196,18 @@ public struct MDNSEngine {
     /// Starts probing for another host's name with the addresses given (RFC 6762 §8.1), published
     /// for it as a proxy; ``EngineEvent/registered(_:name:)`` follows once the name is ours, and
     /// ``EngineEvent/nameConflict(_:name:)`` if another responder holds it. ``deregister(_:at:)``
-    /// withdraws it. This host's name is not claimed for it, and an address this host or an earlier
-    /// registration maps back already is not mapped to it (RFC 6762 §4).
+    /// withdraws it. This host's name is not claimed for it. An address an earlier registration
+    /// maps back is not mapped to it, and one of this host's is left to this host's own mapping
+    /// while this host's name is published (RFC 6762 §4).
     public mutating func register(_ otherHost: OtherHostRegistration, at now: Instant) -> RegistrationID {
         var registration = Registration(kind: .otherHost(otherHost), label: otherHost.label)
-        for name in registration.reverseNames where isReverseMapped(name) { _ = registration.yieldReverseName(name) }
+        for name in registration.reverseNames where isReverseMappedByARegistration(name) {
+            _ = registration.yieldReverseName(name)
+        }
         registration.startProbing(at: firstProbeTime(at: now))
-        return registrations.add(registration)
+        let id = registrations.add(registration)
+        leaveReverseNamesToThisHost()
+        return id
     }
 
     /// Replaces a service's TXT record and announces it again (RFC 6762 §8.4).
@@ -232,7 +237,7 @@ public struct MDNSEngine {
         }
         if !registrations.needsHostName && registrations.owesHostGoodbyes { withdrawn.append(registrations.host) }
         sendGoodbyes(for: withdrawn)
-        releaseHostNameIfUnneeded(sendingGoodbyes: false)
+        releaseHostNameIfUnneeded(sendingGoodbyes: false, at: now)
     }
 
     // MARK: Queries

@@ -230,8 +230,9 @@ import Testing
     }
 
     /// An alias of this host's address maps it back while this host publishes nothing of its
-    /// own, and leaves it to this host's name once a service here claims that (§4).
-    @Test func anAliasMapsTheAddressUntilThisHostClaimsItsName() throws {
+    /// own, leaves it to this host's name while a service here claims that, and maps it again,
+    /// announced, once that service is gone (§4, §8.4).
+    @Test func anAliasMapsTheAddressWhileThisHostsNameIsNotPublished() throws {
         var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 18, hostName: "vm")
         let own = network.address(of: publisher, on: link, family: .v4)
         _ = network.withStack(publisher) { engine, now in
@@ -244,9 +245,40 @@ import Testing
             return try #require(sent).message.answers.map(\.data)
         }
         #expect(try mapping() == [.ptr(Names.name("alias.local."))])
-        network.register(Services.registration("Web"), on: publisher)
+        let web = network.register(Services.registration("Web"), on: publisher)
         network.run(for: .seconds(2))
         #expect(try mapping() == [.ptr(Names.name("vm.local."))])
+
+        let withdrawn = network.now
+        network.withStack(publisher) { engine, now in engine.deregister(web, at: now) }
+        network.run(for: .seconds(2))
+        let sent = network.sentMessages(.responses, by: publisher, since: withdrawn).flatMap(\.message.answers)
+            .filter { $0.name == own.reverseMappingName }
+        // This host's goodbye, then the alias's announcements.
+        let goodbye = try #require(sent.first)
+        #expect(goodbye.data == .ptr(Names.name("vm.local.")) && goodbye.ttl == 0, "\(sent)")
+        let announced = sent.dropFirst()
+        #expect(
+            !announced.isEmpty && announced.allSatisfy { $0.data == .ptr(Names.name("alias.local.")) && $0.ttl == 120 })
+        #expect(try mapping() == [.ptr(Names.name("alias.local."))])
+    }
+
+    /// Two aliases of this host's address, this host's name published meanwhile: once it is not,
+    /// the first maps the address again, not both (§4).
+    @Test func twoAliasesOfThisHostsAddressMapItOnceAfterThisHostLeaves() throws {
+        var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 19, hostName: "vm")
+        let own = network.address(of: publisher, on: link, family: .v4)
+        let web = network.register(Services.registration("Web"), on: publisher)
+        network.withStack(publisher) { engine, now in
+            _ = engine.register(OtherHostRegistration(label: "alias", addresses: [own]), at: now)
+            _ = engine.register(OtherHostRegistration(label: "other-alias", addresses: [own]), at: now)
+        }
+        network.run(for: .seconds(8))
+        network.withStack(publisher) { engine, now in engine.deregister(web, at: now) }
+        network.run(for: .seconds(2))
+        let sent = network.firstResponse(
+            of: publisher, toQueryFor: own.reverseMappingName, .ptr, from: observer, on: link)
+        #expect(try #require(sent).message.answers.map(\.data) == [.ptr(Names.name("alias.local."))])
     }
 
     /// An address of this host published under another name (an alias) maps back to this host

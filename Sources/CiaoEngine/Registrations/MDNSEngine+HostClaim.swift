@@ -14,19 +14,27 @@ extension MDNSEngine {
     mutating func claimHostName(at now: Instant) {
         registrations.claimHostName(probingFrom: interfaces.isEmpty ? nil : firstProbeTime(at: now))
         ownRecordReports.noteEverythingChanged()
-        yieldReverseNamesToThisHost()
+        leaveReverseNamesToThisHost()
         askWhoHoldsHostName()
     }
 
     /// Gives the host name up once no registration names this host, with goodbyes for its
-    /// records if they were announced and `sendingGoodbyes` (a caller may send them with its own).
-    mutating func releaseHostNameIfUnneeded(sendingGoodbyes: Bool = true) {
+    /// records if they were announced and `sendingGoodbyes` (a caller may send them with its own);
+    /// aliases of this host's addresses map them again, announced from `now` (§4, §8.4).
+    mutating func releaseHostNameIfUnneeded(sendingGoodbyes: Bool = true, at now: Instant) {
         guard !registrations.needsHostName, registrations.hostClaim != .unneeded else { return }
         if sendingGoodbyes && registrations.owesHostGoodbyes {
             sendGoodbyes(for: [registrations.host])
         }
         registrations.releaseHostName()
         ownRecordReports.noteEverythingChanged()
+        for id in registrations.ids(where: { !$0.reverseNamesLeftToThisHost.isEmpty }) {
+            guard var alias = registrations[.registration(id)], alias.takeBackReverseNamesFromThisHost() else {
+                continue
+            }
+            if !alias.isProbing && !alias.isAnnouncing { alias.announceAgain(at: now) }
+            registrations[.registration(id)] = alias
+        }
     }
 
     /// Asks every link, by multicast so that a responder sharing our port hears it too, for the
@@ -121,31 +129,30 @@ extension MDNSEngine {
         let names = Set(interfaces.states.flatMap { $0.interface.publishedAddresses.map(\.address.reverseMappingName) })
         guard names != registrations.host.reverseNames else { return }
         registrations[.host]?.mapReverse(names)
-        yieldReverseNamesToThisHost()
+        leaveReverseNamesToThisHost()
     }
 
     /// While this host's name is published, by us or by another responder here, another host's
-    /// mapping of an address of this host (an alias) is yielded to this host's own (§4); while
-    /// it is not, the alias maps the address, as nobody else here does.
-    private mutating func yieldReverseNamesToThisHost() {
+    /// mapping of an address of this host (an alias) is left to this host's own (§4); while it
+    /// is not, the alias maps the address, as nobody else here does.
+    mutating func leaveReverseNamesToThisHost() {
         guard registrations.hostClaim != .unneeded else { return }
         for name in registrations.host.reverseNames {
             for owner in registrations.owners(publishing: name, includingHost: false)
             where registrations[owner]?.publishesReverseMapping(name) == true {
-                _ = registrations[owner]?.yieldReverseName(name)
+                _ = registrations[owner]?.leaveReverseNameToThisHost(name)
                 ownRecordReports.noteEverythingChanged()
             }
         }
     }
 
-    /// True when this host's name is published and `name` maps one of its addresses back, or
-    /// when a registration already made maps `name`: another host's name published later leaves
-    /// that mapping alone (§4).
-    func isReverseMapped(_ name: DomainName) -> Bool {
-        (registrations.hostClaim != .unneeded && registrations.host.reverseNames.contains(name))
-            || registrations.owners(publishing: name, includingHost: false).contains {
-                registrations[$0]?.publishesReverseMapping(name) == true
-            }
+    /// True when a registration already made maps `name` back to a host name, or does but for
+    /// this host's own mapping: another host's name published later leaves that mapping alone (§4).
+    func isReverseMappedByARegistration(_ name: DomainName) -> Bool {
+        registrations.owners(publishing: name, includingHost: false).contains {
+            guard let registration = registrations[$0] else { return false }
+            return registration.reverseNames.contains(name) && !registration.yieldedReverseNames.contains(name)
+        }
     }
 }
 

@@ -269,7 +269,7 @@ extension MDNSEngine {
         if let id = owner.registrationID, !registration.allowsRenaming {
             registrations.remove(id)
             events.append(.nameConflict(id, name: oldName))
-            releaseHostNameIfUnneeded()
+            releaseHostNameIfUnneeded(at: now)
             return
         }
         // §8.1: after 15 conflicts in 10 s, wait 5 s before *each* further attempt — for as long

@@ -72,6 +72,9 @@ struct Registration {
     /// Reverse-mapping names that another responder maps to another name: ours is left out rather
     /// than defended, since a reverse mapping is worth no conflict (RFC 6762 §4).
     private(set) var yieldedReverseNames: Set<DomainName> = []
+    /// Another host's reverse-mapping names of addresses of this host (an alias), left to this
+    /// host's own mapping while this host's name is published (§4).
+    private(set) var reverseNamesLeftToThisHost: Set<DomainName> = []
     /// The records of the answer that sent the established name back to probing (§9).
     private(set) var conflictReprobe: Set<RecordKey>?
     /// Times of recent conflicts, for the 15-in-10-seconds rule (RFC 6762 §8.1).
@@ -138,7 +141,7 @@ struct Registration {
     /// True when `name` is the reverse-mapping name of an address this registration publishes,
     /// and not yielded to another responder (§4).
     func publishesReverseMapping(_ name: DomainName) -> Bool {
-        reverseNames.contains(name) && !yieldedReverseNames.contains(name)
+        reverseNames.contains(name) && !yieldedReverseNames.contains(name) && !reverseNamesLeftToThisHost.contains(name)
     }
 
     /// True when `record` belongs to the answer that sent this name back to probing and no probe
@@ -202,7 +205,7 @@ struct Registration {
     private func reverseMappingRecords(of addresses: [IPAddress]) -> [ResourceRecord] {
         addresses.compactMap { address in
             let reverseName = address.reverseMappingName
-            guard !yieldedReverseNames.contains(reverseName) else { return nil }
+            guard publishesReverseMapping(reverseName) else { return nil }
             return ResourceRecord(name: reverseName, cacheFlush: true, ttl: Self.hostRecordTTL, data: .ptr(name))
         }
     }
@@ -233,7 +236,7 @@ struct Registration {
         let proposed = probeRecords(hostName: hostName, interface: interface).map(\.name)
         guard case .otherHost = kind else { return proposed }
         return proposed
-            + reverseNames.filter { !yieldedReverseNames.contains($0) }.sorted { $0.description < $1.description }
+            + reverseNames.filter(publishesReverseMapping).sorted { $0.description < $1.description }
     }
 
     /// `_services._dns-sd._udp.<domain>` for the domain of `serviceType` (RFC 6763 §9).
@@ -409,6 +412,22 @@ extension Registration {
     mutating func yieldReverseName(_ name: DomainName) -> Bool {
         guard publishesReverseMapping(name) else { return false }
         yieldedReverseNames.insert(name)
+        return true
+    }
+
+    /// Leaves the reverse-mapping PTR under `name`, an address of this host, to this host's own
+    /// (§4); returns false when `name` is not published here.
+    mutating func leaveReverseNameToThisHost(_ name: DomainName) -> Bool {
+        guard publishesReverseMapping(name) else { return false }
+        reverseNamesLeftToThisHost.insert(name)
+        return true
+    }
+
+    /// Maps again the addresses of this host left to its own mapping, which is gone; returns
+    /// false when there were none.
+    mutating func takeBackReverseNamesFromThisHost() -> Bool {
+        guard !reverseNamesLeftToThisHost.isEmpty else { return false }
+        reverseNamesLeftToThisHost = []
         return true
     }
 }
