@@ -264,7 +264,7 @@ open class NetService: NSObject {
 
     /// Reports TXT changes of a resolved service through `netService(_:didUpdateTXTRecord:)`.
     /// Apple's delegate has no call for a monitor that fails; the reason goes to the diagnostics
-    /// (``CiaoDiagnostics``) as a warning.
+    /// (`CiaoDiagnostics` in the Ciao module) as a warning.
     open func startMonitoring() {
         guard monitor == nil else { return }
         let serviceType: ServiceType
