@@ -16,8 +16,10 @@ public enum CiaoDiagnostics {
 
     /// Hands a diagnostic to the handler, for the modules of this package built on the public API
     /// (`CiaoNetService`), whose failures have no other way out.
-    package static func emit(_ level: CiaoDiagnostic.Level, _ category: CiaoDiagnostic.Category, _ message: String) {
-        DiagnosticHub.shared.emit(level, category, message)
+    package static func emit(
+        _ level: CiaoDiagnostic.Level, _ category: CiaoDiagnostic.Category, _ message: @autoclosure () -> String
+    ) {
+        DiagnosticHub.shared.emit(level, category, message())
     }
 
     /// The runtime's counters now; all empty before the runtime has started.

@@ -2,10 +2,9 @@
 ///
 /// Several responders may run on one host (RFC 6762 §15): avahi-daemon, mDNSResponder, other
 /// processes using Ciao. The engine claims `<host>.local.` only while it publishes a service on
-/// this host, and
-/// not at all while another responder on this host answers for that name with this host's
-/// addresses: its services then point at that responder's name, and the engine sends no probe,
-/// announcement or goodbye for it.
+/// this host, and not at all while another responder on this host answers for that name with
+/// this host's addresses: its services then point at that responder's name, and the engine sends
+/// no probe, announcement or goodbye for it.
 public enum HostClaim: Hashable, Sendable {
     /// No service on this host is registered: nothing is sent for the host name.
     case unneeded

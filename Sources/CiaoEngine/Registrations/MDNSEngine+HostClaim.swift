@@ -150,8 +150,7 @@ extension MDNSEngine {
     /// this host's own mapping: another host's name published later leaves that mapping alone (§4).
     func isReverseMappedByARegistration(_ name: DomainName) -> Bool {
         registrations.owners(publishing: name, includingHost: false).contains {
-            guard let registration = registrations[$0] else { return false }
-            return registration.reverseNames.contains(name) && !registration.yieldedReverseNames.contains(name)
+            registrations[$0]?.holdsReverseMapping(name) == true
         }
     }
 }

@@ -95,13 +95,16 @@ extension MDNSEngine {
                 // The first probe asks for a unicast reply (§8.1); all carry the proposal in
                 // Authority, and ask about each name proposed (the host's reverse names too) and
                 // another host's reverse names.
-                let proposed = probes.flatMap {
-                    $0.probeRecords(hostName: registrations.host.name, interface: interface)
+                let proposals = probes.map {
+                    (
+                        records: $0.probeRecords(hostName: registrations.host.name, interface: interface),
+                        reverseNames: $0.reverseNamesAskedAboutWhileProbing
+                    )
                 }
+                let proposed = proposals.flatMap(\.records)
                 var asked: Set<DomainName> = []
-                let names = probes.flatMap {
-                    $0.probeQuestionNames(hostName: registrations.host.name, interface: interface)
-                }.filter { asked.insert($0).inserted }
+                let names = proposals.flatMap { records, reverseNames in records.map(\.name) + reverseNames }
+                    .filter { asked.insert($0).inserted }
                 var message = Message(
                     questions: names.map { Question(name: $0, type: .any, unicastResponse: true) },
                     authorities: proposed)

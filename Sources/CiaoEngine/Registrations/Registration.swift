@@ -141,7 +141,13 @@ struct Registration {
     /// True when `name` is the reverse-mapping name of an address this registration publishes,
     /// and not yielded to another responder (§4).
     func publishesReverseMapping(_ name: DomainName) -> Bool {
-        reverseNames.contains(name) && !yieldedReverseNames.contains(name) && !reverseNamesLeftToThisHost.contains(name)
+        holdsReverseMapping(name) && !reverseNamesLeftToThisHost.contains(name)
+    }
+
+    /// True when `name` is the reverse-mapping name of one of this registration's addresses,
+    /// not yielded to another responder, whether or not it is left to this host's own for now.
+    func holdsReverseMapping(_ name: DomainName) -> Bool {
+        reverseNames.contains(name) && !yieldedReverseNames.contains(name)
     }
 
     /// True when `record` belongs to the answer that sent this name back to probing and no probe
@@ -221,22 +227,20 @@ struct Registration {
 
     /// The records proposed in probes: the unique records except NSEC (RFC 6762 §8.2), and for
     /// another host except its reverse-mapping PTRs, which are asked about only
-    /// (``probeQuestionNames(hostName:interface:)``).
+    /// (``reverseNamesAskedAboutWhileProbing``).
     func probeRecords(hostName: DomainName, interface: NetworkInterface) -> [ResourceRecord] {
         let proposed = records(hostName: hostName, interface: interface).filter { $0.cacheFlush && $0.type != .nsec }
         guard case .otherHost = kind else { return proposed }
         return proposed.filter { $0.name == name }
     }
 
-    /// The names a probe asks about (§8.1): those of the records proposed, and another host's
-    /// reverse-mapping names. Asked about but not proposed, a reverse name is answered by a
-    /// responder that maps it already, and ours yielded, while a proposal would make this host
-    /// yield its own mapping to an alias of its address (§4).
-    func probeQuestionNames(hostName: DomainName, interface: NetworkInterface) -> [DomainName] {
-        let proposed = probeRecords(hostName: hostName, interface: interface).map(\.name)
-        guard case .otherHost = kind else { return proposed }
-        return proposed
-            + reverseNames.filter(publishesReverseMapping).sorted { $0.description < $1.description }
+    /// Another host's reverse-mapping names, which its probes ask about beside the names of the
+    /// records proposed (§8.1); none for this host or a service. Asked about but not proposed, a
+    /// reverse name is answered by a responder that maps it already, and ours yielded, while a
+    /// proposal would make this host yield its own mapping to an alias of its address (§4).
+    var reverseNamesAskedAboutWhileProbing: [DomainName] {
+        guard case .otherHost = kind else { return [] }
+        return reverseNames.filter(publishesReverseMapping).sorted { $0.description < $1.description }
     }
 
     /// `_services._dns-sd._udp.<domain>` for the domain of `serviceType` (RFC 6763 §9).
