@@ -22,6 +22,10 @@ public enum EngineDiagnostic: Hashable, Sendable {
     case nameConflict(name: DomainName)
     /// The host name settled under another (``EngineEvent/hostRenamed(from:to:)``).
     case hostRenamed(from: DomainName, to: DomainName)
+    /// Another responder on this host heard from `source`, which shares the mDNS port with us: from
+    /// now on queries and probes over its family ask for multicast replies only, as unicast ones
+    /// may be handed to it (RFC 6762 §15.1, ``MDNSEngine/unicastReplyFamilies``).
+    case responderOnThisHost(SocketAddress, on: InterfaceID)
     /// A message not sent: even in a packet of ``Message/maximumSize`` bytes, one of its
     /// entries does not fit. Our own records are size-checked when registered, so this tells of
     /// a record from elsewhere (a known answer from the cache) too large to repeat.
@@ -32,7 +36,7 @@ public enum EngineDiagnostic: Hashable, Sendable {
     public var isAboutPublication: Bool {
         switch self {
         case .registered, .renamed, .nameConflict, .hostRenamed: true
-        case .received, .dropped, .conflict, .lostProbeTieBreak, .unsendable: false
+        case .received, .dropped, .conflict, .lostProbeTieBreak, .responderOnThisHost, .unsendable: false
         }
     }
 }

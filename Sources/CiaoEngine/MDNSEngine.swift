@@ -16,9 +16,10 @@ public struct MDNSEngine {
         /// Largest datagram to send; larger messages are split (RFC 6762 §17). Records that alone
         /// exceed it are sent in packets of up to 9000 bytes.
         public var maximumDatagramSize: Int
-        /// The families over which a question's first query asks for unicast replies (QU, RFC 6762
-        /// §5.4): those on which no other responder on this host shares the mDNS port, since such
-        /// a responder may be handed the replies instead (§15.1).
+        /// The families over which queries and probes may ask for unicast replies (QU, RFC 6762
+        /// §5.4, §8.1): those on which no other responder on this host shares the mDNS port, since such
+        /// a responder may be handed the replies instead (§15.1). The engine narrows them further when
+        /// it hears another responder here (``MDNSEngine/unicastReplyFamilies``).
         public var unicastReplyFamilies: Set<IPFamily>
         /// A query over one family lists as known answers (RFC 6762 §7.1) only records that came
         /// over that family, as avahi-daemon's caches per protocol do: a dual-stack responder then
@@ -51,6 +52,11 @@ public struct MDNSEngine {
     /// ``takeEvents()`` reports the differences.
     var ownRecordReports = OwnRecordReports()
     var outbox = Outbox()
+    /// The families over which queries and probes ask for unicast replies (RFC 6762 §5.4, §8.1):
+    /// the configuration's, less each over which another responder on this host has been heard.
+    /// Linux hands a unicast datagram to the socket that bound the shared port last (or, for one
+    /// user's sockets, to any of them), so a responder started after us takes our replies (§15.1).
+    public private(set) var unicastReplyFamilies: Set<IPFamily>
     var events: [EngineEvent] = []
     /// Collect ``EngineDiagnostic``s for ``takeDiagnostics()``; off, the engine keeps none.
     public var reportsDiagnostics = false
@@ -59,6 +65,7 @@ public struct MDNSEngine {
     public init(configuration: Configuration, seed: UInt64) {
         self.configuration = configuration
         random = SplitMix64(seed: seed)
+        unicastReplyFamilies = configuration.unicastReplyFamilies
         registrations = RegistrationTable(
             host: Registration(kind: .host, label: configuration.hostLabel))
     }
@@ -306,6 +313,7 @@ public struct MDNSEngine {
         guard datagram.isMulticast || interface.isOnLink(datagram.source.address) else {
             return dropped(datagram, .offLink)
         }
+        noteResponderOnThisHost(sending: datagram)
         advance(to: now)
         if message.header.isResponse {
             // §18.11 and §6: responses with an error code or from a port other than 5353 are ignored.
@@ -323,6 +331,16 @@ public struct MDNSEngine {
             handleQuery(message, from: datagram, on: interface, at: now)
         }
         return nil
+    }
+
+    /// Stops asking for unicast replies over the family of `datagram` when it comes from another
+    /// responder on this host: from one of our addresses and the mDNS port, and not our own (§15.1).
+    private mutating func noteResponderOnThisHost(sending datagram: ReceivedDatagram) {
+        let family = datagram.source.address.family
+        guard datagram.source.port == mdnsPort, interfaces.owns(datagram.source.address),
+            unicastReplyFamilies.remove(family) != nil
+        else { return }
+        diagnose(.responderOnThisHost(datagram.source, on: datagram.interface))
     }
 
     /// Notes why `datagram` was ignored, for ``takeDiagnostics()``, and returns it.

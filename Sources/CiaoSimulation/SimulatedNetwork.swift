@@ -118,7 +118,8 @@ public struct SimulatedNetworkOf<Stack: SimulatedStack> {
     ///
     /// With `sharingAddressesOf`, the new stack runs on that host beside its stack, as a second
     /// responder on one machine (RFC 6762 §15): same interfaces and addresses, each hearing the
-    /// other's multicast, a unicast datagram to them going to one of the two.
+    /// other's multicast, a unicast datagram to them going to the one added last, as Linux hands
+    /// it to the socket that bound the port last.
     @discardableResult
     public mutating func addHost(
         named hostLabel: String?, links hostLinks: [LinkID], seed: UInt64? = nil,
@@ -307,7 +308,15 @@ public struct SimulatedNetworkOf<Stack: SimulatedStack> {
                 isMulticast: true)
             deliveries.push(Delivery(time: now, sequence: sequence, host: sender, datagram: looped))
         }
-        var unicastDelivered = false
+        // Engines sharing an address share its port too: Linux hands a unicast datagram to the
+        // socket bound last, here the stack added last (RFC 6762 §15.1).
+        var unicastReceiver: Int?
+        if case .unicast(let target) = datagram.destination {
+            unicastReceiver = hosts.indices.last {
+                $0 != sender.index && hosts[$0].up.contains(link)
+                    && hosts[$0].interfaces[link]?.owns(target.address) == true
+            }
+        }
         for index in hosts.indices where index != sender.index {
             guard let receiverInterface = hosts[index].interfaces[link], hosts[index].up.contains(link) else {
                 continue
@@ -316,11 +325,8 @@ public struct SimulatedNetworkOf<Stack: SimulatedStack> {
             switch datagram.destination {
             case .multicast:
                 isMulticast = true
-            case .unicast(let target):
-                // Engines sharing an address share its port too: the kernel hands a unicast
-                // datagram to one of them (§15.1).
-                guard receiverInterface.owns(target.address), !unicastDelivered else { continue }
-                unicastDelivered = true
+            case .unicast:
+                guard index == unicastReceiver else { continue }
                 isMulticast = false
             }
             let received = ReceivedDatagram(

@@ -16,7 +16,8 @@ import CiaoWire
 ///
 /// The socket is bound with SO_REUSEADDR and SO_REUSEPORT so it runs beside avahi-daemon or another
 /// responder on the same host; multicast is delivered to every such socket, but the kernel hands
-/// each unicast datagram to only one of them (``portWasInUse`` tells whether another holds the port).
+/// each unicast datagram to only one of them: the one bound last, or any of one user's
+/// (``portWasInUse`` tells whether another held the port when this one was bound).
 /// Multicast loopback stays on so those other responders hear us; the engine recognises its own multicast.
 ///
 /// IP_MULTICAST_ALL stays on (the Linux default), so the socket also hears the mDNS group on

@@ -400,6 +400,50 @@ def same_host_scenario(s: Suite) -> list[str]:
                 f"agent resolved avahi's {r3['t'] - t0:.2f} s", f"avahi-browse resolved Ciao's {time.monotonic() - t1:.2f} s"]
 
 
+@scenario("avahi-started-after-ciao", "avahi-daemon started after Ciao on one host takes no reply meant for Ciao")
+def avahi_started_after_ciao(s: Suite) -> list[str]:
+    """The agent runs in host sh before avahi-daemon starts there (as when avahi restarts), so
+    avahi binds port 5353 last and Linux hands it every unicast datagram sent to the port. Having
+    heard avahi, the agent resolves python-zeroconf's and another Ciao's services on host pz with
+    queries that ask for multicast replies (no QU bit, as a sniffer on host obs sees them), and the
+    answers reach it: either peer would unicast a reply to a QU question, and avahi be handed it."""
+    with s.lab("avahi-started-after-ciao", ["sh", "pz", "obs"]) as lab:
+        sh_, pz, obs = lab["sh"], lab["pz"], lab["obs"]
+        expect_published(s.zeroconf(pz), "z", "Remote Zeroconf", port=9000)
+        ciao_host = expect_published(s.agent(pz, "remote-agent"), "c", "Remote Ciao", port=9001)["host"]
+        time.sleep(4)                                  # their announcements are over
+        agent = s.agent(sh_)
+        agent.send(cmd="browse", id="o", type="_other._tcp")   # the runtime starts, caching nothing of pz's
+        time.sleep(1)
+        lab.start_avahi(sh_)
+        time.sleep(3)
+        sn = sniffer(s, obs)
+        figures = []
+        for name, host, port in (("Remote Zeroconf", f"{pz.name}-zc.local.", 9000), ("Remote Ciao", ciao_host, 9001)):
+            mark = agent.mark()
+            t0 = time.monotonic()
+            agent.send(cmd="resolve", id=name, name=name, type=TYPE, timeout=5)
+            ra = agent.wait_for(lambda e: e.get("id") == name and e["event"] in ("resolved", "resolveFailed"), 10,
+                                after=mark)
+            if ra["event"] != "resolved" or resolution_problems(ra, host, port, TXT, pz):
+                raise Failure(f"the agent cannot resolve {name!r} on pz: {ra}")
+            figures.append(f"{time.monotonic() - t0:.2f} s")
+        sources = {plain(a) for a in host_addresses(sh_) if a}
+        questions = []
+        for e in sn.select({"event": "packet"}):
+            m = dnsmsg.parse(bytes.fromhex(e["message"]))
+            if plain(e["from"]) in sources and not m["flags"] & 0x8000 and not m["authority"]:
+                questions += m["questions"]
+        if not questions:
+            raise Failure("the sniffer on obs saw no query from sh")
+        qu = [dnsmsg.show_name(n) for n, _, c in questions if c & 0x8000]
+        if qu:
+            raise Failure(f"after hearing avahi on its host, the agent still asked for unicast replies: {qu} "
+                          f"(resolved in {' and '.join(figures)})")
+        return [f"the agent resolved zeroconf's and Ciao's services on pz in {' and '.join(figures)}, "
+                f"with {len(questions)} questions, none QU"]
+
+
 # ---------------------------------------------------------------------------- the machine's host name
 
 # Every lab namespace shares the machine's host name, as processes on one real host do.

@@ -54,7 +54,8 @@ final class RuntimeLoop {
         wakeup = try Wakeup()
         var seed: UInt64 = 0
         withUnsafeMutableBytes(of: &seed) { $0.copyBytes(from: (0..<8).map { _ in UInt8.random(in: .min ... .max) }) }
-        // Unicast replies reach us only over a family on which no other responder shares port 5353.
+        // Unicast replies are surely ours only over a family on which no other socket holds port
+        // 5353; the engine learns of responders started later by hearing them.
         let unicastReplyFamilies = Set(sockets.filter { !$0.value.portWasInUse }.keys)
         driver = DiscoveryDriver(
             engine: MDNSEngine(
@@ -404,6 +405,12 @@ final class RuntimeLoop {
                     .warning, .publication, "\(name) is taken and renaming is off: the service is withdrawn")
             case .hostRenamed(let old, let new):
                 diagnostics.emit(.info, .publication, "host name \(old) is now \(new)")
+            case .responderOnThisHost(let source, let interface):
+                diagnostics.emit(
+                    .info, .socket, interface: driver.interfaceName(interface),
+                    "another mDNS responder on this host (\(source)) shares port 5353, and the kernel may hand it "
+                        + "our unicast replies: asking for multicast ones over \(Self.familyName(source.address.family)) "
+                        + "from now on (RFC 6762 §15.1)")
             case .unsendable(let purpose, let error, let interface):
                 diagnostics.emit(
                     .error, .packet, interface: driver.interfaceName(interface),

@@ -8,7 +8,7 @@ import CiaoWire
 /// send them by unicast at once rather than multicast them after the 20–120 ms delay of shared
 /// answers (§6). Every later query is QM, so that answers reach every cache on the link again;
 /// so is the first where another host's QM query stood in for it (§7.3), or where another
-/// responder on this host shares the mDNS port (``MDNSEngine/Configuration/unicastReplyFamilies``).
+/// responder on this host shares the mDNS port (``MDNSEngine/unicastReplyFamilies``).
 ///
 /// On an interface with both families the first query goes out over IPv4 alone, and over IPv6
 /// `ipv6FirstQueryLag` later. The IPv6 query lists its known answers (§7.1) as any query does, but

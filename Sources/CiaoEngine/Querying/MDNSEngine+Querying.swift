@@ -45,7 +45,7 @@ extension MDNSEngine {
             func asked(_ question: Question, over family: IPFamily) -> Question {
                 var asked = question
                 asked.unicastResponse =
-                    configuration.unicastReplyFamilies.contains(family)
+                    unicastReplyFamilies.contains(family)
                     && askedAgainOver[question]?.contains(family) != true
                 return asked
             }

@@ -92,9 +92,9 @@ extension MDNSEngine {
         for interface in interfaces.networkInterfaces {
             let probes = probing.filter { $0.appliesTo(interface.id) }
             if !probes.isEmpty {
-                // The first probe asks for a unicast reply (§8.1); all carry the proposal in
-                // Authority, and ask about each name proposed (the host's reverse names too) and
-                // another host's reverse names.
+                // Each probe carries the proposal in Authority and asks about each name proposed
+                // (the host's reverse names too) and another host's reverse names, for a unicast
+                // reply (§8.1) over the families where one reaches us (§15.1).
                 let proposals = probes.map {
                     (
                         records: $0.probeRecords(hostName: registrations.host.name, interface: interface),
@@ -105,11 +105,14 @@ extension MDNSEngine {
                 var asked: Set<DomainName> = []
                 let names = proposals.flatMap { records, reverseNames in records.map(\.name) + reverseNames }
                     .filter { asked.insert($0).inserted }
-                var message = Message(
-                    questions: names.map { Question(name: $0, type: .any, unicastResponse: true) },
-                    authorities: proposed)
-                message.header.id = 0
-                multicast(message, on: interface, purpose: .probe)
+                for family in interface.families {
+                    let unicastResponse = unicastReplyFamilies.contains(family)
+                    var message = Message(
+                        questions: names.map { Question(name: $0, type: .any, unicastResponse: unicastResponse) },
+                        authorities: proposed)
+                    message.header.id = 0
+                    send(message, on: interface.id, to: .multicast(family), purpose: .probe)
+                }
             }
             let announcements = announcing.filter { $0.appliesTo(interface.id) }
             if !announcements.isEmpty {
