@@ -313,7 +313,7 @@ public struct MDNSEngine {
         guard datagram.isMulticast || interface.isOnLink(datagram.source.address) else {
             return dropped(datagram, .offLink)
         }
-        noteResponderOnThisHost(sending: datagram)
+        noteResponderOnThisHost(sending: datagram, on: interface)
         advance(to: now)
         if message.header.isResponse {
             // §18.11 and §6: responses with an error code or from a port other than 5353 are ignored.
@@ -334,11 +334,11 @@ public struct MDNSEngine {
     }
 
     /// Stops asking for unicast replies over the family of `datagram` when it comes from another
-    /// responder on this host: from one of our addresses and the mDNS port, and not our own (§15.1).
-    private mutating func noteResponderOnThisHost(sending datagram: ReceivedDatagram) {
-        let family = datagram.source.address.family
-        guard datagram.source.port == mdnsPort, interfaces.owns(datagram.source.address),
-            unicastReplyFamilies.remove(family) != nil
+    /// responder on this host: from our address on the receiving interface and the mDNS port, and
+    /// not our own (§15.1). Such a responder sends on every interface, so the receiving one tells.
+    private mutating func noteResponderOnThisHost(sending datagram: ReceivedDatagram, on interface: NetworkInterface) {
+        guard datagram.source.port == mdnsPort, interface.owns(datagram.source.address),
+            unicastReplyFamilies.remove(datagram.source.address.family) != nil
         else { return }
         diagnose(.responderOnThisHost(datagram.source, on: datagram.interface))
     }

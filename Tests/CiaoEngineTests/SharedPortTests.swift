@@ -77,6 +77,55 @@ import Testing
         #expect(probes.allSatisfy { $0.message.questions.allSatisfy { !$0.unicastResponse } })
     }
 
+    /// A responder heard over IPv4 alone ends unicast replies over IPv4 only: the first query and
+    /// the probes ask for them over IPv6 still. A querier on this host on another port (`dig -p
+    /// 5353`) is no responder sharing ours.
+    @Test func aResponderHeardOverOneFamilyEndsUnicastRepliesOverIt() throws {
+        var (network, program, link, _) = Self.programBesidePrinter(seed: 6, daemonStarts: false)
+        let observer = network.addHost(named: nil, links: [link])
+        let own = network.address(of: program, on: link, family: .v4)
+        let question = Messages.query([Messages.question(Names.serviceType, .ptr)])
+        network.inject(question, from: observer, on: link, port: 49152, sourceAddress: own)
+        network.run(for: .seconds(1))
+        #expect(network.engine(program).unicastReplyFamilies == Set(IPFamily.allCases))
+        network.inject(question, from: observer, on: link, sourceAddress: own)
+        network.run(for: .seconds(1))
+        #expect(network.engine(program).unicastReplyFamilies == [.v6])
+        // Asked of nobody, so that it goes over both families.
+        let nobody = Names.instance("Nobody")
+        let start = network.now
+        network.withStack(program) { engine, now in _ = engine.startQuery(name: nobody, type: .srv, at: now) }
+        network.register(Services.registration("Late"), on: program)
+        let sent = network.sentMessages(by: program, family: nil, since: start)
+        for family in IPFamily.allCases {
+            let query = try #require(sent.first { $0.family == family && !$0.isProbe && $0.asks(about: nobody) })
+            let probes = sent.filter { $0.family == family && $0.isProbe && $0.asks(about: Names.instance("Late")) }
+            #expect(!probes.isEmpty)
+            for message in [query] + probes {
+                #expect(message.message.questions.allSatisfy { $0.unicastResponse == (family == .v6) }, "\(family)")
+            }
+        }
+    }
+
+    /// Our address from another link is not this host speaking: a responder here sends on every
+    /// interface, from that interface's address.
+    @Test func ourAddressHeardOnAnotherLinkIsNoResponderHere() {
+        var network = SimulatedNetwork(seed: 7)
+        let first = network.addLink()
+        let second = network.addLink()
+        let program = network.addHost(named: "vm", links: [first, second])
+        let observer = network.addHost(named: nil, links: [first, second])
+        network.run(for: .seconds(1))
+        let question = Messages.query([Messages.question(Names.serviceType, .ptr)])
+        let ownOnFirst = network.address(of: program, on: first, family: .v4)
+        network.inject(question, from: observer, on: second, sourceAddress: ownOnFirst)
+        network.run(for: .seconds(1))
+        #expect(network.engine(program).unicastReplyFamilies == Set(IPFamily.allCases))
+        network.inject(question, from: observer, on: first, sourceAddress: ownOnFirst)
+        network.run(for: .seconds(1))
+        #expect(network.engine(program).unicastReplyFamilies == [.v6])
+    }
+
     /// What the engine cannot know: a socket bound on this host after ours that never sends (a
     /// listener) is handed the printer's unicast reply to the first query, which the program
     /// then misses until it asks again.
