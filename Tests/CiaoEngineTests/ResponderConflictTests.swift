@@ -49,6 +49,24 @@ import Testing
         #expect(defences.contains { $0.isMulticast })
     }
 
+    /// A QU probe from one of our own addresses comes from another responder on this host, which
+    /// a unicast to the port we share may not reach (§15.1): the defence is multicast alone.
+    @Test func aQUProbeFromThisHostIsDefendedByMulticast() throws {
+        var (network, link, owner, prober) = SimulatedNetwork.publisherAndObserver(seed: 8)
+        network.register(Services.registration("X"), on: owner)
+        network.run(for: .seconds(3))
+        let rival = ResourceRecord(
+            name: Names.instance("X"), cacheFlush: true, ttl: 120,
+            data: .srv(SRVData(port: 9, target: Names.name("rival.local."))))
+        let probe = Messages.probe([Messages.question(Names.instance("X"), .any, qu: true)], proposing: [rival])
+        let start = network.now
+        network.inject(
+            probe, from: prober, on: link, sourceAddress: network.address(of: owner, on: link, family: .v4))
+        network.run(for: .milliseconds(50))
+        let defences = network.sentMessages(by: owner, since: start).filter { $0.answers(Names.instance("X"), .srv) }
+        #expect(!defences.isEmpty && defences.allSatisfy(\.isMulticast), "\(defences.map(\.destination))")
+    }
+
     @Test func newcomerWithoutRenamingReportsNameConflict() throws {
         var (network, _, owner, newcomer) = SimulatedNetwork.alphaAndBeta(seed: 3)
         let ownerID = network.register(Services.registration("X"), on: owner)

@@ -193,7 +193,8 @@ extension MDNSEngine {
     }
 
     /// Defends a name we own against a probe (§8.1): our records by unicast to a prober that asked
-    /// so (QU), and multicast at most every 250 ms.
+    /// so (QU), unless it is another responder on this host, which the unicast may not reach
+    /// (§15.1); and multicast at most every 250 ms.
     mutating func defend(
         _ records: [ResourceRecord], on interfaceID: InterfaceID, family: IPFamily,
         unicastTo prober: SocketAddress? = nil,
@@ -201,7 +202,7 @@ extension MDNSEngine {
     ) {
         guard let interface = interfaces[interfaceID]?.interface else { return }
         // First, so that it arrives before the multicast copy.
-        if let prober, interface.isOnLink(prober.address) {
+        if let prober, interface.isOnLink(prober.address), !interface.owns(prober.address) {
             send(Message(header: .response(), answers: records), on: interfaceID, to: .unicast(prober))
         }
         let answers = records.filter {
