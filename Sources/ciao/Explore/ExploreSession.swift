@@ -30,7 +30,10 @@ struct ExploreSession {
         case txtUpdated(Int, TXTRecord)
         case message(String)
         case interfacePresent(Bool)
+        /// A second has passed: expiry, and "last seen … ago".
         case tick
+        /// The redraw put off after a change, so that a burst of changes draws once.
+        case drawDue
     }
 
     private let terminal: RawTerminal
@@ -48,7 +51,9 @@ struct ExploreSession {
     private var tasks: [Task<Void, Never>] = []
     private var shown: Screen?
     private var isDirty = true
-    private var lastDrawn = Date.distantPast
+    private var isDrawDue = false
+    /// How long a change waits for others before the screen shows it.
+    private static let drawDelay = Duration.milliseconds(50)
 
     init(terminal: RawTerminal, scope: NetworkScope, styled: Bool) {
         self.terminal = terminal
@@ -70,8 +75,11 @@ struct ExploreSession {
                 if action == .quit { break loop }
                 await perform(action)
             }
-            if case .tick = input, isDirty { draw() }
-            if case .bytes = input { draw() }
+            switch input {
+            case .bytes: draw()
+            case .tick, .drawDue: if isDirty { draw() }
+            default: putOffDraw()
+            }
         }
         reader.cancel()
         for task in tasks { task.cancel() }
@@ -106,7 +114,7 @@ struct ExploreSession {
             },
             Task {
                 while !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(50))
+                    try? await Task.sleep(for: .seconds(1))
                     feed.yield(.tick)
                 }
             },
@@ -122,7 +130,11 @@ struct ExploreSession {
     }
 
     private mutating func handle(_ input: Input) -> [ExploreAction] {
-        if case .tick = input {} else { isDirty = true }
+        switch input {
+        case .tick: break
+        case .drawDue: isDrawDue = false
+        default: isDirty = true
+        }
         switch input {
         case .bytes(let bytes):
             return decoder.keys(from: bytes).flatMap { model.handle($0) }
@@ -152,8 +164,10 @@ struct ExploreSession {
             model.hasInterface = present
         case .tick:
             model.expire(at: Date())
-            // "Last seen … s ago" moves on once a second.
-            if Date().timeIntervalSince(lastDrawn) >= 1 { isDirty = true }
+            // "Last seen … s ago" moves on.
+            isDirty = true
+        case .drawDue:
+            break
         }
         return []
     }
@@ -233,13 +247,23 @@ struct ExploreSession {
         return server
     }
 
+    /// Draws ``drawDelay`` from now, unless a draw is due already.
+    private mutating func putOffDraw() {
+        guard isDirty, !isDrawDue else { return }
+        isDrawDue = true
+        let feed = self.feed
+        Task {
+            try? await Task.sleep(for: Self.drawDelay)
+            feed.yield(.drawDue)
+        }
+    }
+
     private mutating func draw() {
         let size = terminal.size
         let screen = ExploreView.render(model, width: size.columns, height: size.rows, now: Date())
         terminal.write(screen.rendering(from: shown, styled: styled))
         shown = screen
         isDirty = false
-        lastDrawn = Date()
     }
 }
 
