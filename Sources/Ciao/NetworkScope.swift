@@ -51,7 +51,12 @@ public struct NetworkScope: Hashable, Sendable {
     /// The group memberships the runtime could not make at its last interface scan; empty while
     /// every one holds, or before the runtime has started. Each is retried whenever the
     /// interfaces change.
-    public static var membershipFailures: [MembershipFailure] { MDNSRuntime.shared.membershipFailures }
+    public static var membershipFailures: [MembershipFailure] { MDNSRuntime.shared.membershipFailures.value }
+
+    /// ``membershipFailures`` now, then each time an interface scan changes them.
+    package static func membershipFailureChanges() -> AsyncStream<[MembershipFailure]> {
+        MDNSRuntime.shared.membershipFailures.watch()
+    }
 
     /// Makes `scope` the runtime's. Throws `invalidConfiguration` for an empty interface list or
     /// family set, for an interface name this host does not have (the message lists those it

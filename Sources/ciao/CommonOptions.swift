@@ -127,15 +127,14 @@ enum CommonOptions {
     static func warnAboutMembershipFailures() {
         Task.detached {
             var told: Set<NetworkScope.MembershipFailure> = []
-            while true {
-                let failures = Set(NetworkScope.membershipFailures)
+            for await changed in NetworkScope.membershipFailureChanges() {
+                let failures = Set(changed)
                 for failure in failures.subtracting(told).sorted(by: { $0.interface < $1.interface }) {
                     let family = failure.family == .ipv4 ? "IPv4" : "IPv6"
                     CommandLineTool.printError(
                         "warning: multicast DNS over \(family) is not heard on \(failure.interface): \(failure.reason)")
                 }
                 told = failures
-                try? await Task.sleep(for: .seconds(1))
             }
         }
     }

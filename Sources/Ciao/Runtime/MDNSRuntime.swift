@@ -34,9 +34,7 @@ final class MDNSRuntime: DiscoveryBackend {
     /// Whether the loop's last interface scan found an interface to use; true until it has scanned.
     private let interfacesPresent = Atomic<Bool>(true)
     /// The group memberships the loop's last interface scan could not make.
-    private let memberships = Mutex<[NetworkScope.MembershipFailure]>([])
-
-    var membershipFailures: [NetworkScope.MembershipFailure] { memberships.withLock { $0 } }
+    let membershipFailures = ValueWatchers<[NetworkScope.MembershipFailure]>([])
 
     /// The scope used when the runtime starts; throws once it has started with another.
     func use(_ scope: NetworkScope) throws(CiaoError) {
@@ -195,7 +193,7 @@ final class MDNSRuntime: DiscoveryBackend {
             loop = try RuntimeLoop(
                 scope: scope, hostLabel: Self.defaultHostLabel(),
                 reportInterfacesPresent: { [self] present in interfacesPresent.store(present, ordering: .relaxed) },
-                reportMembershipFailures: { [self] failures in memberships.withLock { $0 = failures } })
+                reportMembershipFailures: { [self] failures in membershipFailures.set(failures) })
         } catch {
             throw Self.startFailure(error)
         }
