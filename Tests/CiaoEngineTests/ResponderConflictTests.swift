@@ -27,7 +27,15 @@ import Testing
             })
     }
 
-    /// With renaming off the newcomer reports `.nameConflict`, stops probing and never announces.
+    /// A QU probe of `X` proposing another SRV record for it.
+    static let rivalProbe = Messages.probe(
+        [Messages.question(Names.instance("X"), .any, qu: true)],
+        proposing: [
+            ResourceRecord(
+                name: Names.instance("X"), cacheFlush: true, ttl: 120,
+                data: .srv(SRVData(port: 9, target: Names.name("rival.local."))))
+        ])
+
     /// A QU probe for a name we own is answered by unicast to the prober, first, and by
     /// multicast after (§8.1): mDNSResponder takes a multicast defence alone for a possibly
     /// spurious conflict and waits a second more before it renames.
@@ -36,12 +44,8 @@ import Testing
         network.register(Services.registration("X"), on: owner)
         network.run(for: .seconds(3))
         let source = SocketAddress(network.address(of: prober, on: link, family: .v4), port: mdnsPort)
-        let rival = ResourceRecord(
-            name: Names.instance("X"), cacheFlush: true, ttl: 120,
-            data: .srv(SRVData(port: 9, target: Names.name("rival.local."))))
-        let probe = Messages.probe([Messages.question(Names.instance("X"), .any, qu: true)], proposing: [rival])
         let start = network.now
-        network.inject(probe, from: prober, on: link)
+        network.inject(Self.rivalProbe, from: prober, on: link)
         network.run(for: .milliseconds(50))
         let defences = network.sentMessages(by: owner, since: start).filter { $0.answers(Names.instance("X"), .srv) }
         let first = try #require(defences.first)
@@ -55,18 +59,15 @@ import Testing
         var (network, link, owner, prober) = SimulatedNetwork.publisherAndObserver(seed: 8)
         network.register(Services.registration("X"), on: owner)
         network.run(for: .seconds(3))
-        let rival = ResourceRecord(
-            name: Names.instance("X"), cacheFlush: true, ttl: 120,
-            data: .srv(SRVData(port: 9, target: Names.name("rival.local."))))
-        let probe = Messages.probe([Messages.question(Names.instance("X"), .any, qu: true)], proposing: [rival])
         let start = network.now
         network.inject(
-            probe, from: prober, on: link, sourceAddress: network.address(of: owner, on: link, family: .v4))
+            Self.rivalProbe, from: prober, on: link, sourceAddress: network.address(of: owner, on: link, family: .v4))
         network.run(for: .milliseconds(50))
         let defences = network.sentMessages(by: owner, since: start).filter { $0.answers(Names.instance("X"), .srv) }
         #expect(!defences.isEmpty && defences.allSatisfy(\.isMulticast), "\(defences.map(\.destination))")
     }
 
+    /// With renaming off the newcomer reports `.nameConflict`, stops probing and never announces.
     @Test func newcomerWithoutRenamingReportsNameConflict() throws {
         var (network, _, owner, newcomer) = SimulatedNetwork.alphaAndBeta(seed: 3)
         let ownerID = network.register(Services.registration("X"), on: owner)

@@ -1,8 +1,8 @@
 import Synchronization
 
-/// A value that changes on one thread and is watched from others: each watcher's stream yields
-/// the value when it starts watching and again at each change, the latest only if it lags, until
-/// it stops iterating.
+/// A value set in one place and watched from others: each watcher's stream yields the value when
+/// it starts watching and again at each change, the latest only if it lags, until it stops
+/// iterating.
 final class ValueWatchers<Value: Equatable & Sendable>: Sendable {
     private struct State {
         var value: Value
@@ -19,15 +19,17 @@ final class ValueWatchers<Value: Equatable & Sendable>: Sendable {
     /// The value now.
     var value: Value { state.withLock { $0.value } }
 
-    /// How many streams watch it now.
+    /// How many streams watch it now: the tests see watchers let go.
     var watcherCount: Int { state.withLock { $0.watchers.count } }
 
-    /// Sets the value; watchers hear of it when it differs from the last.
-    func set(_ value: Value) {
+    /// Sets the value; watchers hear of it when it differs from the last. Returns whether it did.
+    @discardableResult
+    func set(_ value: Value) -> Bool {
         state.withLock { state in
-            guard value != state.value else { return }
+            guard value != state.value else { return false }
             state.value = value
             for watcher in state.watchers.values { watcher.yield(value) }
+            return true
         }
     }
 

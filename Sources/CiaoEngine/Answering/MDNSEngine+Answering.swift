@@ -127,7 +127,7 @@ extension MDNSEngine {
                 if !datagram.isMulticast || source.port != mdnsPort {
                     // Direct unicast (§5.5) and legacy (§6.7) queries get unicast replies only.
                     if mayUnicast { unicast.insert(record) }
-                } else if question.unicastResponse && mayUnicast && !interface.owns(source.address)
+                } else if question.unicastResponse && mayUnicast && !isOnThisHost(source)
                     && wasMulticast(
                         record, on: interface.id, family: family, within: .seconds(Int64(record.ttl / 4)), at: now)
                 {
@@ -202,13 +202,19 @@ extension MDNSEngine {
     ) {
         guard let interface = interfaces[interfaceID]?.interface else { return }
         // First, so that it arrives before the multicast copy.
-        if let prober, interface.isOnLink(prober.address), !interface.owns(prober.address) {
+        if let prober, interface.isOnLink(prober.address), !isOnThisHost(prober) {
             send(Message(header: .response(), answers: records), on: interfaceID, to: .unicast(prober))
         }
         let answers = records.filter {
             !wasMulticast($0, on: interfaceID, family: family, within: Self.probeDefenceInterval, at: now)
         }
         sendMulticastResponse(answers, on: interface, family: family, at: now)
+    }
+
+    /// True when `source`, an address and port 5353, is another responder on this host: a unicast
+    /// reply to the port we share may be handed to us rather than to it (§15.1).
+    func isOnThisHost(_ source: SocketAddress) -> Bool {
+        interfaces.owns(source.address)
     }
 
     /// Records that `records` were multicast now over `family` on an interface, for the

@@ -13,8 +13,8 @@ import Foundation
 
 /// One `ciao explore` at work: keys, signals and discovery and publication events merged into
 /// one stream that drives the ``ExploreModel``, the actions it asks for carried out with the
-/// public API, and the screen drawn anew: at once after a key, else at most every 50 ms while
-/// events pour in and once a second when idle.
+/// public API, and the screen drawn anew: at once after a key, 50 ms after other news (so that a
+/// burst draws once), and once a second.
 struct ExploreSession {
     private enum Input {
         case bytes([UInt8])
@@ -29,8 +29,7 @@ struct ExploreSession {
         case failed(Int, String)
         case txtUpdated(Int, TXTRecord)
         case message(String)
-        case interfacePresent(Bool)
-        /// A second has passed: expiry, and "last seen … ago".
+        /// A second has passed: expiry, "last seen … ago", and whether an interface is there.
         case tick
         /// The redraw put off after a change, so that a burst of changes draws once.
         case drawDue
@@ -69,6 +68,7 @@ struct ExploreSession {
         let reader = KeyboardReader(
             descriptor: STDIN_FILENO, deliver: { feed.yield(.bytes($0)) }, closed: { feed.yield(.inputClosed) })
         startFeeds()
+        lookForInterface()
         draw()
         loop: for await input in inputs {
             for action in handle(input) {
@@ -93,19 +93,7 @@ struct ExploreSession {
     private mutating func startFeeds() {
         let feed = self.feed
         let types = ServiceTypeSession()
-        let scope = self.scope
         tasks += [
-            Task {
-                // Checked once a second, so that an empty screen says why; what cannot be read
-                // counts as present (the runtime reports it).
-                var present = true
-                while !Task.isCancelled {
-                    let now = (try? CommonOptions.hasInterface(scope)) ?? true
-                    if now != present { feed.yield(.interfacePresent(now)) }
-                    present = now
-                    try? await Task.sleep(for: .seconds(1))
-                }
-            },
             Task {
                 for await _ in SignalMonitor.interruptions([SIGINT, SIGTERM, SIGHUP]) { feed.yield(.signal) }
             },
@@ -160,10 +148,9 @@ struct ExploreSession {
             model.txtUpdated(id, record)
         case .message(let text):
             model.message = text
-        case .interfacePresent(let present):
-            model.hasInterface = present
         case .tick:
             model.expire(at: Date())
+            lookForInterface()
             // "Last seen … s ago" moves on.
             isDirty = true
         case .drawDue:
@@ -245,6 +232,12 @@ struct ExploreSession {
                 }
             })
         return server
+    }
+
+    /// Notes whether an interface is there, so that an empty screen says why; what cannot be read
+    /// counts as present (the runtime reports it).
+    private mutating func lookForInterface() {
+        model.hasInterface = (try? CommonOptions.hasInterface(scope)) ?? true
     }
 
     /// Draws ``drawDelay`` from now, unless a draw is due already.
