@@ -77,7 +77,8 @@ struct ExploreSession {
             }
             switch input {
             case .bytes: draw()
-            case .tick, .drawDue: if isDirty { draw() }
+            case .tick: draw()
+            case .drawDue: if isDirty { draw() }
             default: putOffDraw()
             }
         }
@@ -118,11 +119,8 @@ struct ExploreSession {
     }
 
     private mutating func handle(_ input: Input) -> [ExploreAction] {
-        switch input {
-        case .tick: break
-        case .drawDue: isDrawDue = false
-        default: isDirty = true
-        }
+        // Any news dirties the screen; so does a tick, as "last seen … s ago" moves on.
+        if case .drawDue = input { isDrawDue = false } else { isDirty = true }
         switch input {
         case .bytes(let bytes):
             return decoder.keys(from: bytes).flatMap { model.handle($0) }
@@ -151,8 +149,6 @@ struct ExploreSession {
         case .tick:
             model.expire(at: Date())
             lookForInterface()
-            // "Last seen … s ago" moves on.
-            isDirty = true
         case .drawDue:
             break
         }
