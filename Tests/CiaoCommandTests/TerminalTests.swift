@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import ciao
 
@@ -95,5 +96,69 @@ import Glibc
         pipe(&pipeEnds)
         defer { for end in pipeEnds { close(end) } }
         #expect(throws: TerminalError.notATerminal) { try RawTerminal(descriptor: pipeEnds[1]) }
+    }
+}
+
+/// Input is read one delivery at a time, so that input without end waits in the kernel.
+@Suite struct KeyboardReaderTests {
+    private final class Deliveries: Sendable {
+        let log = Mutex<(sizes: [Int], closed: Int)>(([], 0))
+
+        /// Waits up to five seconds for `condition`; says whether it came.
+        func wait(until condition: ((sizes: [Int], closed: Int)) -> Bool) async -> Bool {
+            for _ in 0..<500 {
+                if log.withLock({ condition($0) }) { return true }
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            return false
+        }
+    }
+
+    @Test func readsNothingMoreUntilTheLastDeliveryIsDealtWith() async throws {
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { close(ends[0]) }
+        // Three reads' worth, which the pipe holds without blocking the writer.
+        let written = [UInt8](repeating: 0x61, count: 3 * 4096)
+        #expect(write(ends[1], written, written.count) == written.count)
+        let deliveries = Deliveries()
+        let reader = KeyboardReader(
+            descriptor: ends[0], deliver: { bytes in deliveries.log.withLock { $0.sizes.append(bytes.count) } },
+            closed: { deliveries.log.withLock { $0.closed += 1 } })
+        #expect(await deliveries.wait { $0.sizes == [4096] })
+        // Readable all along, yet nothing more is read.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(deliveries.log.withLock { $0.sizes } == [4096])
+        reader.resumeReading()
+        #expect(await deliveries.wait { $0.sizes == [4096, 4096] })
+        reader.resumeReading()
+        #expect(await deliveries.wait { $0.sizes == [4096, 4096, 4096] })
+        close(ends[1])
+        reader.resumeReading()
+        #expect(await deliveries.wait { $0.closed == 1 })
+        #expect(deliveries.log.withLock { $0.sizes.count } == 3)
+    }
+
+    @Test func cancelsWhileWaitingAndLetsGo() async throws {
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { for end in ends { close(end) } }
+        #expect(write(ends[1], "q", 1) == 1)
+        let deliveries = Deliveries()
+        weak var released: KeyboardReader?
+        do {
+            let reader = KeyboardReader(
+                descriptor: ends[0], deliver: { bytes in deliveries.log.withLock { $0.sizes.append(bytes.count) } },
+                closed: { deliveries.log.withLock { $0.closed += 1 } })
+            released = reader
+            #expect(await deliveries.wait { $0.sizes == [1] })
+            reader.cancel()
+            reader.resumeReading()
+        }
+        #expect(write(ends[1], "q", 1) == 1)
+        // The cancelled source lets its handler, and with it the reader, go.
+        for _ in 0..<500 where released != nil { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(released == nil)
+        #expect(deliveries.log.withLock { $0.sizes } == [1])
     }
 }

@@ -1474,9 +1474,9 @@ def query_storm(s: Suite) -> list[str]:
                 f"shortest repeat of a record {min(gaps) * 1000:.1f} ms (kernel receive times)" if gaps else "no record repeated"]
 
 
-def rss_kib(p: JsonProc) -> int:
-    """The resident set of `p`'s process, in KiB."""
-    with open(f"/proc/{p.proc.pid}/status") as f:
+def resident_kib(pid: int) -> int:
+    """The resident set of process `pid`, in KiB."""
+    with open(f"/proc/{pid}/status") as f:
         return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
 
 
@@ -1495,7 +1495,7 @@ def flood_browser(s: Suite) -> list[str]:
         browse = s.ciao(c, "ciao-browse", "browse", "-p", TYPE)
         browse.wait_for({"event": "found", "name": "Legit Before"}, 10, what="Legit Before listed")
         time.sleep(1)
-        rss0 = rss_kib(browse)
+        rss0 = resident_kib(browse.proc.pid)
         flooder = forger(s, f, "forger-flood", "flood", "--name", *TYPE.split("."), "local",
                          "--rate", "2700", "--seconds", "20")
         t0 = time.monotonic()
@@ -1504,7 +1504,7 @@ def flood_browser(s: Suite) -> list[str]:
         t_during = during["t"]
         done = flooder.wait_for({"event": "done"}, 40, what="the flood's end")
         time.sleep(2)
-        rss1 = rss_kib(browse)
+        rss1 = resident_kib(browse.proc.pid)
         lateness = [e["t"] - float(e["name"].split()[2]) for e in browse.select({"event": "found"})
                     if e["name"].startswith("flood ")]
         found_during = browse.select({"event": "found", "name": "Legit During"})
@@ -2246,7 +2246,7 @@ def explore(s: Suite) -> list[str]:
     the search filters, a zeroconf service's details match what it published byte for byte and
     follow its TXT update and removal; a service published from the publish view is resolved,
     updated and seen stopped by avahi-browse; q, SIGTERM, SIGHUP and SIGINT each withdraw the
-    publication with goodbyes and restore the terminal."""
+    publication with goodbyes and restore the terminal, SIGTERM at once under endless input."""
     with s.lab("explore", ["ex", "av", "zc"]) as lab:
         ex, av, zch = lab["ex"], lab["av"], lab["zc"]
         lab.start_avahi(av)
@@ -2356,6 +2356,26 @@ def explore(s: Suite) -> list[str]:
             finally:
                 pane.close()
         figures.append("SIGTERM, SIGHUP, SIGINT: goodbyes sent, exit 0, terminal restored")
+        # Input without end (NULs, which no key means) waits in the pty, not in the program, and
+        # a signal is heard at once.
+        pane = explore_pane(s, ex, "explore-endless-input")
+        try:
+            pane.wait_for(TYPE, 15)
+            pane.pipe_in("exec cat /dev/zero")
+            resident = []
+            for _ in range(3):
+                time.sleep(2)
+                resident.append(resident_kib(pane.pid()))
+            t1 = time.monotonic()
+            os.kill(pane.pid(), signal.SIGTERM)
+            rc = pane.exit_status(10)
+            if rc != 0 or not pane.restored():
+                raise Failure(f"SIGTERM under endless input: exit status {rc}, terminal restored "
+                              f"{rc is not None and pane.restored()}\n{pane.screen()}")
+            figures.append(f"endless input: resident {', '.join(map(str, resident))} KiB 2 s apart; "
+                           f"SIGTERM ended it in {time.monotonic() - t1:.2f} s")
+        finally:
+            pane.close()
         return figures
 
 

@@ -52,6 +52,11 @@ class Pane:
         self.tmux("send-keys", "-t", "pane", "-l", text)
         time.sleep(0.1)
 
+    def pipe_in(self, command: str) -> None:
+        """What `command` (run by the tmux server) writes goes to the pane as typed input, until
+        the pane closes."""
+        self.tmux("pipe-pane", "-I", "-t", "pane", command)
+
     def screen(self) -> str:
         return self.tmux("capture-pane", "-p", "-t", "pane")
 

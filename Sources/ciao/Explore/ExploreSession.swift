@@ -76,7 +76,9 @@ struct ExploreSession {
                 await perform(action)
             }
             switch input {
-            case .bytes: draw()
+            case .bytes:
+                draw()
+                reader.resumeReading()
             case .tick: draw()
             case .drawDue: if isDirty { draw() }
             default: putOffDraw()
