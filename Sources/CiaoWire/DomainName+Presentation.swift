@@ -52,32 +52,28 @@ extension DomainName: CustomStringConvertible, LosslessStringConvertible {
     }
 
     /// One label in presentation form: printable text and valid UTF-8 kept, `.` and `\` escaped,
-    /// control bytes and bytes that are not valid UTF-8 written as `\DDD`.
+    /// control characters (C0 and C1, DEL, the line and paragraph separators) and bytes that are
+    /// not valid UTF-8 written as `\DDD`.
     public static func escaped(_ label: ArraySlice<UInt8>) -> String {
         var result = ""
         if let text = String(validating: label, as: UTF8.self) {
             for scalar in text.unicodeScalars { append(scalar, to: &result) }
         } else {
             for byte in label {
-                append(byte < 0x80 ? Unicode.Scalar(byte) : nil, byte: byte, to: &result)
+                if byte < 0x80 { append(Unicode.Scalar(byte), to: &result) } else { result += decimalEscape(byte) }
             }
         }
         return result
     }
 
+    /// Appends `scalar` escaped as needed: `.` and `\` after a backslash, a control character
+    /// as its UTF-8 bytes in `\DDD` form.
     private static func append(_ scalar: Unicode.Scalar, to result: inout String) {
-        append(scalar, byte: scalar.value < 0x80 ? UInt8(scalar.value) : 0xFF, to: &result)
-    }
-
-    /// Appends `scalar` escaped as needed; `nil` (a byte that is not valid UTF-8) becomes `\DDD`.
-    private static func append(_ scalar: Unicode.Scalar?, byte: UInt8, to result: inout String) {
         switch scalar {
-        case "."?: result += "\\."
-        case "\\"?: result += "\\\\"
-        case let scalar? where scalar.value >= 0x20 && scalar.value != 0x7F:
-            result.unicodeScalars.append(scalar)
-        default:
-            result += decimalEscape(byte)
+        case ".": result += "\\."
+        case "\\": result += "\\\\"
+        case _ where scalar.isControlCharacter: result += String(scalar).escapingControlCharacters
+        default: result.unicodeScalars.append(scalar)
         }
     }
 

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Ciao
+import CiaoWire
 
 /// Top-level dispatch of the `ciao` command to its subcommands.
 enum CommandLineTool {
@@ -96,9 +97,10 @@ enum CommandLineTool {
         writeToStandardError(errorLine(message))
     }
 
-    /// `ciao: MESSAGE` and a newline, as every error is said.
-    private static func errorLine(_ message: String) -> String {
-        "ciao: \(message)\n"
+    /// `ciao: MESSAGE` and a newline, as every error is said; control characters in the message
+    /// (a peer's names may carry them) escaped, so that it stays one line and moves no cursor.
+    static func errorLine(_ message: String) -> String {
+        "ciao: \(message.escapingControlCharacters)\n"
     }
 
     private static func writeToStandardError(_ text: String) {

@@ -1,4 +1,5 @@
 import Ciao
+import CiaoWire
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -7,7 +8,9 @@ import Foundation
 
 /// Aligned columns for people, in the manner of avahi-browse: `+` found, `-` removed, `=`
 /// resolved with its details indented below, TXT strings in the order they were published;
-/// coloured on a terminal.
+/// coloured on a terminal. Names come with their control characters escaped (`\\027`), and
+/// columns are counted in terminal columns, so that no peer's name can move the cursor or skew
+/// the table.
 struct HumanFormatter: EventFormatter {
     var style: TerminalStyle
 
@@ -47,7 +50,7 @@ struct HumanFormatter: EventFormatter {
             return [style.paint("-", .red) + " " + domain]
         case .published(let published):
             return [
-                "Established under name '\(published.service.name)' (\(published.service.type).local.) on "
+                "Established under name '\(published.service.name.escapingControlCharacters)' (\(published.service.type).local.) on "
                     + "\(published.hostName) port \(published.port)"
             ]
         }
@@ -55,13 +58,14 @@ struct HumanFormatter: EventFormatter {
 
     private func row(_ mark: String, _ interface: String, _ service: Service) -> String {
         [
-            mark, Self.padded(interface, 8), Self.padded(service.name, Self.nameWidth),
+            mark, Self.padded(interface, 8), Self.padded(service.name.escapingControlCharacters, Self.nameWidth),
             Self.padded(service.type.rawValue, Self.typeWidth), service.domain,
         ].joined(separator: " ")
     }
 
-    /// `text` padded with spaces to `width` characters (longer text is kept whole).
+    /// `text` padded with spaces to `width` terminal columns (longer text is kept whole).
     static func padded(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+        let columns = DisplayWidth.of(text)
+        return columns >= width ? text : text + String(repeating: " ", count: width - columns)
     }
 }

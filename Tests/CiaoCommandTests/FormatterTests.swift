@@ -304,6 +304,20 @@ enum Fixture {
         #expect(String(row[65...]) == "local.")
     }
 
+    @Test func namesCannotMoveTheCursorOrSkewTheColumns() {
+        let evil = Service(name: "Evil\u{1B}[2J\nline\u{9B}", type: Fixture.type)
+        #expect(
+            plain.lines(for: .found(evil, Fixture.interface), at: Fixture.time) == [
+                "+ civ0     Evil\\027[2J\\010line\\194\\155      _ciaotest._tcp       local."
+            ])
+        // Wide characters take two columns each: the type column starts where it always does.
+        let wide = Service(name: "日本 🎉", type: Fixture.type)
+        #expect(
+            plain.lines(for: .found(wide, Fixture.interface), at: Fixture.time) == [
+                "+ civ0     日本 🎉" + String(repeating: " ", count: 25) + " _ciaotest._tcp       local."
+            ])
+    }
+
     @Test func longFieldsAreKeptWhole() {
         let long = String(repeating: "n", count: 40)
         let service = Service(name: long, type: Fixture.type)

@@ -48,6 +48,15 @@ import Testing
         #expect(DiagnosticHub.line(for: diagnostic).hasPrefix("ciao["))
     }
 
+    @Test func aLineIsOneLineWhateverAPeerNamed() {
+        let diagnostic = CiaoDiagnostic(
+            time: .init(timeIntervalSince1970: 0), level: .warning, category: .query, interface: nil,
+            message: "resolving Evil\u{1B}[2J\nline._http._tcp.local. in example.com.: timed out")
+        #expect(
+            DiagnosticHub.line(for: diagnostic).hasSuffix(
+                ": resolving Evil\\027[2J\\010line._http._tcp.local. in example.com.: timed out\n"))
+    }
+
     @Test func messagesAreSummedUpInOneLine() throws {
         let name = Names.name("alpha.local.")
         let records = (1...6).map { ResourceRecord(name: name, ttl: 120, data: .a(IPv4Address(198, 18, 0, UInt8($0)))) }

@@ -42,6 +42,10 @@ import Testing
         ("Space Here.local.", Array("Space Here".utf8)),
         ("Café ☕️.local.", Array("Café ☕️".utf8)),
         ("Bad\\255UTF8.local.", Array("Bad".utf8) + [0xFF] + Array("UTF8".utf8)),
+        // C1 controls and the line separator, whose UTF-8 is two and three bytes.
+        ("CSI\\194\\155.local.", Array("CSI".utf8) + [0xC2, 0x9B]),
+        ("Line\\226\\128\\168.local.", Array("Line".utf8) + [0xE2, 0x80, 0xA8]),
+        ("Bad\\255\\027.local.", Array("Bad".utf8) + [0xFF, 0x1B]),
     ]
 
     @Test(arguments: escapeCases)
@@ -136,5 +140,18 @@ import Testing
             bytes += encoded
         }
         return bytes.isEmpty ? [UInt8(ascii: "x")] : bytes
+    }
+}
+
+@Suite struct ControlCharacterTests {
+    @Test func controlCharactersAreEscapedAsTheirBytes() {
+        #expect("Evil\u{1B}[2J\nline".escapingControlCharacters == "Evil\\027[2J\\010line")
+        #expect("C1\u{9B}\u{85} and \u{2028}".escapingControlCharacters == "C1\\194\\155\\194\\133 and \\226\\128\\168")
+        #expect("\u{7F}".escapingControlCharacters == "\\127")
+    }
+
+    @Test func everythingElseIsKept() {
+        let text = "Back\\slash Café 🎉 日本 \u{A0}"
+        #expect(text.escapingControlCharacters == text)
     }
 }

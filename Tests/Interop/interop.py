@@ -733,6 +733,52 @@ def txt_as_written(s: Suite) -> list[str]:
 LOBBY_TYPE = "_CinchGamingService._tcp"        # 18 characters: longer than RFC 6335 allows
 
 
+HOSTILE_NAME = "Evil\x1b[2J\x1b]0;pwned\x07\nFake + line\u009b31m"
+HOSTILE_SHOWN = "Evil\\027[2J\\027]0;pwned\\007\\010Fake + line\\194\\15531m"
+
+
+def control_characters(lines: list[str]) -> list[str]:
+    """The lines that carry a C0 control character other than tab, DEL, a C1 control character or
+    a line separator."""
+    return [l for l in lines
+            if any((ord(c) < 0x20 and c != "\t") or 0x7F <= ord(c) <= 0x9F or c in "\u2028\u2029" for c in l)]
+
+
+@scenario("hostile-names", "a peer's name and TXT full of terminal escapes reach the terminal only escaped")
+def hostile_names(s: Suite) -> list[str]:
+    """avahi-daemon on host av (which takes any bytes in a name) publishes an instance whose name
+    carries ESC sequences (clear the screen, set the window title), a newline that would forge a
+    line and an 8-bit CSI, and a TXT value with ESC and BEL. On host c, `ciao browse -r -t`,
+    `ciao resolve`, `ciao query` and `ciao browse -v -t` print them only as `\\DDD` escapes: no
+    control character on standard output or standard error, one `+` line for the one service,
+    the name's escaped form shown. (python-zeroconf refuses such a name.)"""
+    with s.lab("hostile-names", ["c", "av"]) as lab:
+        c, av = lab["c"], lab["av"]
+        lab.start_avahi(av)
+        publisher = s.avahi_client(av)
+        publisher.send(cmd="publish", id="h", name=HOSTILE_NAME, type=TYPE, port=9000, txt={"k": "1b5b33316d07"})
+        publisher.wait_for({"event": "published", "id": "h"}, 15)
+        figures = []
+        runs = [("ciao-browse", ["browse", "-r", "-t", TYPE]),
+                ("ciao-resolve", ["resolve", HOSTILE_NAME, TYPE]),
+                ("ciao-query", ["query", f"{HOSTILE_NAME}.{TYPE}.local", "TXT"]),
+                ("ciao-verbose", ["browse", "-v", "-t", TYPE])]
+        for name, args in runs:
+            run, rc, _ = s.ciao_once(c, name, *args)
+            output = run.lines                       # standard output and standard error
+            if rc != 0 or control_characters(output):
+                raise Failure(f"{name}: exit {rc}, lines with control characters:\n"
+                              + "\n".join(f"    {l!r}" for l in control_characters(output) or output[-5:]))
+            if not any(HOSTILE_SHOWN in l for l in run.lines):
+                raise Failure(f"{name} did not show {HOSTILE_SHOWN!r}:\n"
+                              + "\n".join(f"    {l!r}" for l in run.lines[-8:]))
+            if name == "ciao-browse" and sum(l.startswith("+") for l in run.lines) != 1:
+                raise Failure("ciao browse -r -t: not one + line for one service:\n"
+                              + "\n".join(f"    {l!r}" for l in run.lines))
+            figures.append(f"{name.removeprefix('ciao-')}: {len(output)} lines, escaped")
+        return figures
+
+
 @scenario("long-type", "a game lobby's 18-character type, published with NetService and by avahi, found both ways")
 def long_type(s: Suite) -> list[str]:
     """NetServiceDemo (NetService code as written for Apple platforms) publishes "Lobby" of

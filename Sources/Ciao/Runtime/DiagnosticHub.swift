@@ -6,6 +6,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import CiaoWire
 import Synchronization
 
 /// Where the runtime's diagnostics go: the application's handler, the standard-error writer that
@@ -58,7 +59,8 @@ final class DiagnosticHub: Sendable {
             CiaoDiagnostic(time: Date(), level: level, category: category, interface: interface, message: message()))
     }
 
-    /// `ciao[PID] HH:MM:SS.mmm LEVEL CATEGORY [INTERFACE]: MESSAGE`, the time in UTC.
+    /// `ciao[PID] HH:MM:SS.mmm LEVEL CATEGORY [INTERFACE]: MESSAGE`, the time in UTC, control
+    /// characters a peer's names may carry escaped.
     static func line(for diagnostic: CiaoDiagnostic) -> String {
         let milliseconds = Int((diagnostic.time.timeIntervalSince1970 * 1000).rounded(.down))
         let day = milliseconds % 86_400_000
@@ -69,7 +71,7 @@ final class DiagnosticHub: Sendable {
         let clock =
             "\(padded(day / 3_600_000, 2)):\(padded(day / 60_000 % 60, 2)):\(padded(day / 1000 % 60, 2))"
             + ".\(padded(day % 1000, 3))"
-        return "ciao[\(getpid())] \(clock) \(diagnostic)\n"
+        return "ciao[\(getpid())] \(clock) \(String(describing: diagnostic).escapingControlCharacters)\n"
     }
 
     private static func writeToStandardError(_ text: String) {

@@ -1,4 +1,5 @@
 import Ciao
+import CiaoWire
 
 /// A TXT entry for people (RFC 6763 §6.4): `key=value` when the value is printable UTF-8,
 /// `key=<hex …>` when binary, `key=` marked empty, and a bare key marked as a flag, so that
@@ -12,7 +13,7 @@ enum TXTEntryText {
             return "  \(entry.key)=  (empty)"
         case .bytes(let bytes):
             if let text = String(validating: bytes, as: UTF8.self),
-                !text.unicodeScalars.contains(where: DisplayWidth.isControl)
+                !text.unicodeScalars.contains(where: \.isControlCharacter)
             {
                 return "  \(entry.key)=\(text)"
             }

@@ -27,10 +27,4 @@ enum DisplayWidth {
         ]
         return wide.contains { $0.contains(value) } ? 2 : 1
     }
-
-    /// C0 and C1 controls, DEL and the line and paragraph separators: what must never reach a
-    /// terminal from the network.
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029
-    }
 }

@@ -1,3 +1,5 @@
+import CiaoWire
+
 /// A grid of character cells the views draw into, and the escape sequences that bring a
 /// terminal showing one grid to show another, rewriting only the changed stretch of each row.
 /// Text from the network is drawn with its control characters replaced, so a name can never
@@ -100,7 +102,7 @@ struct Screen: Equatable {
     }
 
     private static func printable(_ character: Character) -> Character {
-        character.unicodeScalars.contains(where: DisplayWidth.isControl)
+        character.unicodeScalars.contains(where: \.isControlCharacter)
             ? "\u{FFFD}" : character
     }
 
