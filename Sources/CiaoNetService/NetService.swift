@@ -79,6 +79,9 @@ open class NetService: NSObject {
     private var server: CiaoServer?
     private var activity: Task<Void, Never>?
     private var monitor: Task<Void, Never>?
+    /// Counts ``startMonitoring()``'s monitors, so that one that ends lets a new one start
+    /// without ending a newer one.
+    private var monitorGeneration = 0
     /// How a resolution is made: the engine's resolver, or a fake in tests.
     var resolving: @Sendable (Service, Duration) async throws -> ResolvedService = {
         try await CiaoResolver.resolve($0, timeout: $1)
@@ -264,56 +267,75 @@ open class NetService: NSObject {
 
     /// Reports TXT changes of a resolved service through `netService(_:didUpdateTXTRecord:)`.
     /// Apple's delegate has no call for a monitor that fails; the reason goes to the diagnostics
-    /// (`CiaoDiagnostics` in the Ciao module) as a warning.
+    /// (`CiaoDiagnostics` in the Ciao module) as a warning, and monitoring can be started again.
     open func startMonitoring() {
         guard monitor == nil else { return }
         let serviceType: ServiceType
         do {
             serviceType = try ServiceType(observed: type)
         } catch {
-            CiaoDiagnostics.emit(.warning, .query, "NetService \"\(name)\" cannot be monitored: \(error)")
+            Self.reportUnmonitored(name, error)
             return
         }
         let service = Service(name: name, type: serviceType, domain: domain)
         let this = RunLoopBound(object: self), delivery = self.delivery
         // Only changes are news: the record already known (from resolving) is not reported again.
         let known = txtRecord.flatMap { try? TXTRecord(wireData: $0) }
+        monitorGeneration += 1
+        let generation = monitorGeneration
         monitor = Task {
-            let session: DiscoverySession
-            do {
-                session = try await CiaoBrowser().browse(type: serviceType, domain: service.domain)
-            } catch {
-                CiaoDiagnostics.emit(.warning, .query, "NetService \"\(service.name)\" cannot be monitored: \(error)")
-                return
-            }
-            var last = known
-            do {
-                for try await event in session.events {
-                    guard case .resolved(let resolved) = event, resolved.service.name == service.name,
-                        resolved.txtRecord != last
-                    else { continue }
-                    last = resolved.txtRecord
-                    let data = resolved.txtRecord.wireData
-                    delivery.deliver {
-                        this.object.txtRecord = data
-                        this.object.delegate?.netService(this.object, didUpdateTXTRecord: data)
-                    }
-                }
-            } catch {
-                // stopMonitoring() cancels the task: an end it asked for, not a failure.
-                if !Task.isCancelled {
-                    CiaoDiagnostics.emit(
-                        .warning, .query, "monitoring NetService \"\(service.name)\" stopped: \(error)")
-                }
-            }
-            await session.stop()
+            await NetService.reportTXTChanges(of: service, after: known, to: this, via: delivery)
+            delivery.deliver { this.object.monitorEnded(generation) }
         }
+    }
+
+    /// ``startMonitoring()``'s work: browses `service`'s type and hands each TXT record of
+    /// `service` that differs from the last (at first `known`) to the delegate.
+    private static func reportTXTChanges(
+        of service: Service, after known: TXTRecord?, to this: RunLoopBound<NetService>, via delivery: RunLoopDelivery
+    ) async {
+        let session: DiscoverySession
+        do {
+            session = try await CiaoBrowser().browse(type: service.type, domain: service.domain)
+        } catch {
+            reportUnmonitored(service.name, error)
+            return
+        }
+        var last = known
+        do {
+            for try await event in session.events {
+                guard case .resolved(let resolved) = event, resolved.service.name == service.name,
+                    resolved.txtRecord != last
+                else { continue }
+                last = resolved.txtRecord
+                let data = resolved.txtRecord.wireData
+                delivery.deliver {
+                    this.object.txtRecord = data
+                    this.object.delegate?.netService(this.object, didUpdateTXTRecord: data)
+                }
+            }
+        } catch {
+            // stopMonitoring() cancels the task: an end it asked for, not a failure.
+            if !Task.isCancelled {
+                CiaoDiagnostics.emit(.warning, .query, "monitoring NetService \"\(service.name)\" stopped: \(error)")
+            }
+        }
+        await session.stop()
     }
 
     /// Ends the monitoring ``startMonitoring()`` began.
     open func stopMonitoring() {
         monitor?.cancel()
         monitor = nil
+    }
+
+    /// A monitor's task has ended: unless a newer one has started since, there is none now.
+    private func monitorEnded(_ generation: Int) {
+        if generation == monitorGeneration { monitor = nil }
+    }
+
+    private static func reportUnmonitored(_ name: String, _ error: any Error) {
+        CiaoDiagnostics.emit(.warning, .query, "NetService \"\(name)\" cannot be monitored: \(error)")
     }
 
     /// The key/value pairs of TXT data, each key as the peer spelled it (as Apple's does); a flag
