@@ -39,12 +39,13 @@ public struct ServiceType: Hashable, Sendable, Codable, CustomStringConvertible 
 
     /// Parses a type as found on the network or in code written for other stacks: `_label._tcp`
     /// or `_label._udp` whose label is any DNS-SD label (up to 63 bytes with its underscore, no
-    /// control characters), in any letter case, with an optional trailing dot.
+    /// control characters: C0, DEL, C1, U+2028, U+2029), in any letter case, with an optional
+    /// trailing dot.
     ///
     /// - Throws: ``CiaoError/invalidServiceType(_:)`` naming the input and the rule it breaks.
     public init(observed rawValue: String) throws {
         let (name, transport) = try ServiceType.labels(of: rawValue)
-        guard (1...62).contains(name.utf8.count), name.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }) else {
+        guard (1...62).contains(name.utf8.count), !name.unicodeScalars.contains(where: \.isControlCharacter) else {
             throw CiaoError.invalidServiceType(
                 "\"\(rawValue)\": the service label must be 1 to 62 bytes after its underscore, without control characters"
             )

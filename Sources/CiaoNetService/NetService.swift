@@ -298,7 +298,8 @@ open class NetService: NSObject {
         do {
             session = try await CiaoBrowser().browse(type: service.type, domain: service.domain)
         } catch {
-            reportUnmonitored(service.name, error)
+            // stopMonitoring() cancels the task: an end it asked for, not a failure.
+            if !Task.isCancelled { reportUnmonitored(service.name, error) }
             return
         }
         var last = known

@@ -8,7 +8,7 @@ import Foundation
 
 /// Aligned columns for people, in the manner of avahi-browse: `+` found, `-` removed, `=`
 /// resolved with its details indented below, TXT strings in the order they were published;
-/// coloured on a terminal. Names come with their control characters escaped (`\\027`), and
+/// coloured on a terminal. Names come with their control characters escaped (`\027`), and
 /// columns are counted in terminal columns, so that no peer's name can move the cursor or skew
 /// the table.
 struct HumanFormatter: EventFormatter {
@@ -38,7 +38,10 @@ struct HumanFormatter: EventFormatter {
                 "    txt      = \(Self.txtField(resolved.txtRecord))",
             ]
         case .resolutionFailed(let service, let interface, let error):
-            return [row(style.paint("!", .red), interface.name, service) + "  " + style.paint(error.description, .dim)]
+            return [
+                row(style.paint("!", .red), interface.name, service) + "  "
+                    + style.paint(error.description.escapingControlCharacters, .dim)
+            ]
         case .type(let type, _):
             return [
                 type.isRFC6335

@@ -1,3 +1,5 @@
+import CiaoWire
+
 /// A JSON value (RFC 8259) and its text: one line, object keys sorted, `/` unescaped, as the
 /// `--json` lines print it.
 enum JSONValue: ExpressibleByStringLiteral {
@@ -22,7 +24,9 @@ enum JSONValue: ExpressibleByStringLiteral {
         }
     }
 
-    /// A JSON string: `"` and `\` escaped, control characters as `\n`, `\t` … or `\u00XX`.
+    /// A JSON string: `"` and `\` escaped, control characters as `\n`, `\t` … or `\uXXXX`, DEL,
+    /// C1 controls and the line and paragraph separators too, so that a line read on a terminal
+    /// cannot move its cursor.
     private static func quoted(_ value: String) -> String {
         var text = "\""
         for scalar in value.unicodeScalars {
@@ -34,9 +38,9 @@ enum JSONValue: ExpressibleByStringLiteral {
             case "\t": text += "\\t"
             case "\u{08}": text += "\\b"
             case "\u{0C}": text += "\\f"
-            case "\u{00}"..."\u{1F}":
+            case _ where scalar.isControlCharacter:
                 let digits = Array("0123456789abcdef")
-                text += "\\u00" + String(digits[Int(scalar.value >> 4)]) + String(digits[Int(scalar.value & 0xF)])
+                text += "\\u" + [12, 8, 4, 0].map { String(digits[Int(scalar.value >> $0 & 0xF)]) }.joined()
             default: text.unicodeScalars.append(scalar)
             }
         }

@@ -62,13 +62,13 @@ import Testing
         #expect(await CommandLineTool.run(arguments) == 2)
     }
 
-    /// After `--`, "--help" is a file name: decode should try to read it (and fail, status 1).
     @Test func anErrorIsOneLineWhateverAPeerNamed() {
         #expect(
             CommandLineTool.errorLine("could not resolve 'Evil\u{1B}]0;x\u{7}\nok'")
                 == "ciao: could not resolve 'Evil\\027]0;x\\007\\010ok'\n")
     }
 
+    /// After `--`, "--help" is a file name: decode should try to read it (and fail, status 1).
     @Test func helpAfterDoubleDashIsAnArgument() async {
         #expect(await CommandLineTool.run(["decode", "--", "--help"]) == 1)
     }

@@ -316,6 +316,11 @@ enum Fixture {
             plain.lines(for: .found(wide, Fixture.interface), at: Fixture.time) == [
                 "+ civ0     日本 🎉" + String(repeating: " ", count: 25) + " _ciaotest._tcp       local."
             ])
+        // A wide-area resolution failure names the service in its reason.
+        let failure = CiaoError.network("cannot resolve Evil\u{1B}[2J: no answer")
+        #expect(
+            plain.lines(for: .resolutionFailed(evil, Fixture.interface, failure), at: Fixture.time).first?.hasSuffix(
+                "  Network error: cannot resolve Evil\\027[2J: no answer") == true)
     }
 
     @Test func longFieldsAreKeptWhole() {
@@ -431,5 +436,15 @@ enum Fixture {
         let parsed = try #require(try JSONSerialization.jsonObject(with: Data(value.text.utf8)) as? [String: Any])
         #expect(parsed["z"] as? String == awkward)
         #expect(!value.text.contains("\n"))
+    }
+
+    /// DEL, C1 controls and the line separators are written as escapes too, so that a line read
+    /// on a terminal moves no cursor; JSON reads them back as they were.
+    @Test func noControlCharacterIsWrittenAsItIs() throws {
+        let awkward = "a\u{7F}b\u{9B}31m\u{85}\u{2028}\u{2029}"
+        let text = JSONValue.string(awkward).text
+        #expect(text == #""a\u007fb\u009b31m\u0085\u2028\u2029""#)
+        let parsed = try JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed)
+        #expect(parsed as? String == awkward)
     }
 }

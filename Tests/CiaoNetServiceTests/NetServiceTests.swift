@@ -112,16 +112,22 @@ import Testing
         defer { CiaoDiagnostics.setHandler(nil) }
         let badType = NetService(domain: "local.", type: "http", name: "Monitored A")
         badType.startMonitoring()
-        let badDomain = NetService(domain: "lab..example.", type: "_http._tcp.", name: "Monitored B")
-        badDomain.startMonitoring()
+        // Used on a thread of its own running a run loop, as an application's thread would.
+        let thread = RunLoopThread()
+        let badDomain = thread.sync {
+            let service = NetService(domain: "lab..example.", type: "_http._tcp.", name: "Monitored B")
+            service.schedule(in: .current, forMode: .default)
+            service.startMonitoring()
+            return Unchecked(value: service)
+        }
         for _ in 0..<500 where said.withLock({ $0.count }) < 2 { try await Task.sleep(for: .milliseconds(10)) }
         // A monitor that could not start is no monitor: asking again (once the failure has
-        // reached the main queue) tries again.
+        // reached the run loop) tries again.
         for _ in 0..<500 where said.withLock({ $0.count }) < 3 {
-            badDomain.startMonitoring()
+            thread.sync { badDomain.value.startMonitoring() }
             try await Task.sleep(for: .milliseconds(10))
         }
-        badDomain.stopMonitoring()
+        thread.sync { badDomain.value.stopMonitoring() }
         let messages = said.withLock { $0 }.sorted()
         #expect(messages.count == 3, "\(messages)")
         #expect(messages.first?.hasPrefix("NetService \"Monitored A\" cannot be monitored: ") == true)

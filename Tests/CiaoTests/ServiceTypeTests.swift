@@ -119,6 +119,8 @@ struct ServiceTypeTests {
         #expect(throws: CiaoError.self) { try ServiceType(observed: "_" + String(repeating: "x", count: 63) + "._tcp") }
         #expect(throws: CiaoError.self) { try ServiceType(observed: "_._tcp") }
         #expect(throws: CiaoError.self) { try ServiceType(observed: "_a\u{1}b._tcp") }
+        #expect(throws: CiaoError.self) { try ServiceType(observed: "_a\u{9B}31m._tcp") }
+        #expect(throws: CiaoError.self) { try ServiceType(observed: "_a\u{2028}b._tcp") }
         #expect(throws: CiaoError.self) { try ServiceType(observed: "_x._sctp") }
         let saved = try JSONEncoder().encode(Service(name: "Lobby", type: long))
         #expect(try JSONDecoder().decode(Service.self, from: saved).type == long)

@@ -2403,11 +2403,12 @@ def explore(s: Suite) -> list[str]:
                 pane.close()
         figures.append("SIGTERM, SIGHUP, SIGINT: goodbyes sent, exit 0, terminal restored")
         # Input without end (NULs, which no key means) waits in the pty, not in the program, and
-        # a signal is heard at once.
+        # a signal is heard at once. 64 MiB: more than the program reads in the 6 s, and a bound
+        # on what the tmux server buffers for the pane.
         pane = explore_pane(s, ex, "explore-endless-input")
         try:
             pane.wait_for(TYPE, 15)
-            pane.pipe_in("exec cat /dev/zero")
+            pane.pipe_in("exec head -c 64M /dev/zero")
             resident = []
             for _ in range(3):
                 time.sleep(2)
