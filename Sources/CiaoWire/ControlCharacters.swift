@@ -5,18 +5,23 @@ extension Unicode.Scalar {
     package var isControlCharacter: Bool {
         value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029
     }
+
+    /// This character's UTF-8 bytes in `\DDD` form (RFC 1035 §5.1).
+    package var decimalEscaped: String {
+        String(self).utf8.map(DomainName.decimalEscape).joined()
+    }
 }
 
 extension String {
     /// This text with each control character (``Unicode/Scalar/isControlCharacter``) written as
-    /// its UTF-8 bytes in `\DDD` form (RFC 1035 §5.1), everything else as it is: what may be
-    /// printed to a terminal whatever a peer sent.
+    /// ``Unicode/Scalar/decimalEscaped``, everything else as it is: what may be printed to a
+    /// terminal whatever a peer sent.
     package var escapingControlCharacters: String {
         guard unicodeScalars.contains(where: \.isControlCharacter) else { return self }
         var text = ""
         for scalar in unicodeScalars {
             if scalar.isControlCharacter {
-                for byte in String(scalar).utf8 { text += DomainName.decimalEscape(byte) }
+                text += scalar.decimalEscaped
             } else {
                 text.unicodeScalars.append(scalar)
             }

@@ -72,7 +72,7 @@ extension DomainName: CustomStringConvertible, LosslessStringConvertible {
         switch scalar {
         case ".": result += "\\."
         case "\\": result += "\\\\"
-        case _ where scalar.isControlCharacter: result += String(scalar).escapingControlCharacters
+        case _ where scalar.isControlCharacter: result += scalar.decimalEscaped
         default: result.unicodeScalars.append(scalar)
         }
     }
