@@ -26,6 +26,9 @@ public enum EngineDiagnostic: Hashable, Sendable {
     /// now on queries and probes over its family ask for multicast replies only, as unicast ones
     /// may be handed to it (RFC 6762 §15.1, ``MDNSEngine/unicastReplyFamilies``).
     case responderOnThisHost(SocketAddress, on: InterfaceID)
+    /// Our own multicast sent on `sender` came in on `interface`: the two are on one link, and
+    /// the records published on both stay when one of them goes (RFC 6762 §14).
+    case sharedLink(InterfaceID, with: InterfaceID)
     /// A message not sent: even in a packet of ``Message/maximumSize`` bytes, one of its
     /// entries does not fit. Our own records are size-checked when registered, so this tells of
     /// a record from elsewhere (a known answer from the cache) too large to repeat.
@@ -36,7 +39,8 @@ public enum EngineDiagnostic: Hashable, Sendable {
     public var isAboutPublication: Bool {
         switch self {
         case .registered, .renamed, .nameConflict, .hostRenamed: true
-        case .received, .dropped, .conflict, .lostProbeTieBreak, .responderOnThisHost, .unsendable: false
+        case .received, .dropped, .conflict, .lostProbeTieBreak, .responderOnThisHost, .sharedLink, .unsendable:
+            false
         }
     }
 }

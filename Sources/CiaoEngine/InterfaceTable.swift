@@ -7,6 +7,20 @@ struct InterfaceTable {
 
     private var byID: [InterfaceID: InterfaceState] = [:]
     private var nextMulticastSweep: Instant = .zero
+    /// Pairs of interfaces on one link, as shown by our own multicast sent on one and heard on the
+    /// other (RFC 6762 §14); a pair is forgotten when either interface goes. A link change takes
+    /// the carrier away, so an interface that stays has stayed on its link.
+    private var sharedLinks: Set<InterfacePair> = []
+
+    /// Two interfaces, unordered.
+    private struct InterfacePair: Hashable {
+        let lower: InterfaceID
+        let higher: InterfaceID
+
+        init(_ first: InterfaceID, _ second: InterfaceID) {
+            (lower, higher) = first < second ? (first, second) : (second, first)
+        }
+    }
 
     var isEmpty: Bool { byID.isEmpty }
 
@@ -27,11 +41,23 @@ struct InterfaceTable {
     /// True when `address` is one of this host's, on any interface.
     func owns(_ address: IPAddress) -> Bool { byID.values.contains { $0.interface.owns(address) } }
 
+    /// The interface, other than `interface`, that `address` is one of the addresses of.
+    func owner(of address: IPAddress, besides interface: InterfaceID) -> InterfaceID? {
+        ids.first { $0 != interface && byID[$0]?.interface.owns(address) == true }
+    }
+
     /// The state of interface `id`, nil if the engine does not run on it; changed in place, so
-    /// that a change to one record does not copy the interface's cache. Setting nil removes it.
+    /// that a change to one record does not copy the interface's cache. Setting a state adds the
+    /// interface; ``remove(_:)`` removes it.
     subscript(id: InterfaceID) -> InterfaceState? {
         get { byID[id] }
         _modify { yield &byID[id] }
+    }
+
+    /// Removes interface `id`, and what was known of its link.
+    mutating func remove(_ id: InterfaceID) {
+        byID[id] = nil
+        sharedLinks = sharedLinks.filter { $0.lower != id && $0.higher != id }
     }
 
     /// Has every interface's ``MulticastLog`` forget its old times, unless they did within
@@ -46,5 +72,22 @@ struct InterfaceTable {
     /// Applies `change` to every interface's state in place.
     mutating func updateEach(_ change: (inout InterfaceState) -> Void) {
         for index in byID.values.indices { change(&byID.values[index]) }
+    }
+
+    // MARK: Shared links
+
+    /// Notes that interfaces `first` and `second` are on one link; returns true when that was not
+    /// known yet.
+    @discardableResult
+    mutating func noteSharedLink(_ first: InterfaceID, _ second: InterfaceID) -> Bool {
+        guard first != second, byID[first] != nil, byID[second] != nil else { return false }
+        return sharedLinks.insert(InterfacePair(first, second)).inserted
+    }
+
+    /// The interfaces known to be on the link of `id`, ascending.
+    func interfacesSharingLink(with id: InterfaceID) -> [InterfaceID] {
+        sharedLinks.compactMap { pair in
+            pair.lower == id ? pair.higher : pair.higher == id ? pair.lower : nil
+        }.sorted()
     }
 }

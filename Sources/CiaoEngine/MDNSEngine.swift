@@ -166,22 +166,33 @@ public struct MDNSEngine {
         if registrations.ownsHostName && !registrations.host.isProbing { registrations[.host]?.announceAgain(at: now) }
     }
 
-    /// Removes an interface: goodbyes for our records there, and its cache reported removed.
+    /// Removes an interface: goodbyes for our records there, but for those still published on
+    /// another interface on its link (RFC 6762 §14), and its cache reported removed.
     public mutating func removeInterface(_ id: InterfaceID, at now: Instant) {
         guard var state = interfaces[id] else { return }
         ownRecordReports.noteEverythingChanged()
-        // A name never announced has nobody holding it to say goodbye to.
-        let announced =
-            (registrations.owesHostGoodbyes ? [registrations.host] : [])
-            + registrations.services.filter { $0.appliesTo(id) && $0.hasAnnounced }
+        // A goodbye would take these from every cache on the link, where they are still ours.
+        let stillPublished = Set(
+            interfaces.interfacesSharingLink(with: id).compactMap { interfaces[$0]?.interface }.flatMap { other in
+                announcedRecords(on: other).map(RecordKey.init)
+            })
         // Each record once: services of one type share their PTR from the enumeration name.
         multicastGoodbyes(
-            for: UniqueRecords(
-                announced.flatMap { $0.records(hostName: registrations.host.name, interface: state.interface) }
-            ).records, on: state.interface)
+            for: UniqueRecords(announcedRecords(on: state.interface)).records.filter {
+                !stillPublished.contains(RecordKey($0))
+            }, on: state.interface)
         for record in state.cache.removeAll() { report(.removed, record, on: id) }
-        interfaces[id] = nil
+        interfaces.remove(id)
         refreshReverseNames()
+    }
+
+    /// The records of the registrations announced on `interface`, the host's included once it
+    /// owes goodbyes: a name never announced has nobody holding it to say goodbye to.
+    private func announcedRecords(on interface: NetworkInterface) -> [ResourceRecord] {
+        let announced =
+            (registrations.owesHostGoodbyes ? [registrations.host] : [])
+            + registrations.services.filter { $0.appliesTo(interface.id) && $0.hasAnnounced }
+        return announced.flatMap { $0.records(hostName: registrations.host.name, interface: interface) }
     }
 
     // MARK: Registrations
@@ -297,6 +308,7 @@ public struct MDNSEngine {
         if datagram.source.port == mdnsPort, interfaces.owns(datagram.source.address),
             outbox.wasSentLately(datagram.bytes, at: now)
         {
+            noteSharedLink(shownBy: datagram)
             return dropped(datagram, .ownMulticast)
         }
         // Only the interface: a copy of its whole state would make the cache copy itself on write.
@@ -341,6 +353,17 @@ public struct MDNSEngine {
             unicastReplyFamilies.remove(datagram.source.address.family) != nil
         else { return }
         diagnose(.responderOnThisHost(datagram.source, on: datagram.interface))
+    }
+
+    /// Notes that the interface `datagram` came in on shares a link with the one that sent it,
+    /// when that is another of ours: our own multicast crossed the link (RFC 6762 §14). A copy
+    /// from the receiving interface's own address is the kernel's loopback, and tells nothing.
+    private mutating func noteSharedLink(shownBy datagram: ReceivedDatagram) {
+        guard interfaces[datagram.interface]?.interface.owns(datagram.source.address) == false,
+            let sender = interfaces.owner(of: datagram.source.address, besides: datagram.interface),
+            interfaces.noteSharedLink(sender, datagram.interface)
+        else { return }
+        diagnose(.sharedLink(datagram.interface, with: sender))
     }
 
     /// Notes why `datagram` was ignored, for ``takeDiagnostics()``, and returns it.

@@ -86,6 +86,8 @@ public struct SimulatedNetworkOf<Stack: SimulatedStack> {
     public private(set) var transmissionCount = 0
     private var random: SplitMix64
     private var links: [Conditions] = []
+    /// The links each link is bridged to (``bridge(_:_:)``).
+    private var bridged: [LinkID: Set<LinkID>] = [:]
     private var hosts: [Host] = []
     private var deliveries = Heap<Delivery>()
     private var deadlines = Heap<Deadline>()
@@ -110,6 +112,14 @@ public struct SimulatedNetworkOf<Stack: SimulatedStack> {
 
     public mutating func setConditions(_ conditions: Conditions, on link: LinkID) {
         links[link.index] = conditions
+    }
+
+    /// Joins two links into one, as a switch would: what is sent on either is delivered on both,
+    /// each copy under its receiving link's conditions. A host with an interface on each then has
+    /// two interfaces on one link (RFC 6762 §14).
+    public mutating func bridge(_ first: LinkID, _ second: LinkID) {
+        bridged[first, default: []].insert(second)
+        bridged[second, default: []].insert(first)
     }
 
     /// Adds a host whose stack `makeStack` builds from an engine whose host label is `hostLabel` (or an observer
@@ -308,31 +318,32 @@ public struct SimulatedNetworkOf<Stack: SimulatedStack> {
                 isMulticast: true)
             deliveries.push(Delivery(time: now, sequence: sequence, host: sender, datagram: looped))
         }
-        // Engines sharing an address share its port too: Linux hands a unicast datagram to the
-        // socket bound last, here the stack added last (RFC 6762 §15.1).
-        var unicastReceiver: Int?
-        if case .unicast(let target) = datagram.destination {
-            unicastReceiver = hosts.indices.last {
-                $0 != sender.index && hosts[$0].up.contains(link)
-                    && hosts[$0].interfaces[link]?.owns(target.address) == true
+        // Over a bridge, the sender's interface on the other link hears it too.
+        for receivingLink in [link] + (bridged[link] ?? []).sorted(by: { $0.index < $1.index }) {
+            let hearing = hosts.indices.filter {
+                ($0 != sender.index || receivingLink != link) && hosts[$0].up.contains(receivingLink)
             }
-        }
-        for index in hosts.indices where index != sender.index {
-            guard let receiverInterface = hosts[index].interfaces[link], hosts[index].up.contains(link) else {
-                continue
+            // Engines sharing an address share its port too: Linux hands a unicast datagram to the
+            // socket bound last, here the stack added last (RFC 6762 §15.1).
+            var unicastReceiver: Int?
+            if case .unicast(let target) = datagram.destination {
+                unicastReceiver = hearing.last { hosts[$0].interfaces[receivingLink]?.owns(target.address) == true }
             }
-            let isMulticast: Bool
-            switch datagram.destination {
-            case .multicast:
-                isMulticast = true
-            case .unicast:
-                guard index == unicastReceiver else { continue }
-                isMulticast = false
+            for index in hearing {
+                guard let receiverInterface = hosts[index].interfaces[receivingLink] else { continue }
+                let isMulticast: Bool
+                switch datagram.destination {
+                case .multicast:
+                    isMulticast = true
+                case .unicast:
+                    guard index == unicastReceiver else { continue }
+                    isMulticast = false
+                }
+                let received = ReceivedDatagram(
+                    bytes: datagram.bytes, source: SocketAddress(source, port: mdnsPort),
+                    interface: receiverInterface.id, isMulticast: isMulticast)
+                schedule(received, to: HostID(index: index), on: receivingLink)
             }
-            let received = ReceivedDatagram(
-                bytes: datagram.bytes, source: SocketAddress(source, port: mdnsPort), interface: receiverInterface.id,
-                isMulticast: isMulticast)
-            schedule(received, to: HostID(index: index), on: link)
         }
     }
 

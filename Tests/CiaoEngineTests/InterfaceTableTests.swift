@@ -30,7 +30,7 @@ import Testing
         #expect(table.networkInterfaces.map(\.id) == table.ids)
         #expect(table.contains(InterfaceID(5)) && !table.contains(InterfaceID(4)))
         #expect(table.contains { $0.index > 8 } && !table.contains { $0.index == 4 })
-        table[InterfaceID(5)] = nil
+        table.remove(InterfaceID(5))
         #expect(table.ids == [1, 2, 3, 7, 9].map(InterfaceID.init))
     }
 
@@ -62,5 +62,27 @@ import Testing
         let table = twoInterfaces()
         #expect(table.owns(.v4(IPv4Address(198, 18, 1, 1))))
         #expect(!table.owns(.v4(IPv4Address(198, 18, 1, 2))))
+        #expect(table.owner(of: .v4(IPv4Address(198, 18, 1, 1)), besides: InterfaceID(1)) == InterfaceID(2))
+        #expect(table.owner(of: .v4(IPv4Address(198, 18, 1, 1)), besides: InterfaceID(2)) == nil)
+    }
+
+    /// Interfaces on one link are known by pair, either way round, between interfaces present,
+    /// and forgotten with either one (RFC 6762 §14).
+    @Test func sharedLinksAreKnownByPairAndForgottenWithEither() {
+        var table = twoInterfaces()
+        table[InterfaceID(3)] = state(3, IPv4Address(198, 18, 2, 1))
+        let news = [(1, 1), (1, 9), (2, 1), (1, 2), (3, 1)].map { first, second in
+            table.noteSharedLink(InterfaceID(UInt32(first)), InterfaceID(UInt32(second)))
+        }
+        // Not with itself, nor with an interface not in use; 1 and 2 once.
+        #expect(news == [false, false, true, false, true])
+        #expect(table.interfacesSharingLink(with: InterfaceID(1)) == [InterfaceID(2), InterfaceID(3)])
+        #expect(table.interfacesSharingLink(with: InterfaceID(2)) == [InterfaceID(1)])
+        table.remove(InterfaceID(3))
+        #expect(table.interfacesSharingLink(with: InterfaceID(1)) == [InterfaceID(2)])
+        table.remove(InterfaceID(2))
+        #expect(table.interfacesSharingLink(with: InterfaceID(1)).isEmpty)
+        table[InterfaceID(2)] = state(2, IPv4Address(198, 18, 1, 1))
+        #expect(table.interfacesSharingLink(with: InterfaceID(1)).isEmpty, "an interface back starts unknown")
     }
 }

@@ -27,7 +27,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dnsmsg  # noqa: E402
 from avahi_output import avahi_unescape, parse_avahi_browse_line  # noqa: E402
-from lab import HERE, IFNAME, Failure, Host, JsonProc, Lab, show_txt  # noqa: E402
+from lab import HERE, IFNAME, V6NET, Failure, Host, JsonProc, Lab, show_txt  # noqa: E402
 from runner import Skip, parse_scenario_arguments, run_scenarios  # noqa: E402
 from pane import Pane  # noqa: E402
 
@@ -687,6 +687,81 @@ def ipv4_only_peer(s: Suite) -> list[str]:
             raise Failure(f"ciao resolve of the IPv4-only service exited {rc}\n{r.tail()}")
         return [f"no removal in {time.monotonic() - t0:.0f} s of IPv6 queries and three IPv4 queries 0.2 s apart; "
                 "still resolved"]
+
+
+@scenario("multihomed", "a second interface on Ciao's link goes: peers keep its service, no warning")
+def multihomed(s: Suite) -> list[str]:
+    """Host c has a second interface, civ1, on the lab's link, as a machine on one network by
+    Ethernet and Wi-Fi, and `ciao publish -v` runs there. `ciao browse -r -p` on host b and
+    avahi-browse -r on host av see the service; then civ1 loses its addresses, and later its
+    link. Neither browser reports the service removed; the goodbyes Ciao sent (captured on b)
+    name only civ1's addresses and their reverse names; Ciao's log says the two share a link and
+    has no warning; `ciao resolve` on b still resolves it, to c's first addresses alone."""
+    name, second = "Two Links", "civ1"
+    with s.lab("multihomed", ["c", "b", "av"]) as lab:
+        c, b, av = lab["c"], lab["b"], lab["av"]
+        v4, v6 = f"{lab.v4net}.{100 + c.num}", f"{V6NET}:{100 + c.num:x}"
+        # As Lab.connect: the veth made inside the host, its peer moved straight into the switch.
+        c.run("ip", "link", "add", second, "type", "veth", "peer", "name", "p1b", "netns", lab.sw)
+        c.run("ip", "netns", "exec", lab.sw, "ip", "link", "set", "p1b", "master", "br0", "up")
+        c.run("sysctl", "-qw", f"net.ipv6.conf.{second}.accept_dad=0")
+        c.run("ip", "link", "set", second, "multicast", "on", "up")
+        c.run("ip", "addr", "add", f"{v4}/24", "dev", second)
+        c.run("ip", "-6", "addr", "add", f"{v6}/64", "dev", second, "nodad")
+        lab.start_avahi(av)
+        sn = sniffer(s, b)
+        publisher = s.ciao(c, "ciao-publish", "publish", "-v", "--json", name, TYPE, "9600")
+        ciao_published(publisher, name)
+        browse = s.ciao(b, "ciao-browse", "browse", "-r", "-p", TYPE)
+        ab = avahi_browse(av, "-r", TYPE)
+        for p in (browse, ab):
+            p.wait_for({"event": "resolved", "name": name}, 10, what=f"{p.name} resolving {name!r}")
+        deadline = time.monotonic() + 10
+        while not (shared := [l for l in publisher.lines if "on the same link as" in l]) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        if not shared:
+            raise Failure(f"ciao publish -v never said that civ0 and {second} share a link\n{publisher.tail()}")
+        marks = {p.name: p.mark() for p in (browse, ab)}
+        log_mark = len(publisher.lines)
+        t_gone = time.monotonic()
+        c.run("ip", "addr", "flush", "dev", second)
+        time.sleep(4)
+        c.run("ip", "link", "set", second, "down")
+        time.sleep(4)
+        problems = []
+        for p in (browse, ab):
+            removed = p.select({"event": "removed", "name": name}, after=marks[p.name])
+            if removed:
+                problems.append(f"{p.name} reported the service removed {removed[0]['t'] - t_gone:.1f} s after "
+                                f"{second} lost its addresses")
+        sources = {plain(a) for a in host_addresses(c) if a} | {v4, v6}
+        gone_names = set()
+        for e in sn.select(lambda e: e.get("event") == "packet" and e["t"] >= t_gone):
+            if plain(e["from"]) not in sources:
+                continue
+            m = dnsmsg.parse(bytes.fromhex(e["message"]))
+            gone_names |= {(dnsmsg.show_name(r["name"]), r["type"]) for r in m["answers"] if r["ttl"] == 0}
+        host_name = ciao_published(publisher, name)["host"].lower()
+        # 1 = A, 28 = AAAA, 12 = PTR (reverse mapping), 47 = NSEC of a reverse name
+        wrong = sorted(n for n in gone_names if not (
+            n[0].lower() == host_name and n[1] in (1, 28) or n[0].endswith(".arpa.") and n[1] in (12, 47)))
+        if wrong:
+            problems.append(f"goodbyes for records still published on civ0: {wrong}")
+        if not any(n[1] in (1, 28) for n in gone_names):
+            problems.append(f"no goodbye for {second}'s addresses (captured: {sorted(gone_names)})")
+        warnings = [l for l in publisher.lines[log_mark:] if " warning " in l or "multicast(" in l]
+        if warnings:
+            problems.append(f"warnings when {second} went: {warnings[:3]}")
+        r, rc, _ = s.ciao_once(b, "ciao-resolve", "resolve", "-p", name, TYPE, "--timeout", "5")
+        addresses = {e.get("address") for e in r.events if e.get("event") == "resolved"}
+        if rc != 0 or c.v4 not in addresses or v4 in addresses:
+            problems.append(f"ciao resolve on b: exit {rc}, addresses {sorted(a for a in addresses if a)} "
+                            f"(want {c.v4}, not {v4})\n{r.tail()}")
+        if problems:
+            raise Failure("; ".join(problems))
+        return [f"{second} lost its addresses, then its link: no removal in 8 s by ciao browse or avahi-browse; "
+                f"goodbyes only for {len(gone_names)} records of {second}'s addresses; "
+                f"\"{shared[0].split(f'{second}: ', 1)[-1][:60]}...\"; no warning; still resolved to {c.v4}"]
 
 
 @scenario("txt-as-written", "TXT strings go out in the order and spelling given, and peers read them so")

@@ -34,6 +34,8 @@ final class RuntimeLoop {
     private var pollFailures = 0
     /// The group memberships the last interface scan could not make, to report each failure once.
     private var membershipFailures: Set<NetworkScope.MembershipFailure> = []
+    /// The names of the interfaces an interface scan found gone, until their goodbyes are sent.
+    private var departingNames: [InterfaceID: String] = [:]
     private let origin = ContinuousClock.now
     /// Datagrams read per socket before the loop looks at its other descriptors again.
     private static let receiveBatch = 256
@@ -153,15 +155,17 @@ final class RuntimeLoop {
                 try socket.send(datagram.bytes, on: datagram.interface, to: datagram.destination)
             } catch {
                 // A lost datagram: mDNS retransmits everything that matters (§8, §5.2).
-                statistics.update(datagram.interface, datagram.family, name: driver.interfaceName(datagram.interface)) {
+                statistics.update(datagram.interface, datagram.family, name: interfaceName(datagram.interface)) {
                     $0.sendFailures += 1
                 }
+                let isDeparting = departingNames[datagram.interface] != nil
                 diagnostics.emit(
-                    .warning, .socket, interface: driver.interfaceName(datagram.interface),
-                    "could not send \(Self.noun(for: datagram.purpose)) to \(datagram.destination): \(error)")
+                    isDeparting ? .info : .warning, .socket, interface: interfaceName(datagram.interface),
+                    "could not send \(Self.noun(for: datagram.purpose)) to \(Self.name(of: datagram.destination))"
+                        + (isDeparting ? ", the interface being down or without addresses" : "") + ": \(error)")
                 continue
             }
-            statistics.update(datagram.interface, datagram.family, name: driver.interfaceName(datagram.interface)) {
+            statistics.update(datagram.interface, datagram.family, name: interfaceName(datagram.interface)) {
                 $0.packetsSent += 1
                 $0.bytesSent += UInt64(datagram.bytes.count)
             }
@@ -213,7 +217,7 @@ final class RuntimeLoop {
             reportNewSocketCounts(socket)
             var multicastSent = 0
             for datagram in datagrams {
-                let name = driver.interfaceName(datagram.interface)
+                let name = interfaceName(datagram.interface)
                 statistics.update(datagram.interface, socket.family, name: name) {
                     $0.packetsReceived += 1
                     $0.bytesReceived += UInt64(datagram.bytes.count)
@@ -248,6 +252,7 @@ final class RuntimeLoop {
         let time = now
         let currentIDs = Set(current.map(\.id))
         for gone in driver.interfaces where !currentIDs.contains(gone.id) {
+            departingNames[gone.id] = gone.name
             driver.handle(.removeInterface(gone.id), at: time)
             for socket in sockets.values {
                 do {
@@ -279,6 +284,7 @@ final class RuntimeLoop {
         reportMembershipFailures(failures)
         membershipFailures = Set(failures)
         sendAndDeliver()
+        departingNames = [:]
     }
 
     /// Joins the mDNS group of each family `interface` has an address of and leaves the others;
@@ -299,7 +305,7 @@ final class RuntimeLoop {
                     }
                     if let displaced {
                         diagnostics.emit(
-                            .warning, .interface, interface: driver.interfaceName(displaced),
+                            .warning, .interface, interface: interfaceName(displaced),
                             "gave up the \(Self.familyName(family)) mDNS group membership to \(interface.name), "
                                 + "a lower-numbered interface: the kernel allows no more per socket")
                     }
@@ -334,6 +340,19 @@ final class RuntimeLoop {
         family == .v4 ? "IPv4" : "IPv6"
     }
 
+    /// "the IPv4 group", or the unicast address.
+    private static func name(of destination: OutgoingDatagram.Destination) -> String {
+        switch destination {
+        case .multicast(let family): "the \(familyName(family)) group"
+        case .unicast(let address): "\(address)"
+        }
+    }
+
+    /// The name of interface `id`, one that went included until its goodbyes are sent, or its index.
+    private func interfaceName(_ id: InterfaceID) -> String {
+        departingNames[id] ?? driver.interfaceName(id)
+    }
+
     private static func noun(for purpose: OutgoingDatagram.Purpose) -> String {
         switch purpose {
         case .probe: "a probe"
@@ -354,11 +373,6 @@ final class RuntimeLoop {
             case .answer: .response
             case .probe, .announcement, .goodbye: .publication
             }
-        let destination: String =
-            switch datagram.destination {
-            case .multicast(let family): "the \(Self.familyName(family)) group"
-            case .unicast(let address): "\(address)"
-            }
         let summary: String
         do {
             summary = MessageSummary.describe(try Message(decoding: datagram.bytes))
@@ -366,8 +380,8 @@ final class RuntimeLoop {
             summary = "\(datagram.bytes.count) bytes that do not decode: \(error)"
         }
         diagnostics.emit(
-            level, category, interface: driver.interfaceName(datagram.interface),
-            "sent \(Self.noun(for: datagram.purpose)) to \(destination): \(summary)")
+            level, category, interface: interfaceName(datagram.interface),
+            "sent \(Self.noun(for: datagram.purpose)) to \(Self.name(of: datagram.destination)): \(summary)")
     }
 
     /// Says what the engine met: each message received and from whom, drops and why, conflicts;
@@ -379,21 +393,21 @@ final class RuntimeLoop {
                 let kind =
                     message.header.isResponse ? "a response" : message.authorities.isEmpty ? "a query" : "a probe"
                 diagnostics.emit(
-                    .debug, message.header.isResponse ? .response : .query, interface: driver.interfaceName(interface),
+                    .debug, message.header.isResponse ? .response : .query, interface: interfaceName(interface),
                     "received \(kind) from \(source): \(MessageSummary.describe(message))")
             case .dropped(let reason, let source, let interface):
                 let level: CiaoDiagnostic.Level = if case .undecodable = reason { .info } else { .debug }
                 diagnostics.emit(
-                    level, .packet, interface: driver.interfaceName(interface),
+                    level, .packet, interface: interfaceName(interface),
                     "dropped a datagram from \(source): \(reason)")
             case .conflict(let name, let source, let interface, let whileProbing):
                 diagnostics.emit(
-                    .info, .publication, interface: driver.interfaceName(interface),
+                    .info, .publication, interface: interfaceName(interface),
                     "\(source) answers for \(name) with other data (RFC 6762 §9): "
                         + (whileProbing ? "choosing another name" : "probing for it again"))
             case .lostProbeTieBreak(let name, let source, let interface):
                 diagnostics.emit(
-                    .info, .publication, interface: driver.interfaceName(interface),
+                    .info, .publication, interface: interfaceName(interface),
                     "\(source) probes for \(name) too and wins the tie-break (RFC 6762 §8.2): probing again in a second"
                 )
             case .registered(let name):
@@ -407,13 +421,18 @@ final class RuntimeLoop {
                 diagnostics.emit(.info, .publication, "host name \(old) is now \(new)")
             case .responderOnThisHost(let source, let interface):
                 diagnostics.emit(
-                    .info, .socket, interface: driver.interfaceName(interface),
+                    .info, .socket, interface: interfaceName(interface),
                     "another mDNS responder on this host (\(source)) shares port 5353, and the kernel may hand it "
                         + "our unicast replies: asking for multicast ones over \(Self.familyName(source.address.family)) "
                         + "from now on (RFC 6762 §15.1)")
+            case .sharedLink(let interface, let sender):
+                diagnostics.emit(
+                    .info, .interface, interface: interfaceName(interface),
+                    "on the same link as \(interfaceName(sender)), whose multicast came in here: what both "
+                        + "publish gets no goodbye when one of them goes (RFC 6762 §14)")
             case .unsendable(let purpose, let error, let interface):
                 diagnostics.emit(
-                    .error, .packet, interface: driver.interfaceName(interface),
+                    .error, .packet, interface: interfaceName(interface),
                     "could not encode \(Self.noun(for: purpose)), not sent: \(error)")
             }
         }
