@@ -2,11 +2,18 @@
 public struct InterfaceAddress: Hashable, Sendable {
     public var address: IPAddress
     public var prefixLength: Int
+    /// An IPv6 address whose preferred lifetime has ended (RFC 4862 §5.5.4), as a temporary
+    /// address of RFC 8981 is after a day: still valid, but not for new connections.
+    public var isDeprecated: Bool
 
-    public init(_ address: IPAddress, prefixLength: Int) {
+    public init(_ address: IPAddress, prefixLength: Int, isDeprecated: Bool = false) {
         self.address = address
         self.prefixLength = prefixLength
+        self.isDeprecated = isDeprecated
     }
+
+    /// Neither link-local nor deprecated: an address the host name's records always carry.
+    public var isPreferredForPublication: Bool { !address.isLinkLocal && !isDeprecated }
 
     /// True when `other` lies in this address's subnet (RFC 6762 §11: the on-link check).
     public func contains(_ other: IPAddress) -> Bool {

@@ -17,12 +17,13 @@ public struct NetworkInterface: Hashable, Sendable {
     }
 
     /// The addresses the host name's records carry on this interface: per family, those that are
-    /// not link-local, or the link-local ones where the family has no other. avahi-daemon chooses
-    /// the same, so that two responders on one host publish one record set (RFC 6762 §15).
+    /// neither link-local nor deprecated, or all of the family's where it has none such.
+    /// avahi-daemon chooses the same, so that two responders on one host publish one record set
+    /// (RFC 6762 §15).
     public var publishedAddresses: [InterfaceAddress] {
         addresses.filter { candidate in
-            !candidate.address.isLinkLocal
-                || !addresses.contains { $0.address.family == candidate.address.family && !$0.address.isLinkLocal }
+            candidate.isPreferredForPublication
+                || !addresses.contains { $0.address.family == candidate.address.family && $0.isPreferredForPublication }
         }
     }
 

@@ -245,6 +245,29 @@ import Testing
         #expect(try addressesAnswered() == Set((v4 + [linkLocal]).map(\.address)))
     }
 
+    /// A deprecated IPv6 address (RFC 4862 §5.5.4) is left out while the family has another
+    /// that is neither deprecated nor link-local, as avahi-daemon leaves it out: a responder on
+    /// the same host proposing the name's records finds the same set (RFC 6762 §15).
+    @Test func deprecatedAddressesArePublishedOnlyWhenAlone() throws {
+        var (network, link, publisher, observer) = SimulatedNetwork.publisherAndObserver(seed: 9, hostName: "vm")
+        let current = SimulatedNetwork.interface(for: publisher, on: link).addresses
+        let deprecated = InterfaceAddress(.v6(IPv6Address("fd00:198:18::99")!), prefixLength: 64, isDeprecated: true)
+        network.setAddresses(current + [deprecated], of: publisher, on: link)
+        network.register(Services.registration("Web"), on: publisher)
+        func addressesAnswered() throws -> Set<IPAddress> {
+            let start = network.now
+            network.inject(Messages.query([Messages.question(Self.vm, .aaaa)]), from: observer, on: link)
+            network.run(for: .seconds(2))
+            let reply = try #require(network.sentMessages(.responses, by: publisher, since: start).first)
+            return Set(reply.message.answers.compactMap { if case .aaaa(let v6) = $0.data { .v6(v6) } else { nil } })
+        }
+        #expect(try addressesAnswered() == Set(current.filter { $0.address.family == .v6 }.map(\.address)))
+        let v4 = current.filter { $0.address.family == .v4 }
+        network.setAddresses(v4 + [deprecated], of: publisher, on: link)
+        network.run(for: .seconds(3))
+        #expect(try addressesAnswered() == [deprecated.address])
+    }
+
     /// Without an interface a registration is not reported registered, and nothing is sent; it
     /// probes and registers once an interface comes.
     @Test func withoutAnInterfaceNothingIsRegisteredUntilOneComes() {

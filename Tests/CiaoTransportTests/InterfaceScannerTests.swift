@@ -66,6 +66,26 @@ import Testing
         #expect(InterfaceScanner.prefixLength(of: .v6(IPv6Address("ffff:ffff:ffff:ffff::")!)) == 64)
         #expect(InterfaceScanner.prefixLength(of: .v6(IPv6Address("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ff80")!)) == 121)
     }
+
+    /// /proc/net/if_inet6 of a lab host, captured: fd00:198:18::99 was added with `preferred_lft
+    /// 0` (flags a2: permanent, deprecated, no DAD); the others are not deprecated (80, 82).
+    static let ifInet6 = """
+        00000000000000000000000000000001 01 80 10 80       lo
+        fe800000000000000000c6fffe120001 02 40 20 80     nlv0
+        fd000198001800000000000000000098 02 40 00 82     nlv0
+        fd000198001800000000000000000001 02 40 00 82     nlv0
+        fd000198001800000000000000000099 02 40 00 a2     nlv0
+
+        fd0001980018000000000000000000zz 02 40 00 a2     nlv0
+        fd000198001800000000000000000097 02 40 00 a2
+        """
+
+    @Test func deprecatedAddressesFromProcNetIfInet6() {
+        let deprecated = InterfaceScanner.deprecatedAddresses(inIfInet6: Self.ifInet6)
+        // The lines that do not read (bad digits, a field missing) count for nothing.
+        #expect(deprecated == [.init(index: 2, address: .v6(IPv6Address("fd00:198:18::99")!))])
+        #expect(InterfaceScanner.deprecatedAddresses(inIfInet6: "").isEmpty)
+    }
 }
 
 extension NamespaceTests {

@@ -536,6 +536,43 @@ def host_name_beside_avahi(s: Suite) -> list[str]:
         return figures
 
 
+@scenario("deprecated-address", "a deprecated IPv6 address is not published, so avahi started later keeps the host name")
+def deprecated_address(s: Suite) -> list[str]:
+    """Host c has, beside its own addresses, an IPv6 address whose preferred lifetime has ended
+    (as a day-old temporary address of IPv6 privacy extensions is). `ciao publish` there owns the
+    machine's host name; avahi-daemon then starts in c with that name, as after an upgrade on a
+    desktop: it keeps the name (no conflict in its log), and from host peer the name's IPv6
+    address is c's own, never the deprecated one, while `ciao resolve` there lists no
+    deprecated address either."""
+    with s.lab("deprecated-address", ["c", "peer"]) as lab:
+        c, peer = lab["c"], lab["peer"]
+        lab.start_avahi(peer)
+        deprecated = f"{V6NET}:{0x100 + c.num:x}"
+        c.run("ip", "-6", "addr", "add", f"{deprecated}/64", "dev", IFNAME, "preferred_lft", "0", "nodad")
+        publisher = s.ciao(c, "ciao-publish", "publish", "--json", "Kept Name", TYPE, "8090")
+        s.agents.append(publisher)
+        host = ciao_published(publisher, "Kept Name")["host"]
+        if not same_host(host, MACHINE_LOCAL):
+            raise Failure(f"ciao publish took {host}, not the machine's {MACHINE_LOCAL}")
+        time.sleep(1)
+        daemon = lab.start_avahi(c, host_name=MACHINE)
+        time.sleep(6)
+        problems = []
+        if avahi_conflicts(daemon):
+            problems.append("avahi-daemon logged: " + " | ".join(avahi_conflicts(daemon)))
+        out = peer.run("timeout", "10", "avahi-resolve", "-6", "-n", MACHINE_LOCAL, check=False).split()
+        if len(out) < 2 or plain(out[1]) != plain(c.v6):
+            problems.append(f"avahi-resolve -6 -n {MACHINE_LOCAL} on peer: {out} (expected {c.v6})")
+        r, rc, _ = s.ciao_once(peer, "ciao-resolve", "resolve", "--json", "Kept Name", TYPE, "--timeout", "5")
+        addresses = [a for e in r.events if e.get("event") == "resolved" for a in e.get("addresses", [])]
+        if rc != 0 or plain(c.v6) not in map(plain, addresses) or plain(deprecated) in map(plain, addresses):
+            problems.append(f"ciao resolve on peer: exit {rc}, addresses {addresses} (want {c.v6}, not {deprecated})")
+        if problems:
+            raise Failure("; ".join(problems))
+        return [f"avahi-daemon started beside Ciao keeps {MACHINE_LOCAL} (no conflict); avahi-resolve -6 gives "
+                f"{c.v6}; ciao resolve lists {sorted(addresses)}, not {deprecated}"]
+
+
 @scenario("host-name-owned", "Ciao owns the machine's host name: shared by two processes, mapped back, never taken by a browser")
 def host_name_owned(s: Suite) -> list[str]:
     """No avahi in host c. A browse-only `ciao` (browse, types, resolve) sends no probe,

@@ -276,7 +276,9 @@ final class RuntimeLoop {
                 diagnostics.emit(
                     .info, .interface, interface: interface.name,
                     (previous == nil ? "in use" : "addresses changed") + ": "
-                        + interface.addresses.map { "\($0.address)/\($0.prefixLength)" }.joined(separator: ", "))
+                        + interface.addresses.map {
+                            "\($0.address)/\($0.prefixLength)" + ($0.isDeprecated ? " (deprecated)" : "")
+                        }.joined(separator: ", "))
             }
             driver.handle(.setInterface(interface), at: time)
         }
