@@ -26,8 +26,8 @@ public enum EngineDiagnostic: Hashable, Sendable {
     /// now on queries and probes over its family ask for multicast replies only, as unicast ones
     /// may be handed to it (RFC 6762 §15.1, ``MDNSEngine/unicastReplyFamilies``).
     case responderOnThisHost(SocketAddress, on: InterfaceID)
-    /// Our own multicast sent on `sender` came in on `interface`: the two are on one link, and
-    /// the records published on both stay when one of them goes (RFC 6762 §14).
+    /// Our own multicast sent on the second interface came in on the first: the two are on one
+    /// link, and the records published on both stay when one of them goes (RFC 6762 §14).
     case sharedLink(InterfaceID, with: InterfaceID)
     /// A message not sent: even in a packet of ``Message/maximumSize`` bytes, one of its
     /// entries does not fit. Our own records are size-checked when registered, so this tells of

@@ -8,8 +8,8 @@ struct InterfaceTable {
     private var byID: [InterfaceID: InterfaceState] = [:]
     private var nextMulticastSweep: Instant = .zero
     /// Pairs of interfaces on one link, as shown by our own multicast sent on one and heard on the
-    /// other (RFC 6762 §14); a pair is forgotten when either interface goes. A link change takes
-    /// the carrier away, so an interface that stays has stayed on its link.
+    /// other (RFC 6762 §14); a pair is forgotten when either interface goes or gains an address
+    /// on a subnet it did not have, as on another link.
     private var sharedLinks: Set<InterfacePair> = []
 
     /// Two interfaces, unordered.
@@ -41,7 +41,8 @@ struct InterfaceTable {
     /// True when `address` is one of this host's, on any interface.
     func owns(_ address: IPAddress) -> Bool { byID.values.contains { $0.interface.owns(address) } }
 
-    /// The interface, other than `interface`, that `address` is one of the addresses of.
+    /// The interface, other than `interface`, that `address` is one of the addresses of; the
+    /// lowest-numbered when several are.
     func owner(of address: IPAddress, besides interface: InterfaceID) -> InterfaceID? {
         ids.first { $0 != interface && byID[$0]?.interface.owns(address) == true }
     }
@@ -57,7 +58,7 @@ struct InterfaceTable {
     /// Removes interface `id`, and what was known of its link.
     mutating func remove(_ id: InterfaceID) {
         byID[id] = nil
-        sharedLinks = sharedLinks.filter { $0.lower != id && $0.higher != id }
+        forgetSharedLinks(of: id)
     }
 
     /// Has every interface's ``MulticastLog`` forget its old times, unless they did within
@@ -82,6 +83,11 @@ struct InterfaceTable {
     mutating func noteSharedLink(_ first: InterfaceID, _ second: InterfaceID) -> Bool {
         guard first != second, byID[first] != nil, byID[second] != nil else { return false }
         return sharedLinks.insert(InterfacePair(first, second)).inserted
+    }
+
+    /// Forgets which interfaces share a link with `id`.
+    mutating func forgetSharedLinks(of id: InterfaceID) {
+        sharedLinks = sharedLinks.filter { $0.lower != id && $0.higher != id }
     }
 
     /// The interfaces known to be on the link of `id`, ascending.

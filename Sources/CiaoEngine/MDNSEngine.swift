@@ -161,6 +161,13 @@ public struct MDNSEngine {
             multicastGoodbyes(for: gone, on: existing.interface)
         }
         interfaces[interface.id]?.interface = interface
+        // A new subnet suggests another link; addresses that only go (one by one, as a flush
+        // removes them) or come in a subnet already there (a new temporary address) do not.
+        if interface.addresses.contains(where: { new in
+            !new.address.isLinkLocal && !existing.interface.addresses.contains { $0.contains(new.address) }
+        }) {
+            interfaces.forgetSharedLinks(of: interface.id)
+        }
         refreshReverseNames()
         // A host name still being probed is announced, with its new addresses, once it is ours (§8.1).
         if registrations.ownsHostName && !registrations.host.isProbing { registrations[.host]?.announceAgain(at: now) }

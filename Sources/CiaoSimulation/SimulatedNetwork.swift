@@ -114,10 +114,13 @@ public struct SimulatedNetworkOf<Stack: SimulatedStack> {
         links[link.index] = conditions
     }
 
-    /// Joins two links into one, as a switch would: what is sent on either is delivered on both,
-    /// each copy under its receiving link's conditions. A host with an interface on each then has
-    /// two interfaces on one link (RFC 6762 §14).
+    /// Joins two links, as a switch would: what is sent on either is delivered on the other too
+    /// (not on a third bridged to that one), each copy under its receiving link's conditions. A
+    /// host with an interface on each then has two interfaces on one link (RFC 6762 §14); as on
+    /// Linux, its IPv4 datagrams do not come back to it over the bridge, their source being one
+    /// of its own addresses.
     public mutating func bridge(_ first: LinkID, _ second: LinkID) {
+        precondition(first != second, "a link bridged to itself")
         bridged[first, default: []].insert(second)
         bridged[second, default: []].insert(first)
     }
@@ -318,10 +321,12 @@ public struct SimulatedNetworkOf<Stack: SimulatedStack> {
                 isMulticast: true)
             deliveries.push(Delivery(time: now, sequence: sequence, host: sender, datagram: looped))
         }
-        // Over a bridge, the sender's interface on the other link hears it too.
+        // Over a bridge, the sender's interface on the other link hears it too, but over IPv6
+        // alone: Linux drops an IPv4 datagram from outside whose source is one of its own.
         for receivingLink in [link] + (bridged[link] ?? []).sorted(by: { $0.index < $1.index }) {
             let hearing = hosts.indices.filter {
-                ($0 != sender.index || receivingLink != link) && hosts[$0].up.contains(receivingLink)
+                ($0 != sender.index || (receivingLink != link && datagram.family == .v6))
+                    && hosts[$0].up.contains(receivingLink)
             }
             // Engines sharing an address share its port too: Linux hands a unicast datagram to the
             // socket bound last, here the stack added last (RFC 6762 §15.1).

@@ -24,7 +24,7 @@ public enum InterfaceScanner {
         guard getifaddrs(&list) == 0 else { throw .lastError("list the network interfaces (getifaddrs)") }
         defer { freeifaddrs(list) }
 
-        let deprecated = deprecatedAddresses(inIfInet6: contents(of: "/proc/net/if_inet6") ?? "")
+        let deprecated = DeprecatedAddresses.current()
         var entries: [Entry] = []
         var indices: [String: UInt32] = [:]
         var next = list
@@ -43,7 +43,7 @@ public enum InterfaceScanner {
             }
             guard index != 0 else { continue }  // gone since the list was read
             var address = address(entry.pointee.ifa_addr, netmask: entry.pointee.ifa_netmask)
-            if let ip = address?.address, deprecated.contains(IndexedAddress(index: index, address: ip)) {
+            if let ip = address?.address, deprecated.contains(ip, onInterface: index) {
                 address?.isDeprecated = true
             }
             entries.append(Entry(name: name, index: index, flags: entry.pointee.ifa_flags, address: address))
@@ -93,49 +93,6 @@ public enum InterfaceScanner {
             byIndex[entry.index] = interface
         }
         return byIndex.values.sorted { $0.id < $1.id }
-    }
-
-    /// An address on the interface with `index`.
-    struct IndexedAddress: Hashable {
-        var index: UInt32
-        var address: IPAddress
-    }
-
-    /// The deprecated addresses (IFA_F_DEPRECATED) among the lines of /proc/net/if_inet6: the
-    /// address in 32 hex digits, then the interface index, prefix length, scope and flags in hex,
-    /// and the name. Lines that do not read so are skipped; pure.
-    static func deprecatedAddresses(inIfInet6 text: String) -> Set<IndexedAddress> {
-        let deprecatedFlag: UInt32 = 0x20
-        var found: Set<IndexedAddress> = []
-        for line in text.split(separator: "\n") {
-            let fields = line.split(separator: " ")
-            guard fields.count == 6, fields[0].utf8.count == 32,
-                let index = UInt32(fields[1], radix: 16), let flags = UInt32(fields[4], radix: 16),
-                flags & deprecatedFlag != 0
-            else { continue }
-            // 32 hex digits in groups of four: the RFC 4291 text form.
-            let digits = Array(fields[0])
-            let groups = stride(from: 0, to: 32, by: 4).map { String(digits[$0..<$0 + 4]) }
-            guard let address = IPAddress(groups.joined(separator: ":")), address.family == .v6 else { continue }
-            found.insert(IndexedAddress(index: index, address: address))
-        }
-        return found
-    }
-
-    /// The text of a small file such as one in /proc, or nil when it cannot be read; at most 1 MiB.
-    private static func contents(of path: String) -> String? {
-        let file = open(path, O_RDONLY | O_CLOEXEC)
-        guard file >= 0 else { return nil }
-        defer { close(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16_384)
-        while bytes.count < 1 << 20 {
-            let count = chunk.withUnsafeMutableBytes { read(file, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return count == 0 ? String(decoding: bytes, as: UTF8.self) : nil }
-            bytes += chunk[..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The address and prefix length of one entry, nil unless it is IPv4 or IPv6.

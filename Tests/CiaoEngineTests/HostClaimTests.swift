@@ -262,7 +262,23 @@ import Testing
             return Set(reply.message.answers.compactMap { if case .aaaa(let v6) = $0.data { .v6(v6) } else { nil } })
         }
         #expect(try addressesAnswered() == Set(current.filter { $0.address.family == .v6 }.map(\.address)))
+        // The flags turn: the current address is deprecated now, and the deprecated one current
+        // again; the one no longer published gets its goodbye.
         let v4 = current.filter { $0.address.family == .v4 }
+        var turned = current.filter { $0.address.family == .v6 }
+        turned[0].isDeprecated = true
+        var renewed = deprecated
+        renewed.isDeprecated = false
+        let start = network.now
+        network.setAddresses(v4 + turned + [renewed], of: publisher, on: link)
+        network.run(for: .seconds(3))
+        #expect(try addressesAnswered() == [renewed.address])
+        let goodbyes = network.sentMessages(.responses, by: publisher, since: start).flatMap(\.message.answers)
+            .filter { $0.ttl == 0 }
+        // Its AAAA record, and the PTR that maps it back (RFC 6762 §4).
+        #expect(goodbyes.filter { $0.type == .aaaa }.map(\.data) == [.aaaa(IPv6Address("fd00:198:18::1")!)])
+        #expect(goodbyes.filter { $0.type == .ptr }.map(\.name) == [turned[0].address.reverseMappingName])
+        // Alone in its family, a deprecated address is published.
         network.setAddresses(v4 + [deprecated], of: publisher, on: link)
         network.run(for: .seconds(3))
         #expect(try addressesAnswered() == [deprecated.address])

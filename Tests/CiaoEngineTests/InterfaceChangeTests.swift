@@ -90,13 +90,17 @@ import Testing
 
     /// Alpha publishes "Web" over two interfaces, as a machine on one network by Ethernet and
     /// Wi-Fi; beta browses on the first link. With `sharingALink`, the two links are bridged into
-    /// one; with `sameAddresses`, the second interface has the first one's addresses. Returns the
-    /// network after alpha's second interface went, and beta's query.
-    private func secondInterfaceGone(sharingALink: Bool, sameAddresses: Bool = false, seed: UInt64) -> (
-        SimulatedNetwork, goneAt: Instant, gone: SimulatedNetwork.LinkID, publisher: SimulatedNetwork.HostID,
+    /// one; with `sameAddresses`, the second interface has the first one's addresses; hosts have
+    /// addresses of `families`. Returns the network five seconds on, the second link, and beta's
+    /// query.
+    private func twoInterfacesPublishing(
+        sharingALink: Bool, sameAddresses: Bool = false, families: Set<IPFamily> = [.v4, .v6], seed: UInt64
+    ) -> (
+        SimulatedNetwork, second: SimulatedNetwork.LinkID, publisher: SimulatedNetwork.HostID,
         browser: SimulatedNetwork.HostID, query: QueryID
     ) {
         var network = SimulatedNetwork(seed: seed)
+        network.families = families
         let (wired, wireless) = (network.addLink(), network.addLink())
         if sharingALink { network.bridge(wired, wireless) }
         let publisher = network.addHost(named: "alpha", links: [wired, wireless])
@@ -110,11 +114,65 @@ import Testing
             engine.startQuery(name: Names.serviceType, type: .ptr, at: now)
         }
         network.run(for: .seconds(5))
+        return (network, wireless, publisher, browser, query)
+    }
+
+    /// ``twoInterfacesPublishing(sharingALink:sameAddresses:seed:)``, then alpha's second
+    /// interface goes, while its link is up (its addresses gone), so its goodbyes go out; five
+    /// seconds on.
+    private func secondInterfaceGone(sharingALink: Bool, sameAddresses: Bool = false, seed: UInt64) -> (
+        SimulatedNetwork, goneAt: Instant, gone: SimulatedNetwork.LinkID, publisher: SimulatedNetwork.HostID,
+        browser: SimulatedNetwork.HostID, query: QueryID
+    ) {
+        var (network, wireless, publisher, browser, query) = twoInterfacesPublishing(
+            sharingALink: sharingALink, sameAddresses: sameAddresses, seed: seed)
         let goneAt = network.now
-        // Up while alpha withdraws the interface (its addresses gone), so its goodbyes go out.
         network.setLink(wireless, of: publisher, up: false)
         network.run(for: .seconds(5))
         return (network, goneAt, wireless, publisher, browser, query)
+    }
+
+    /// Over IPv4 alone nothing shows that the two share a link (Linux drops a datagram from one of
+    /// its own addresses that comes in from outside), so the interface that goes says goodbye to
+    /// everything, as on two links.
+    @Test func overIPv4AloneTheSharedLinkIsNotSeen() {
+        var (network, wireless, publisher, _, _) = twoInterfacesPublishing(
+            sharingALink: true, families: [.v4], seed: 34)
+        let start = network.now
+        network.setLink(wireless, of: publisher, up: false)
+        #expect(saidGoodbyeToTheService(network, by: publisher, since: start))
+    }
+
+    /// Whether alpha's goodbyes from `since` name the PTR of "Web".
+    private func saidGoodbyeToTheService(
+        _ network: SimulatedNetwork, by publisher: SimulatedNetwork.HostID, since: Instant
+    ) -> Bool {
+        network.sentMessages(.responses, by: publisher, family: nil, since: since).contains { sent in
+            sent.message.answers.contains { $0.ttl == 0 && $0.data == .ptr(Names.instance("Web")) }
+        }
+    }
+
+    /// The shared link is kept while the second interface's addresses only go, one family and
+    /// then the other, with nothing heard between (as `ip addr flush` removes them); it is
+    /// forgotten when the interface gains an address on a subnet it did not have, as on another
+    /// network, so that going then says goodbye to everything.
+    @Test func aNewSubnetForgetsTheSharedLinkAndAddressesGoingDoNot() throws {
+        for movesToANewSubnet in [false, true] {
+            var (network, wireless, publisher, _, _) = twoInterfacesPublishing(sharingALink: true, seed: 33)
+            let addresses = SimulatedNetwork.interface(for: publisher, on: wireless).addresses
+            let start = network.now
+            if movesToANewSubnet {
+                let elsewhere = try #require(IPv6Address("fd00:dead:beef::7"))
+                network.setAddresses(
+                    addresses + [InterfaceAddress(.v6(elsewhere), prefixLength: 64)], of: publisher, on: wireless)
+            } else {
+                network.setAddresses(addresses.filter { $0.address.family == .v6 }, of: publisher, on: wireless)
+            }
+            network.setLink(wireless, of: publisher, up: false)
+            #expect(
+                saidGoodbyeToTheService(network, by: publisher, since: start) == movesToANewSubnet,
+                "\(movesToANewSubnet ? "a new subnet" : "addresses going")")
+        }
     }
 
     /// A second interface on the link going takes nothing still published on the first with it:

@@ -81,10 +81,15 @@ import Testing
         """
 
     @Test func deprecatedAddressesFromProcNetIfInet6() {
-        let deprecated = InterfaceScanner.deprecatedAddresses(inIfInet6: Self.ifInet6)
-        // The lines that do not read (bad digits, a field missing) count for nothing.
-        #expect(deprecated == [.init(index: 2, address: .v6(IPv6Address("fd00:198:18::99")!))])
-        #expect(InterfaceScanner.deprecatedAddresses(inIfInet6: "").isEmpty)
+        let deprecated = DeprecatedAddresses(ifInet6: Self.ifInet6)
+        let address = { (text: String) in IPAddress.v6(IPv6Address(text)!) }
+        #expect(deprecated.contains(address("fd00:198:18::99"), onInterface: 2))
+        #expect(!deprecated.contains(address("fd00:198:18::99"), onInterface: 1))
+        // Not deprecated; and the lines that do not read (bad digits, a field missing) count for nothing.
+        for text in ["fd00:198:18::98", "fd00:198:18::1", "fe80::c6ff:fe12:1", "fd00:198:18::97"] {
+            #expect(!deprecated.contains(address(text), onInterface: 2), "\(text)")
+        }
+        #expect(!DeprecatedAddresses(ifInet6: "").contains(address("fd00:198:18::99"), onInterface: 2))
     }
 }
 

@@ -760,6 +760,7 @@ def multihomed(s: Suite) -> list[str]:
             raise Failure(f"ciao publish -v never said that civ0 and {second} share a link\n{publisher.tail()}")
         marks = {p.name: p.mark() for p in (browse, ab)}
         log_mark = len(publisher.lines)
+        second_link_local = c.run("ip", "-6", "-o", "addr", "show", "dev", second, "scope", "link").split()[3].split("/")[0]
         t_gone = time.monotonic()
         c.run("ip", "addr", "flush", "dev", second)
         time.sleep(4)
@@ -771,7 +772,7 @@ def multihomed(s: Suite) -> list[str]:
             if removed:
                 problems.append(f"{p.name} reported the service removed {removed[0]['t'] - t_gone:.1f} s after "
                                 f"{second} lost its addresses")
-        sources = {plain(a) for a in host_addresses(c) if a} | {v4, v6}
+        sources = {plain(a) for a in host_addresses(c) if a} | {v4, v6, plain(second_link_local)}
         gone_names = set()
         for e in sn.select(lambda e: e.get("event") == "packet" and e["t"] >= t_gone):
             if plain(e["from"]) not in sources:
