@@ -216,6 +216,26 @@ import Testing
         #expect(Self.renames(in: network).isEmpty)
     }
 
+    /// The addresses `publisher` answers for vm.local. with when `observer` asks (ANY), two
+    /// seconds on.
+    private static func addressesAnswered(
+        in network: inout SimulatedNetwork, by publisher: SimulatedNetwork.HostID,
+        to observer: SimulatedNetwork.HostID, on link: SimulatedNetwork.LinkID
+    ) throws -> Set<IPAddress> {
+        let start = network.now
+        network.inject(Messages.query([Messages.question(vm, .any)]), from: observer, on: link)
+        network.run(for: .seconds(2))
+        let reply = try #require(network.sentMessages(.responses, by: publisher, since: start).first)
+        return Set(
+            reply.message.answers.compactMap { record -> IPAddress? in
+                switch record.data {
+                case .a(let v4): .v4(v4)
+                case .aaaa(let v6): .v6(v6)
+                default: nil
+                }
+            })
+    }
+
     /// The host name's records carry what avahi-daemon would publish on the same host: an IPv6
     /// link-local address only where the interface has no other IPv6 address.
     @Test func linkLocalAddressesArePublishedOnlyWhenAlone() throws {
@@ -225,18 +245,7 @@ import Testing
         network.setAddresses(global + [linkLocal], of: publisher, on: link)
         network.register(Services.registration("Web"), on: publisher)
         func addressesAnswered() throws -> Set<IPAddress> {
-            let start = network.now
-            network.inject(Messages.query([Messages.question(Self.vm, .any)]), from: observer, on: link)
-            network.run(for: .seconds(2))
-            let reply = try #require(network.sentMessages(.responses, by: publisher, since: start).first)
-            return Set(
-                reply.message.answers.compactMap { record -> IPAddress? in
-                    switch record.data {
-                    case .a(let v4): .v4(v4)
-                    case .aaaa(let v6): .v6(v6)
-                    default: nil
-                    }
-                })
+            try Self.addressesAnswered(in: &network, by: publisher, to: observer, on: link)
         }
         #expect(try addressesAnswered() == Set(global.map(\.address)))
         let v4 = global.filter { $0.address.family == .v4 }
@@ -255,11 +264,7 @@ import Testing
         network.setAddresses(current + [deprecated], of: publisher, on: link)
         network.register(Services.registration("Web"), on: publisher)
         func addressesAnswered() throws -> Set<IPAddress> {
-            let start = network.now
-            network.inject(Messages.query([Messages.question(Self.vm, .aaaa)]), from: observer, on: link)
-            network.run(for: .seconds(2))
-            let reply = try #require(network.sentMessages(.responses, by: publisher, since: start).first)
-            return Set(reply.message.answers.compactMap { if case .aaaa(let v6) = $0.data { .v6(v6) } else { nil } })
+            try Self.addressesAnswered(in: &network, by: publisher, to: observer, on: link).filter { $0.family == .v6 }
         }
         #expect(try addressesAnswered() == Set(current.filter { $0.address.family == .v6 }.map(\.address)))
         // The flags turn: the current address is deprecated now, and the deprecated one current
