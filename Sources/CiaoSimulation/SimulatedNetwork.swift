@@ -324,18 +324,20 @@ public struct SimulatedNetworkOf<Stack: SimulatedStack> {
         // Over a bridge, the sender's interface on the other link hears it too, but over IPv6
         // alone: Linux drops an IPv4 datagram from outside whose source is one of its own.
         for receivingLink in [link] + (bridged[link] ?? []).sorted(by: { $0.index < $1.index }) {
-            let hearing = hosts.indices.filter {
-                ($0 != sender.index || (receivingLink != link && datagram.family == .v6))
-                    && hosts[$0].up.contains(receivingLink)
-            }
+            let senderHears = receivingLink != link && datagram.family == .v6
             // Engines sharing an address share its port too: Linux hands a unicast datagram to the
             // socket bound last, here the stack added last (RFC 6762 §15.1).
             var unicastReceiver: Int?
             if case .unicast(let target) = datagram.destination {
-                unicastReceiver = hearing.last { hosts[$0].interfaces[receivingLink]?.owns(target.address) == true }
+                unicastReceiver = hosts.indices.last {
+                    ($0 != sender.index || senderHears) && hosts[$0].up.contains(receivingLink)
+                        && hosts[$0].interfaces[receivingLink]?.owns(target.address) == true
+                }
             }
-            for index in hearing {
-                guard let receiverInterface = hosts[index].interfaces[receivingLink] else { continue }
+            for index in hosts.indices where index != sender.index || senderHears {
+                guard let receiverInterface = hosts[index].interfaces[receivingLink],
+                    hosts[index].up.contains(receivingLink)
+                else { continue }
                 let isMulticast: Bool
                 switch datagram.destination {
                 case .multicast:
