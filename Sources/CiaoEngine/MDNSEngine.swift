@@ -163,9 +163,8 @@ public struct MDNSEngine {
         interfaces[interface.id]?.interface = interface
         // A new subnet suggests another link; addresses that only go (one by one, as a flush
         // removes them) or come in a subnet already there (a new temporary address) do not.
-        if interface.addresses.contains(where: { new in
-            !new.address.isLinkLocal && !existing.interface.addresses.contains { $0.contains(new.address) }
-        }) {
+        if interface.addresses.contains(where: { !$0.address.isLinkLocal && !existing.interface.isOnLink($0.address) })
+        {
             interfaces.forgetSharedLinks(of: interface.id)
         }
         refreshReverseNames()

@@ -45,14 +45,15 @@ struct DeprecatedAddresses {
 
     /// The text of a small file such as one in /proc, or nil when it cannot be read; at most 1 MiB.
     private static func contents(of path: String) -> String? {
-        let file = open(path, O_RDONLY | O_CLOEXEC)
+        let file = SystemCall.retryingInterrupts { open(path, O_RDONLY | O_CLOEXEC) }
         guard file >= 0 else { return nil }
-        defer { close(file) }
+        defer { SystemCall.close(file) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16_384)
         while bytes.count < 1 << 20 {
-            let count = chunk.withUnsafeMutableBytes { read(file, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
+            let count = SystemCall.retryingInterrupts {
+                chunk.withUnsafeMutableBytes { read(file, $0.baseAddress, $0.count) }
+            }
             guard count > 0 else { return count == 0 ? String(decoding: bytes, as: UTF8.self) : nil }
             bytes += chunk[..<count]
         }
