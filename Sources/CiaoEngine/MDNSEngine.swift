@@ -293,6 +293,20 @@ public struct MDNSEngine {
         ownRecordReports.noteStopped(id)
     }
 
+    /// Asks again for cached records a client found wrong, such as the addresses of a host it
+    /// could not reach (RFC 6762 §10.4): the records of `name`/`type`, or only the one with
+    /// `data`, on `selected` interfaces (all when nil), are asked for twice, two seconds apart,
+    /// without being listed as known answers, and removed ten seconds from now, reported as
+    /// ``EngineEvent/removed(_:_:_:)``, unless their responder answers.
+    public mutating func reconfirm(
+        name: DomainName, type: RecordType, data: RecordData? = nil, interfaces selected: Set<InterfaceID>? = nil,
+        at now: Instant
+    ) {
+        for interface in interfaces.ids where selected?.contains(interface) ?? true {
+            interfaces[interface]?.cache.reconfirm(name: name, type: type, data: data, at: now)
+        }
+    }
+
     // MARK: Time
 
     /// The latest instant by which ``advance(to:)`` must be called: the earliest timer due.

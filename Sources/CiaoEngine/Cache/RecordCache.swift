@@ -272,6 +272,28 @@ struct RecordCache {
         }
     }
 
+    /// Suspects the records of `name`/`type` (only the one with `data`, when given) that a client
+    /// found wrong, such as the address of a host it could not reach (RFC 6762 §10.4): the doubt
+    /// counts as the two unanswered queries of §10.5, so they are asked for ``reconfirmations``
+    /// times without being listed as known, and removed ten seconds from now unless their
+    /// responder answers. Records already suspected or leaving keep their course.
+    mutating func reconfirm(name: DomainName, type: RecordType, data: RecordData?, at now: Instant) {
+        defer { discardStaleTops() }
+        for slot in slots(named: name, type: type) {
+            guard var entry = slots[slot], !entry.isSuspected, !entry.isLeaving,
+                data.map({ $0 == entry.key.data }) ?? true
+            else { continue }
+            entry.unansweredQueries = 2
+            entry.firstUnansweredQuery = now
+            entry.lastUnansweredQuery = now
+            entry.reconfirmationsLeft = Self.reconfirmations
+            // Asked for even when no query watches it, until the reconfirmations are sent.
+            entry.watched = true
+            entry.nextRefresh = now
+            store(entry, in: slot)
+        }
+    }
+
     /// The records whose time is up at `now`: expired, cache-flushed or POOFed. Replaced records are
     /// dropped without being returned.
     mutating func removeExpired(at now: Instant) -> [ResourceRecord] {
@@ -286,8 +308,9 @@ struct RecordCache {
         return removed
     }
 
-    /// The RRsets due for a refresh query at `now` that `isQueried` still asks for; advances their
-    /// refresh schedule. Records no query asks for any more stop being watched.
+    /// The RRsets due for a refresh query at `now` that `isQueried` still asks for, or that a
+    /// reconfirmation still asks for; advances their refresh schedule. Records no query asks for
+    /// any more stop being watched.
     mutating func takeDueRefreshes(
         at now: Instant, random: inout SplitMix64, isQueried: (RRSetKey) -> Bool
     ) -> Set<RRSetKey> {
@@ -296,7 +319,7 @@ struct RecordCache {
         while let top = refreshes.first, top.time <= now {
             refreshes.removeFirst()
             guard var entry = slots[top.id], entry.refreshDeadline == top.time else { continue }
-            if isQueried(entry.key.rrset) {
+            if entry.reconfirmationsLeft > 0 || isQueried(entry.key.rrset) {
                 due.insert(entry.key.rrset)
                 if entry.reconfirmationsLeft > 0 {
                     entry.reconfirmationsLeft -= 1
