@@ -81,6 +81,12 @@ final class DiscoveryCore: Sendable {
         if let browse { backend.cancel(browse) }
     }
 
+    /// Has the backend ask again for what made the browse find `service`; nothing once stopped.
+    func reconfirm(_ service: Service) {
+        guard let browse = state.withLock({ $0.isStopped ? nil : $0.browse }) else { return }
+        backend.reconfirm(service, of: browse)
+    }
+
     /// Applies one batch: the net change of membership, removals first, then resolutions and their
     /// failures.
     private func apply(_ updates: [BrowseUpdate]) {

@@ -53,6 +53,17 @@ public actor DiscoverySession {
         core.observeArrivals(observer)
     }
 
+    /// Asks the network whether `service` is still there, as after a connection to it failed: the
+    /// records that made the session find and resolve it are asked for again, and unless its
+    /// publisher answers within about ten seconds, ``events`` reports it
+    /// ``DiscoveryEvent/removed(_:)`` then, rather than when its records' TTL runs out, up to 75
+    /// minutes later for a device gone without goodbyes (RFC 6762 §10.4). A publisher still
+    /// there answers, and nothing changes. Does nothing once stopped, for a service of another
+    /// type, or in a unicast DNS domain, whose server answers with authority.
+    public func reconfirm(_ service: Service) {
+        core.reconfirm(service)
+    }
+
     /// Stops browsing and resolving; ``events`` reports `stopped` and finishes.
     public func stop() {
         core.stop()

@@ -28,6 +28,7 @@ actor InteropAgent {
             case "unpublish": await unpublish(id: id)
             case "browse": try await browse(command, id: id)
             case "stopBrowse": await sessions.removeValue(forKey: id)?.stop()
+            case "reconfirm": try await reconfirm(command, id: id)
             case "resolve": try resolve(command, id: id)
             case "types": types(command, id: id)
             case "stopTypes": typeSessions.removeValue(forKey: id)?.stop()
@@ -130,6 +131,15 @@ actor InteropAgent {
                 self.emit(["event": "error", "id": .string(id), "message": .string("\(error)")])
             }
         }
+    }
+
+    /// Has browse `id` reconfirm a service it found ("saved": the found event's JSON encoding of
+    /// the `Service`), as an app does after a connection to it failed.
+    private func reconfirm(_ command: JSONValue, id: String) async throws {
+        guard let session = sessions[id] else { throw CiaoError.stopped }
+        let service = try JSONDecoder().decode(Service.self, from: Data((command["saved"]?.string ?? "").utf8))
+        await session.reconfirm(service)
+        emit(Self.fields(of: service, event: "reconfirming", id: id))
     }
 
     /// Resolves by name and type, or a reference saved earlier ("saved": a found event's JSON

@@ -288,6 +288,20 @@ struct DiscoverySessionTests {
         #expect(await session.services.isEmpty)
     }
 
+    /// `reconfirm` hands the service to the backend with the session's browse, whether or not it
+    /// was found, and nothing once the session has stopped.
+    @Test func reconfirmAsksTheBackendUntilStopped() async throws {
+        let (session, token, _) = try await startSession()
+        let a = service("A")
+        fake.emitBrowse(token, [.found(a)])
+        await session.reconfirm(a)
+        await session.reconfirm(service("B"))
+        await session.stop()
+        await session.reconfirm(a)
+        let reconfirmations = fake.calls.filter { if case .reconfirm = $0 { true } else { false } }
+        #expect(reconfirmations == [.reconfirm(token, a), .reconfirm(token, service("B"))])
+    }
+
     @Test func stopIsIdempotent() async throws {
         let (session, token, events) = try await startSession()
         let a = service("A")

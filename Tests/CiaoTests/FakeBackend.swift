@@ -204,6 +204,7 @@ final class FakeBackend: DiscoveryBackend, Sendable {
         case updateTXT(BackendToken, TXTRecord)
         case browse(BackendToken, ServiceType)
         case resolve(BackendToken, Service)
+        case reconfirm(BackendToken, Service)
         case browseTypes(BackendToken)
         case lookUp(BackendToken, RecordLookup)
         case cancel(BackendToken)
@@ -300,6 +301,10 @@ final class FakeBackend: DiscoveryBackend, Sendable {
             state.calls.append(.browse(token, type))
             return .success(token)
         }.get()
+    }
+
+    func reconfirm(_ service: Service, of browse: BackendToken) {
+        state.update { state in state.calls.append(.reconfirm(browse, service)) }
     }
 
     func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError)

@@ -263,6 +263,55 @@ import Testing
         #expect(names.allSatisfy { engine().queries.asking($0).isEmpty })
     }
 
+    /// A reconfirmed service of a publisher gone without goodbyes (RFC 6762 §10.4) is reported
+    /// removed ten seconds on, with its SRV, TXT and address records gone from the cache; one of
+    /// another type or domain reconfirms nothing, and one whose publisher is there stays.
+    @Test func aReconfirmedServiceIsRemovedUnlessItsPublisherAnswers() throws {
+        var harness = DriverPair()
+        harness.publish(
+            Publication(
+                name: "Printer", type: Self.type, port: 631, txtRecord: .empty, subtypes: ["_printer"],
+                allowsRenaming: true), on: harness.publisher)
+        harness.run(for: .seconds(3))
+        let browse = harness.browseAndResolve(Self.type, subtype: "_printer")
+        harness.run(for: .seconds(2))
+        let service = Service(name: "Printer", type: Self.type, interfaceIndex: 1)
+        #expect(harness.browseUpdates == [.found(service)])
+        let instance = try DomainName(parsing: "Printer._ciao._tcp.local.")
+        let host = try DomainName(parsing: "alpha.local.")
+        /// The records of the service cached: PTR (under the subtype and the type), SRV, TXT,
+        /// and the host's A and AAAA.
+        func cached() -> [ResourceRecord] {
+            harness.network.engine(harness.browser).cachedRecords(on: InterfaceID(1)).filter {
+                $0.data == .ptr(instance) || ($0.name == instance && [.srv, .txt].contains($0.type))
+                    || ($0.name == host && [.a, .aaaa].contains($0.type))
+            }
+        }
+        #expect(cached().count == 6)
+
+        // The publisher is there: it answers, and nothing changes.
+        harness.send(.reconfirm(service, of: browse), on: harness.browser)
+        harness.run(for: .seconds(30))
+        #expect(harness.browseUpdates == [.found(service)])
+
+        harness.network.crash(harness.publisher)
+        harness.run(for: .seconds(1))
+        let elsewhere = [
+            Service(name: "Printer", type: try ServiceType("_other._tcp"), interfaceIndex: 1),
+            Service(name: "Printer", type: Self.type, domain: "example.com.", interfaceIndex: 1),
+        ]
+        for other in elsewhere { harness.send(.reconfirm(other, of: browse), on: harness.browser) }
+        harness.run(for: .seconds(15))
+        #expect(harness.browseUpdates == [.found(service)])
+
+        harness.send(.reconfirm(service, of: browse), on: harness.browser)
+        harness.run(for: .milliseconds(9_990))
+        #expect(harness.browseUpdates == [.found(service)])
+        harness.run(for: .milliseconds(20))
+        #expect(harness.browseUpdates == [.found(service), .removed(service)])
+        #expect(cached().isEmpty, "\(cached())")
+    }
+
     /// An automatic resolution with no result by its timeout fails alone, in the driver's time:
     /// reported once, at the instant, its queries stopped, the instance still found; resolutions
     /// with a result never fail; a new find of the instance is resolved afresh, with a timeout of

@@ -726,6 +726,77 @@ def ipv4_only_peer(s: Suite) -> list[str]:
                 "still resolved"]
 
 
+@scenario("reconfirm", "a reconfirmed service of a peer unplugged without goodbyes goes in 10 s; live peers' stay")
+def reconfirm(s: Suite) -> list[str]:
+    """avahi-daemon on av, python-zeroconf on zc and, where built, mdnsd on md publish a service
+    each; the agent on c browses and resolves them. Reconfirmed while every peer is there, no
+    service is removed in 12 s: each peer answers the questions that no longer list its records.
+    Then av's link drops every packet both ways, as an unplugged device (no goodbye gets out):
+    without a reconfirmation the agent keeps avahi's service for 12 s (its records' TTL is 75
+    minutes); reconfirmed, it is removed 10 s later (within 12 s), and the others, reconfirmed
+    with it, stay."""
+    with_mdnsd = bool(s.mdns_dir) and os.path.exists(os.path.join(s.mdns_dir, "bin", "mdnsd"))
+    with s.lab("reconfirm", ["c", "av", "zc"] + (["md"] if with_mdnsd else [])) as lab:
+        c, av, zch = lab["c"], lab["av"], lab["zc"]
+        lab.start_avahi(av)
+        ap = s.avahi_client(av)
+        zc = s.zeroconf(zch)
+        expect_published(ap, "a", "Avahi Unplugged", port=9000)
+        expect_published(zc, "z", "Zeroconf Here", port=9001)
+        # (instance name, owner host, SRV host, port)
+        peers = [("Avahi Unplugged", av, f"{av.name}-avahi.local.", 9000),
+                 ("Zeroconf Here", zch, f"{zch.name}-zc.local.", 9001)]
+        if with_mdnsd:
+            md = lab["md"]
+            lab.start_mdnsd(md, s.mdns_dir)
+            expect_published(mdns_peer(s, md), "m", "Apple Here", port=9002)
+            peers.append(("Apple Here", md, f"{md.name}-mdns.local.", 9002))
+        agent = s.agent(c)
+        agent.send(cmd="browse", id="b", type=TYPE)
+        for name, owner, host, port in peers:
+            wait_resolved(agent, name, host, port, TXT, owner, 10, id_="b")
+        saved = {name: agent.wait_for({"event": "found", "name": name, "id": "b"}, 1)["saved"]
+                 for name, *_ in peers}
+
+        def reconfirm_all() -> None:
+            for name, *_ in peers:
+                agent.send(cmd="reconfirm", id="b", saved=saved[name])
+                agent.wait_for({"event": "reconfirming", "name": name, "id": "b"}, 5)
+
+        figures = []
+        mark = agent.mark()
+        reconfirm_all()
+        time.sleep(12)
+        removed = agent.select({"event": "removed"}, after=mark)
+        if removed:
+            raise Failure(f"live peers' services removed after a reconfirmation: {[e['name'] for e in removed]}\n"
+                          f"{agent.tail()}")
+        figures.append(f"{len(peers)} live peers' services reconfirmed: none removed in 12 s")
+
+        av.nft(f'table inet unplugged {{\n chain out {{ type filter hook output priority 0; policy accept; '
+               f'oifname "{IFNAME}" drop; }}\n chain in {{ type filter hook input priority 0; policy accept; '
+               f'iifname "{IFNAME}" drop; }}\n}}\n')
+        mark = agent.mark()
+        time.sleep(12)
+        if agent.select({"event": "removed"}, after=mark):
+            raise Failure(f"a service was removed without a reconfirmation\n{agent.tail()}")
+        t0 = time.monotonic()
+        reconfirm_all()
+        r = agent.wait_for({"event": "removed", "name": "Avahi Unplugged", "id": "b"}, 15, after=mark)
+        gone = r["t"] - t0
+        if not 9.5 <= gone <= 12:
+            raise Failure(f"the unplugged peer's service was removed {gone:.2f} s after its reconfirmation, "
+                          "not about 10 s")
+        time.sleep(3)
+        others = [e["name"] for e in agent.select({"event": "removed"}, after=mark) if e["name"] != "Avahi Unplugged"]
+        if others:
+            raise Failure(f"live peers' services removed with the unplugged one: {others}\n{agent.tail()}")
+        figures.append(f"unplugged avahi peer: kept 12 s without a reconfirmation, removed {gone:.2f} s after one; "
+                       f"the {len(peers) - 1} live peers' services stay"
+                       + ("" if with_mdnsd else " (mdnsd not built here: avahi and python-zeroconf only)"))
+        return figures
+
+
 @scenario("multihomed", "a second interface on Ciao's link goes: peers keep its service, no warning")
 def multihomed(s: Suite) -> list[str]:
     """Host c has a second interface, civ1, on the lab's link, as a machine on one network by

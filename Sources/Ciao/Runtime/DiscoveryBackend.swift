@@ -20,6 +20,10 @@ protocol DiscoveryBackend: Sendable {
         type: ServiceType, subtype: String?, resolutionTimeout: Duration?,
         onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void
     ) throws(CiaoError) -> BackendToken
+    /// Asks again for the records that made the browse of `browse` find `service`, as after a
+    /// failed connection to it (RFC 6762 §10.4); the browse reports it removed unless its
+    /// publisher answers within about ten seconds.
+    func reconfirm(_ service: Service, of browse: BackendToken)
     /// Resolves a service continuously: a callback each time host, port, addresses or TXT change.
     func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError)
         -> BackendToken

@@ -16,6 +16,9 @@ struct DiscoveryDriver {
         case resolve(Service, BackendToken)
         case browseTypes(BackendToken)
         case lookUp(RecordLookup, BackendToken)
+        /// The records that made a browse find a service asked for again, as after a failed
+        /// connection to it; the browse reports it removed unless its publisher answers.
+        case reconfirm(Service, of: BackendToken)
         /// Stops what the token started; a publication is withdrawn with goodbyes.
         case cancel(BackendToken)
         /// Every publication withdrawn and every interface left, with their goodbyes together.
@@ -104,6 +107,8 @@ struct DiscoveryDriver {
             directory.browseTypes(token: token, engine: &engine, at: now)
         case .lookUp(let lookup, let token):
             directory.lookUp(lookup, token: token, engine: &engine, at: now)
+        case .reconfirm(let service, let token):
+            directory.reconfirm(service, of: token, engine: &engine, at: now)
         case .cancel(let token):
             directory.cancel(token, engine: &engine, at: now)
         case .withdrawEverything:

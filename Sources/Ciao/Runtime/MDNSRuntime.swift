@@ -80,6 +80,10 @@ final class MDNSRuntime: DiscoveryBackend {
         return token
     }
 
+    func reconfirm(_ service: Service, of browse: BackendToken) {
+        submitIfRunning { loop in loop.handle(.reconfirm(service, of: browse)) }
+    }
+
     func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError)
         -> BackendToken
     {

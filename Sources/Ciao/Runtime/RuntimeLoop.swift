@@ -111,7 +111,7 @@ final class RuntimeLoop {
             callbacks[token] = callback
         case .cancel(let token):
             callbacks[token] = nil
-        case .updateTXT, .withdrawEverything:
+        case .updateTXT, .reconfirm, .withdrawEverything:
             break
         }
         driver.handle(.command(command), at: now)

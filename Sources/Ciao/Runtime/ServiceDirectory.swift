@@ -59,6 +59,8 @@ struct ServiceDirectory {
         var type: ServiceType
         /// `type`'s name in `local.`, the parent of every instance it finds.
         var typeName: DomainName
+        /// The name whose PTR records it asks for: `typeName`, or a subtype's name under it.
+        var queryName: DomainName
         var token: BackendToken
         /// When it resolves what it finds: the instances present and how long each may take.
         var resolving: AutomaticResolutions?
@@ -210,7 +212,7 @@ struct ServiceDirectory {
         let query = engine.startQuery(name: name, type: .ptr, at: now)
         queries[query] = .browse(
             BrowseState(
-                type: type, typeName: typeName, token: token,
+                type: type, typeName: typeName, queryName: name, token: token,
                 resolving: resolutionTimeout.map { AutomaticResolutions(timeout: $0) }))
         queriesByToken[token] = [query]
     }
@@ -270,6 +272,28 @@ struct ServiceDirectory {
         }
         queriesByToken[token] = queries
         for query in queries { self.queries[query] = .lookup(token) }
+    }
+
+    /// Asks again for the records that made the browse of `token` find `service` and resolve
+    /// it, as after a failed connection to it (RFC 6762 §10.4): its PTR records under the name the
+    /// browse asks for and under its type, its SRV and TXT records, and the addresses of the host
+    /// its resolution follows, on its interface. The browse reports it removed when its PTR
+    /// record goes. Nothing for a token that is not a browse, or a service of another type or
+    /// domain.
+    mutating func reconfirm(_ service: Service, of token: BackendToken, engine: inout MDNSEngine, at now: Instant) {
+        guard let query = queriesByToken[token]?.first, case .browse(let browse) = queries[query],
+            service.type == browse.type, Service.isLocalDomain(service.domain),
+            let instance = try? browse.typeName.prepending(label: Array(service.name.utf8))
+        else { return }
+        let interfaces: Set<InterfaceID>? = service.interfaceIndex == 0 ? nil : [InterfaceID(service.interfaceIndex)]
+        for name in Set([browse.queryName, browse.typeName]) {
+            engine.reconfirm(name: name, type: .ptr, data: .ptr(instance), interfaces: interfaces, at: now)
+        }
+        var rrsets: [(DomainName, RecordType)] = [(instance, .srv), (instance, .txt)]
+        if let target = resolutions[.automatic(browse: token, service)]?.addressTarget {
+            rrsets += [(target.name, .a), (target.name, .aaaa)]
+        }
+        for (name, type) in rrsets { engine.reconfirm(name: name, type: type, interfaces: interfaces, at: now) }
     }
 
     /// Stops whatever `token` started; a publication is deregistered with goodbyes.

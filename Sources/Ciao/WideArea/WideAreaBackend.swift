@@ -205,6 +205,10 @@ final class WideAreaBackend: DiscoveryBackend {
         return failed != nil
     }
 
+    /// Does nothing: a unicast DNS server's answers are authoritative, not a cache of what peers
+    /// said, and the browse asks the server again at 80 % of their TTL.
+    func reconfirm(_ service: Service, of browse: BackendToken) {}
+
     func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError)
         -> BackendToken
     {
