@@ -109,6 +109,22 @@ import Testing
         #expect(model.visibleInstances.isEmpty)
     }
 
+    /// `r` asks about the instance shown, in the instances and details columns, and says so;
+    /// not in the types column, nor for an instance already gone.
+    @Test func rReconfirmsTheInstanceShown() {
+        var model = Self.model(services: 2)
+        #expect(model.handle(.character("r")).isEmpty)
+        Self.open(&model, .down, .enter, .down)
+        let second = Service(name: "Service 1", type: Self.type, interfaceIndex: 2)
+        #expect(model.handle(.character("r")) == [.reconfirm(second)])
+        let screen = ExploreView.render(model, width: 100, height: 24, now: Self.now).lines.joined()
+        #expect(screen.contains("asking whether Service 1 is still there"))
+        Self.open(&model, .enter)
+        #expect(model.handle(.character("r")) == [.reconfirm(second)])
+        model.discovery(.removed(second), interfaceName: "civ0", at: Self.now)
+        #expect(model.handle(.character("r")).isEmpty)
+    }
+
     @Test func hundredsOfServicesKeepTheSelectionInView() {
         var model = Self.model(services: 500)
         Self.open(&model, .down, .enter, .end)

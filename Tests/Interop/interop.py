@@ -773,9 +773,7 @@ def reconfirm(s: Suite) -> list[str]:
                           f"{agent.tail()}")
         figures.append(f"{len(peers)} live peers' services reconfirmed: none removed in 12 s")
 
-        av.nft(f'table inet unplugged {{\n chain out {{ type filter hook output priority 0; policy accept; '
-               f'oifname "{IFNAME}" drop; }}\n chain in {{ type filter hook input priority 0; policy accept; '
-               f'iifname "{IFNAME}" drop; }}\n}}\n')
+        av.unplug()
         mark = agent.mark()
         time.sleep(12)
         if agent.select({"event": "removed"}, after=mark):
@@ -2474,7 +2472,8 @@ def shown_txt(screen: str) -> list[str]:
 def explore(s: Suite) -> list[str]:
     """`ciao explore` at 80×24 in tmux beside avahi-daemon and python-zeroconf: the types come,
     the search filters, a zeroconf service's details match what it published byte for byte and
-    follow its TXT update and removal; a service published from the publish view is resolved,
+    follow its TXT update and removal; once zeroconf's host is unplugged, its other service,
+    reconfirmed with r, is marked gone 10 s later; a service published from the publish view is resolved,
     updated and seen stopped by avahi-browse; q, SIGTERM, SIGHUP and SIGINT each withdraw the
     publication with goodbyes and restore the terminal, SIGTERM at once under endless input."""
     with s.lab("explore", ["ex", "av", "zc"]) as lab:
@@ -2516,6 +2515,19 @@ def explore(s: Suite) -> list[str]:
             zc.send(cmd="unpublish", id="z")
             pane.wait_for("Gone at", 10)
             figures.append(f"peer removal shown {time.monotonic() - t1:.2f} s")
+            # zc is unplugged: its other service, reconfirmed with r, is marked gone 10 s later.
+            pane.keys("Left", "Left", "Escape", "Home", "Enter", "Enter")
+            pane.wait_for(lambda sc: "Other Thing" in sc and "Port: 9002" in sc, 10)
+            zch.unplug()
+            t1 = time.monotonic()
+            pane.keys("r")
+            pane.wait_for("asking whether Other Thing is still there", 5)
+            pane.wait_for(lambda sc: "Other Thing" in sc and "Gone at" in sc, 15)
+            gone = time.monotonic() - t1
+            if gone < 9.5:
+                raise Failure(f"the unplugged peer's service was marked gone {gone:.2f} s after r, "
+                              "before its reconfirmation could have been answered")
+            figures.append(f"unplugged peer's service reconfirmed with r: gone {gone:.2f} s later")
 
             name = "Explore Pub Ü"
             pane.keys("Tab", "n")

@@ -286,6 +286,13 @@ class Host:
         if r.returncode != 0:
             raise RuntimeError(f"[{self.name}] nft failed: {r.stderr.strip()}")
 
+    def unplug(self) -> None:
+        """Drop every packet this host sends or receives on its link, as a device unplugged or
+        switched off: its processes run on, and nothing they send (goodbyes included) gets out."""
+        self.nft(f'table inet unplugged {{\n chain out {{ type filter hook output priority 0; policy accept; '
+                 f'oifname "{IFNAME}" drop; }}\n chain in {{ type filter hook input priority 0; policy accept; '
+                 f'iifname "{IFNAME}" drop; }}\n}}\n')
+
     # -- random loss (scenario scale) --
     def loss(self, percent: int) -> None:
         """Drop `percent` % of the packets crossing this host's link, both ways (nftables).

@@ -13,6 +13,9 @@ enum ExploreAction: Equatable {
     case updateTXT(id: Int, TXTRecord)
     /// Withdraw publication `id` with goodbyes (RFC 6762 §10.1).
     case stop(id: Int)
+    /// Ask the network whether `service` is still there; its browse reports it removed about ten
+    /// seconds later unless it answers (RFC 6762 §10.4).
+    case reconfirm(Service)
     /// Suspend like a shell job (Ctrl-Z): the terminal restored until it resumes.
     case suspend
 }

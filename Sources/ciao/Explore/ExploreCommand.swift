@@ -22,7 +22,9 @@ enum ExploreCommand {
         details: """
             Browse view: the service types on the network; Enter lists a type's instances on each
             interface, and then one's host, port, addresses, TXT and when it was last seen; / filters
-            types and instances by name as you type. Publish view (Tab): n publishes a demo service
+            types and instances by name as you type; r asks whether the instance shown is still
+            there, and marks it gone ten seconds later unless it answers (for a device unplugged
+            without goodbyes). Publish view (Tab): n publishes a demo service
             (name, type, port or a port Ciao holds, TXT), e edits its TXT, s stops and restarts it,
             x removes it. q quits; every publication is withdrawn with goodbyes and the terminal is
             restored, also on SIGINT, SIGTERM and SIGHUP. While no network interface can be used,

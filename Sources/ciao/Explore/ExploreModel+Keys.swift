@@ -1,7 +1,7 @@
 import Ciao
 
 /// What each key does, as in htop and tig: arrows move, Enter and → open, Esc and ← go back,
-/// `/` searches, Tab switches view, `?` shows help, `q` quits.
+/// `/` searches, `r` reconfirms an instance, Tab switches view, `?` shows help, `q` quits.
 extension ExploreModel {
     /// Rows a Page Up / Page Down moves.
     static let pageSize = 10
@@ -55,6 +55,11 @@ extension ExploreModel {
         case .left, .backspace, .escape:
             if column == .types, key == .escape { search = "" }
             closeColumn()
+        case .character("r"):
+            // An instance that seems gone (a device unplugged says no goodbye) is asked about.
+            guard column != .types, let instance = shownInstance, !instance.isGone else { return [] }
+            message = "asking whether \(instance.service.name) is still there"
+            return [.reconfirm(instance.service)]
         default:
             break
         }

@@ -209,6 +209,9 @@ struct ExploreSession {
         case .stop(let id):
             guard let server = servers[id] else { return }
             tasks.append(Task { await server.stop() })
+        case .reconfirm(let service):
+            guard let session = sessions[service.type] else { return }
+            tasks.append(Task { await session.reconfirm(service) })
         }
         draw()
     }

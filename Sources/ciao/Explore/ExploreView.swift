@@ -309,6 +309,7 @@ enum ExploreView {
             "instances on each interface, and an instance's details.",
             "  ↑ ↓ PgUp PgDn Home End   move       → Enter   open",
             "  ← Esc                    back       /         search",
+            "  r   ask whether the instance shown is still there",
             "Publish: this program's own services.",
             "  n new   e edit TXT   s stop/start   x remove",
             "Tab switches view, Ctrl-L redraws, q quits (goodbyes",
