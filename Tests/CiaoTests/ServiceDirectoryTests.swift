@@ -18,6 +18,10 @@ import Testing
         Publication(name: name, type: type, port: port, txtRecord: .empty, subtypes: [], allowsRenaming: true)
     }
 
+    /// "Printer" of ``type`` on port 631, also under the subtype `_printer`.
+    static let printer = Publication(
+        name: "Printer", type: type, port: 631, txtRecord: .empty, subtypes: ["_printer"], allowsRenaming: true)
+
     /// A publication of `name` on `host`, published with the address `198.18.0.<address>` (a
     /// proxy) unless `address` is nil.
     static func onAnotherHost(
@@ -55,10 +59,7 @@ import Testing
     /// published under it, as services of the base type.
     @Test func subtypeBrowseFindsOnlyItsInstances() throws {
         var harness = DriverPair()
-        harness.publish(
-            Publication(
-                name: "Printer", type: Self.type, port: 631, txtRecord: .empty, subtypes: ["_printer"],
-                allowsRenaming: true), on: harness.publisher)
+        harness.publish(Self.printer, on: harness.publisher)
         harness.publish(
             Publication(
                 name: "Plain", type: Self.type, port: 80, txtRecord: .empty, subtypes: [], allowsRenaming: true),
@@ -268,10 +269,7 @@ import Testing
     /// another type or domain reconfirms nothing, and one whose publisher is there stays.
     @Test func aReconfirmedServiceIsRemovedUnlessItsPublisherAnswers() throws {
         var harness = DriverPair()
-        harness.publish(
-            Publication(
-                name: "Printer", type: Self.type, port: 631, txtRecord: .empty, subtypes: ["_printer"],
-                allowsRenaming: true), on: harness.publisher)
+        harness.publish(Self.printer, on: harness.publisher)
         harness.run(for: .seconds(3))
         let browse = harness.browseAndResolve(Self.type, subtype: "_printer")
         harness.run(for: .seconds(2))

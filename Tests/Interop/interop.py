@@ -173,6 +173,18 @@ def expect_published(agent: JsonProc, id_: str, name: str, **kw) -> dict:
     return ev
 
 
+def publishing_peers(s: Suite, lab: Lab, av: Host, zch: Host, avahi_name: str,
+                     zeroconf_name: str) -> tuple[JsonProc, JsonProc]:
+    """avahi-daemon on `av` publishing `avahi_name` on port 9000 and python-zeroconf on `zch`
+    publishing `zeroconf_name` on port 9001, both with TXT; returns the two peers' processes."""
+    lab.start_avahi(av)
+    ap = s.avahi_client(av)
+    zc = s.zeroconf(zch)
+    expect_published(ap, "a", avahi_name, port=9000)
+    expect_published(zc, "z", zeroconf_name, port=9001)
+    return ap, zc
+
+
 def quit_agent(agent: JsonProc, timeout: float = 10) -> float:
     """Send quit; wait for bye and the exit. Returns the time quit was sent."""
     t = time.monotonic()
@@ -262,11 +274,7 @@ def peers_publish(s: Suite) -> list[str]:
     both exactly, sees their TXT updates and their removal."""
     with s.lab("peers-publish", ["c1", "av", "zc"]) as lab:
         c1, av, zch = lab["c1"], lab["av"], lab["zc"]
-        lab.start_avahi(av)
-        ap = s.avahi_client(av)
-        zc = s.zeroconf(zch)
-        expect_published(ap, "a", "Avahi Peer Ü", port=9000)
-        expect_published(zc, "z", "Zeroconf Peer Ü", port=9001)
+        ap, zc = publishing_peers(s, lab, av, zch, "Avahi Peer Ü", "Zeroconf Peer Ü")
         # (instance name, peer process, its publish id, owner host, SRV host, port)
         peers = [("Avahi Peer Ü", ap, "a", av, f"{av.name}-avahi.local.", 9000),
                  ("Zeroconf Peer Ü", zc, "z", zch, f"{zch.name}-zc.local.", 9001)]
@@ -738,11 +746,7 @@ def reconfirm(s: Suite) -> list[str]:
     with_mdnsd = bool(s.mdns_dir) and os.path.exists(os.path.join(s.mdns_dir, "bin", "mdnsd"))
     with s.lab("reconfirm", ["c", "av", "zc"] + (["md"] if with_mdnsd else [])) as lab:
         c, av, zch = lab["c"], lab["av"], lab["zc"]
-        lab.start_avahi(av)
-        ap = s.avahi_client(av)
-        zc = s.zeroconf(zch)
-        expect_published(ap, "a", "Avahi Unplugged", port=9000)
-        expect_published(zc, "z", "Zeroconf Here", port=9001)
+        ap, zc = publishing_peers(s, lab, av, zch, "Avahi Unplugged", "Zeroconf Here")
         # (instance name, owner host, SRV host, port)
         peers = [("Avahi Unplugged", av, f"{av.name}-avahi.local.", 9000),
                  ("Zeroconf Here", zch, f"{zch.name}-zc.local.", 9001)]
@@ -2478,11 +2482,7 @@ def explore(s: Suite) -> list[str]:
     publication with goodbyes and restore the terminal, SIGTERM at once under endless input."""
     with s.lab("explore", ["ex", "av", "zc"]) as lab:
         ex, av, zch = lab["ex"], lab["av"], lab["zc"]
-        lab.start_avahi(av)
-        ap = s.avahi_client(av)
-        zc = s.zeroconf(zch)
-        expect_published(ap, "a", "Avahi Peer Ü", port=9000)
-        expect_published(zc, "z", "Zeroconf Peer Ü", port=9001)
+        ap, zc = publishing_peers(s, lab, av, zch, "Avahi Peer Ü", "Zeroconf Peer Ü")
         expect_published(zc, "o", "Other Thing", port=9002, type_="_ciaoother._tcp")
         ab = avahi_browse(av, "-r", "_ciaodemo._tcp")
         figures = []
