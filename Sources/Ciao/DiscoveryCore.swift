@@ -81,10 +81,13 @@ final class DiscoveryCore: Sendable {
         if let browse { backend.cancel(browse) }
     }
 
-    /// Has the backend ask again for what made the browse find `service`; nothing once stopped.
+    /// Has the backend ask again for what made the browse find `service`; nothing for a service
+    /// not found, or once stopped.
     func reconfirm(_ service: Service) {
-        guard let browse = state.withLock({ $0.isStopped ? nil : $0.browse }) else { return }
-        backend.reconfirm(service, of: browse)
+        let browse = state.withLock { state in
+            state.isStopped || !state.services.contains(service) ? nil : state.browse
+        }
+        if let browse { backend.reconfirm(service, of: browse) }
     }
 
     /// Applies one batch: the net change of membership, removals first, then resolutions and their

@@ -53,14 +53,15 @@ public actor DiscoverySession {
         core.observeArrivals(observer)
     }
 
-    /// Asks the network whether `service` is still there, as after a connection to it failed: the
-    /// records that made the session find and resolve it are asked for again, and unless its
-    /// publisher answers within about ten seconds, ``events`` reports it
-    /// ``DiscoveryEvent/removed(_:)`` then, rather than when its records' TTL runs out, up to 75
-    /// minutes later for a device gone without goodbyes (RFC 6762 §10.4). A publisher still
-    /// there answers, and nothing changes. Does nothing once stopped, for a service of another
-    /// type, or in a unicast DNS domain, whose server answers with authority.
-    public func reconfirm(_ service: Service) {
+    /// Asks the network whether `service`, found by this session, is still there, as after a
+    /// connection to it failed: its PTR, SRV and TXT records, and its host's addresses once the
+    /// session has resolved it, are asked for again without being listed as known; unless its
+    /// publisher answers, ``events`` reports it ``DiscoveryEvent/removed(_:)`` about ten seconds
+    /// later, rather than when its records' TTL runs out, up to 75 minutes later for a device
+    /// gone without goodbyes (RFC 6762 §10.4). A publisher still there answers, and nothing
+    /// changes. Does nothing for a service not found (or no longer), once stopped, or in a
+    /// unicast DNS domain, whose server answers with authority.
+    public nonisolated func reconfirm(_ service: Service) {
         core.reconfirm(service)
     }
 

@@ -123,6 +123,9 @@ import Testing
         #expect(model.handle(.character("r")) == [.reconfirm(second)])
         model.discovery(.removed(second), interfaceName: "civ0", at: Self.now)
         #expect(model.handle(.character("r")).isEmpty)
+        Self.open(&model, .left, .left, .character("/"))
+        #expect(model.handle(.character("r")).isEmpty)
+        #expect(model.search == "r")
     }
 
     @Test func hundredsOfServicesKeepTheSelectionInView() {

@@ -223,4 +223,60 @@ import Testing
         #expect(Set(cache.cache.removeAll()) == [Self.a(5), Self.txt("v=2")])
         #expect(cache.cache.count == 0 && cache.cache.nextExpiry == nil)
     }
+
+    // MARK: Reconfirmation (§10.4)
+
+    /// A reconfirmed record that no query watches is asked for at once and two seconds later, and
+    /// then no more, and goes ten seconds on; one heard within the last second is left alone; a
+    /// second call changes nothing.
+    @Test func aReconfirmedRecordIsAskedForTwiceThenGoes() {
+        var cache = Fixture()
+        let rrset = RecordKey(Self.a(5)).rrset
+        cache.insert(Self.a(5), at: Self.t)
+        cache.cache.reconfirm(name: Self.hostName, type: .a, data: nil, at: Self.t + .milliseconds(500))
+        #expect(cache.cache.nextRefresh == nil, "heard half a second ago")
+        let start = Self.t + .seconds(5)
+        cache.cache.reconfirm(name: Self.hostName, type: .a, data: nil, at: start)
+        #expect(cache.cache.nextExpiry == start + .seconds(10))
+        #expect(cache.dueRefreshes(at: start) == [rrset])
+        cache.cache.reconfirm(name: Self.hostName, type: .a, data: nil, at: start + .seconds(1))
+        #expect(cache.cache.nextRefresh == start + .seconds(2))
+        #expect(cache.cache.nextExpiry == start + .seconds(10))
+        #expect(cache.dueRefreshes(at: start + .seconds(2)) == [rrset])
+        #expect(cache.cache.nextRefresh == nil, "not watched: no refresh after the reconfirmations")
+        #expect(cache.removeExpired(at: start + .milliseconds(9_999)).isEmpty)
+        #expect(cache.removeExpired(at: start + .seconds(10)) == [Self.a(5)])
+    }
+
+    /// An answer ends a reconfirmation: the record stays for its TTL and is not asked for again.
+    @Test func anAnswerEndsAReconfirmation() {
+        var cache = Fixture()
+        cache.insert(Self.a(5), at: Self.t)
+        let start = Self.t + .seconds(5)
+        cache.cache.reconfirm(name: Self.hostName, type: .a, data: nil, at: start)
+        _ = cache.dueRefreshes(at: start)
+        cache.insert(Self.a(5), at: start + .milliseconds(100))
+        #expect(cache.cache.nextRefresh == nil)
+        #expect(cache.cache.nextExpiry == start + .milliseconds(100) + .seconds(120))
+    }
+
+    /// A record POOF suspects that no query watches is still asked for when reconfirmed, and
+    /// keeps the deadline POOF gave it; only the record with the data given is reconfirmed.
+    @Test func aRecordPOOFSuspectsIsAskedForWhenReconfirmed() {
+        var cache = Fixture()
+        cache.insert(Self.a(5), at: Self.t)
+        cache.insert(Self.a(6), at: Self.t)
+        for second in [3, 4] {
+            cache.cache.noteUnansweredQuery(
+                name: Self.hostName, type: .a, knownAnswers: ListedAnswers([]), over: .v4,
+                at: Self.t + .seconds(Int64(second)))
+        }
+        #expect(cache.cache.nextRefresh == nil, "POOF asks itself only for a watched record")
+        let deadline = cache.cache.nextExpiry
+        cache.cache.reconfirm(name: Self.hostName, type: .a, data: Self.a(6).data, at: Self.t + .seconds(5))
+        #expect(cache.dueRefreshes(at: Self.t + .seconds(5)) == [RecordKey(Self.a(6)).rrset])
+        #expect(cache.cache.nextRefresh == Self.t + .seconds(7))
+        #expect(cache.cache.nextExpiry == deadline)
+        #expect(cache.removeExpired(at: Self.t + .seconds(14)) == [Self.a(5), Self.a(6)])
+    }
 }

@@ -28,7 +28,7 @@ actor InteropAgent {
             case "unpublish": await unpublish(id: id)
             case "browse": try await browse(command, id: id)
             case "stopBrowse": await sessions.removeValue(forKey: id)?.stop()
-            case "reconfirm": try await reconfirm(command, id: id)
+            case "reconfirm": try reconfirm(command, id: id)
             case "resolve": try resolve(command, id: id)
             case "types": types(command, id: id)
             case "stopTypes": typeSessions.removeValue(forKey: id)?.stop()
@@ -135,10 +135,10 @@ actor InteropAgent {
 
     /// Has browse `id` reconfirm a service it found ("saved": the found event's JSON encoding of
     /// the `Service`), as an app does after a connection to it failed.
-    private func reconfirm(_ command: JSONValue, id: String) async throws {
+    private func reconfirm(_ command: JSONValue, id: String) throws {
         guard let session = sessions[id] else { throw CiaoError.stopped }
         let service = try JSONDecoder().decode(Service.self, from: Data((command["saved"]?.string ?? "").utf8))
-        await session.reconfirm(service)
+        session.reconfirm(service)
         emit(Self.fields(of: service, event: "reconfirming", id: id))
     }
 

@@ -288,18 +288,23 @@ struct DiscoverySessionTests {
         #expect(await session.services.isEmpty)
     }
 
-    /// `reconfirm` hands the service to the backend with the session's browse, whether or not it
-    /// was found, and nothing once the session has stopped.
-    @Test func reconfirmAsksTheBackendUntilStopped() async throws {
-        let (session, token, _) = try await startSession()
-        let a = service("A")
-        fake.emitBrowse(token, [.found(a)])
-        await session.reconfirm(a)
-        await session.reconfirm(service("B"))
+    /// `reconfirm` hands a service found to the backend with the session's browse; nothing for
+    /// one not found or removed, nor once the session has stopped.
+    @Test func reconfirmAsksTheBackendAboutServicesFoundUntilStopped() async throws {
+        let (session, token, events) = try await startSession()
+        let (a, b) = (service("A"), service("B"))
+        fake.emitBrowse(token, [.found(a), .found(b)])
+        fake.emitBrowse(token, [.removed(b)])
+        #expect(try await events.next() == .found(a))
+        #expect(try await events.next() == .found(b))
+        #expect(try await events.next() == .removed(b))
+        session.reconfirm(a)
+        session.reconfirm(b)
+        session.reconfirm(service("C"))
         await session.stop()
-        await session.reconfirm(a)
+        session.reconfirm(a)
         let reconfirmations = fake.calls.filter { if case .reconfirm = $0 { true } else { false } }
-        #expect(reconfirmations == [.reconfirm(token, a), .reconfirm(token, service("B"))])
+        #expect(reconfirmations == [.reconfirm(token, a)])
     }
 
     @Test func stopIsIdempotent() async throws {

@@ -287,10 +287,22 @@ import Testing
         }
         #expect(cached().count == 6)
 
-        // The publisher is there: it answers, and nothing changes.
+        // The publisher is there: it answers, and nothing changes. What the browser asked at once
+        // names the PTR under the subtype and the type, the SRV, TXT, A and AAAA, none listed.
+        let start = harness.network.now
         harness.send(.reconfirm(service, of: browse), on: harness.browser)
         harness.run(for: .seconds(30))
         #expect(harness.browseUpdates == [.found(service)])
+        let asked = try harness.network.transmissions.filter { $0.sender == harness.browser && $0.time == start }
+            .map { try Message(decoding: $0.datagram.bytes) }
+        let subtypeName = try DomainName(parsing: "_printer._sub._ciao._tcp.local.")
+        let questions = Set(asked.flatMap(\.questions).map { "\($0.name) \($0.type)" })
+        #expect(
+            questions == [
+                "\(subtypeName) PTR", "_ciao._tcp.local. PTR", "\(instance) SRV", "\(instance) TXT",
+                "\(host) A", "\(host) AAAA",
+            ], "\(questions)")
+        #expect(asked.allSatisfy { $0.answers.isEmpty }, "\(asked.map(\.answers))")
 
         harness.network.crash(harness.publisher)
         harness.run(for: .seconds(1))

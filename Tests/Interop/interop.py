@@ -768,6 +768,7 @@ def reconfirm(s: Suite) -> list[str]:
                 agent.wait_for({"event": "reconfirming", "name": name, "id": "b"}, 5)
 
         figures = []
+        time.sleep(2)      # a record heard within the last second is not reconfirmed
         mark = agent.mark()
         reconfirm_all()
         time.sleep(12)

@@ -235,14 +235,7 @@ struct ServiceDirectory {
         of service: Service, for resolutionID: ResolutionID, failsAt: Instant? = nil, engine: inout MDNSEngine,
         at now: Instant
     ) -> Bool {
-        guard let instance = try? Self.typeName(service.type).prepending(label: Array(service.name.utf8)) else {
-            return false
-        }
-        // A saved reference may name an interface that is gone or renumbered since (a reboot):
-        // then every interface is asked.
-        let named = InterfaceID(service.interfaceIndex)
-        let interfaces: Set<InterfaceID>? =
-            service.interfaceIndex == 0 || engine.networkInterface(named) == nil ? nil : [named]
+        guard let (instance, interfaces) = Self.whereToAsk(about: service, engine: engine) else { return false }
         let queries = [RecordType.srv, .txt].map {
             engine.startQuery(name: instance, type: $0, interfaces: interfaces, at: now)
         }
@@ -251,6 +244,17 @@ struct ServiceDirectory {
         for query in queries { self.queries[query] = .resolution(resolutionID) }
         if let failsAt { resolutionDeadlines.schedule(resolutionID, at: failsAt) }
         return true
+    }
+
+    /// `service`'s instance name and the interfaces to ask about it on: its own, or every one when
+    /// it names none or one that is gone or renumbered since (a saved reference after a reboot);
+    /// nil when no query can ask for the name (a label over 63 bytes).
+    private static func whereToAsk(about service: Service, engine: MDNSEngine) -> (DomainName, Set<InterfaceID>?)? {
+        guard let instance = try? typeName(service.type).prepending(label: Array(service.name.utf8)) else {
+            return nil
+        }
+        let named = InterfaceID(service.interfaceIndex)
+        return (instance, service.interfaceIndex == 0 || engine.networkInterface(named) == nil ? nil : [named])
     }
 
     /// Stops a resolution's queries, and its following of its SRV target's addresses.
@@ -276,16 +280,15 @@ struct ServiceDirectory {
 
     /// Asks again for the records that made the browse of `token` find `service` and resolve
     /// it, as after a failed connection to it (RFC 6762 §10.4): its PTR records under the name the
-    /// browse asks for and under its type, its SRV and TXT records, and the addresses of the host
-    /// its resolution follows, on its interface. The browse reports it removed when its PTR
-    /// record goes. Nothing for a token that is not a browse, or a service of another type or
-    /// domain.
+    /// browse asks for and under its type, its SRV and TXT records, and, when the browse resolves
+    /// it and its SRV record is known, its host's addresses, on its interface. The browse reports
+    /// it removed when its PTR record goes. Nothing for a token that is not a browse, or a service
+    /// of another type or domain.
     mutating func reconfirm(_ service: Service, of token: BackendToken, engine: inout MDNSEngine, at now: Instant) {
         guard let query = queriesByToken[token]?.first, case .browse(let browse) = queries[query],
             service.type == browse.type, Service.isLocalDomain(service.domain),
-            let instance = try? browse.typeName.prepending(label: Array(service.name.utf8))
+            let (instance, interfaces) = Self.whereToAsk(about: service, engine: engine)
         else { return }
-        let interfaces: Set<InterfaceID>? = service.interfaceIndex == 0 ? nil : [InterfaceID(service.interfaceIndex)]
         for name in Set([browse.queryName, browse.typeName]) {
             engine.reconfirm(name: name, type: .ptr, data: .ptr(instance), interfaces: interfaces, at: now)
         }

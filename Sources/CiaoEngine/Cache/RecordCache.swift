@@ -5,8 +5,10 @@ import CiaoWire
 /// TTLs expire; goodbyes (TTL 0) expire after one second (§10.1); a cache-flush record flushes the
 /// rest of its RRset received more than a second earlier (§10.2); both only for records that came
 /// over the family they came over; records that other hosts keep
-/// asking for without an answer are removed by Passive Observation Of Failures (§10.5). Records
-/// that answer an active query ("watched") are refreshed at 80–95 % of their TTL (§5.2).
+/// asking for without an answer are removed by Passive Observation Of Failures (§10.5), and so are
+/// records a client found wrong and had reconfirmed (§10.4) when nobody answers our own queries
+/// for them. Records that answer an active query ("watched") are refreshed at 80–95 % of their TTL
+/// (§5.2).
 ///
 /// The number of records is capped, and so are TTLs (``maximumTTL``). A full cache makes room by
 /// evicting, in this order: records no active query asks for, closest to expiry first; then the
@@ -46,7 +48,8 @@ struct RecordCache {
         var unansweredQueries = 0
         var firstUnansweredQuery: Instant?
         var lastUnansweredQuery: Instant?
-        /// Reconfirmation queries still to send for a record POOF suspects (``RecordCache/reconfirmations``).
+        /// Our own queries still to send for a suspected record (``RecordCache/reconfirmations``):
+        /// one POOF suspects that a query watches, or one reconfirmed.
         var reconfirmationsLeft = 0
 
         /// Two or more queries went unanswered: the record's responder may be gone (§10.5).
@@ -66,8 +69,9 @@ struct RecordCache {
             return min(expiry, max(first + RecordCache.poofWindow, last + RecordCache.poofAnswerTime))
         }
 
-        /// The refresh that is a deadline: only watched records are refreshed.
-        var refreshDeadline: Instant? { watched ? nextRefresh : nil }
+        /// The refresh that is a deadline: only watched records are refreshed, and suspected ones
+        /// asked for until their reconfirmations are sent.
+        var refreshDeadline: Instant? { watched || reconfirmationsLeft > 0 ? nextRefresh : nil }
 
         /// The record as received.
         var record: ResourceRecord {
@@ -101,9 +105,10 @@ struct RecordCache {
     static let refreshPoints = [0.80, 0.85, 0.90, 0.95]
     /// POOF removes a record this long after the first of two or more unanswered queries (§10.5).
     static let poofWindow: Duration = .seconds(10)
-    /// Once two queries went unanswered, a watched record is asked for by us too, this many times
-    /// this far apart, before POOF removes it: on a lossy link two lost answers in a row happen
-    /// every few minutes with a querier every 5 s, and a live responder answers ours.
+    /// A suspected record is asked for by us, this many times this far apart, before it is
+    /// removed: once two queries of others went unanswered, if a query watches it (on a lossy
+    /// link two lost answers in a row happen every few minutes with a querier every 5 s, and a
+    /// live responder answers ours), and when it is reconfirmed (§10.4 asks for two or more).
     static let reconfirmations = 2
     static let reconfirmationInterval: Duration = .seconds(2)
     /// How long after the last unanswered query POOF waits: for the reconfirmations, each given a
@@ -122,7 +127,8 @@ struct RecordCache {
     private var unwatchedCount = 0
     /// Lifetime deadlines; an item is live while its slot's ``Entry/lifetimeDeadline`` equals it.
     private var lifetimes = DeadlineQueue<Int>()
-    /// Refresh deadlines of watched entries; live while the slot's ``Entry/refreshDeadline`` equals it.
+    /// Refresh deadlines of watched and reconfirmed entries; live while the slot's
+    /// ``Entry/refreshDeadline`` equals it.
     private var refreshes = DeadlineQueue<Int>()
 
     init(capacity: Int) {
@@ -265,8 +271,7 @@ struct RecordCache {
             entry.lastUnansweredQuery = now
             if entry.unansweredQueries == 2 && entry.watched {
                 // Suspected: ask ourselves at once, so that a live responder can answer (§10.5).
-                entry.reconfirmationsLeft = Self.reconfirmations
-                entry.nextRefresh = now
+                Self.askAgain(&entry, at: now)
             }
             store(entry, in: slot)
         }
@@ -275,23 +280,30 @@ struct RecordCache {
     /// Suspects the records of `name`/`type` (only the one with `data`, when given) that a client
     /// found wrong, such as the address of a host it could not reach (RFC 6762 §10.4): the doubt
     /// counts as the two unanswered queries of §10.5, so they are asked for ``reconfirmations``
-    /// times without being listed as known, and removed ten seconds from now unless their
-    /// responder answers. Records already suspected or leaving keep their course.
+    /// times without being listed as known, watched or not, and removed about ten seconds from
+    /// now unless their responder answers. A record heard within the last second is alive (and
+    /// its responder would not multicast it again within that second, §6); one already being
+    /// asked for, or leaving, keeps its course; one POOF suspects keeps its deadline.
     mutating func reconfirm(name: DomainName, type: RecordType, data: RecordData?, at now: Instant) {
         defer { discardStaleTops() }
         for slot in slots(named: name, type: type) {
-            guard var entry = slots[slot], !entry.isSuspected, !entry.isLeaving,
-                data.map({ $0 == entry.key.data }) ?? true
+            guard var entry = slots[slot], !entry.isLeaving, entry.reconfirmationsLeft == 0,
+                now - entry.received >= MDNSEngine.multicastInterval, data.map({ $0 == entry.key.data }) ?? true
             else { continue }
-            entry.unansweredQueries = 2
-            entry.firstUnansweredQuery = now
-            entry.lastUnansweredQuery = now
-            entry.reconfirmationsLeft = Self.reconfirmations
-            // Asked for even when no query watches it, until the reconfirmations are sent.
-            entry.watched = true
-            entry.nextRefresh = now
+            if !entry.isSuspected {
+                entry.unansweredQueries = 2
+                entry.firstUnansweredQuery = now
+                entry.lastUnansweredQuery = now
+            }
+            Self.askAgain(&entry, at: now)
             store(entry, in: slot)
         }
+    }
+
+    /// Schedules our ``reconfirmations`` of a suspected record, the first at once.
+    private static func askAgain(_ entry: inout Entry, at now: Instant) {
+        entry.reconfirmationsLeft = reconfirmations
+        entry.nextRefresh = now
     }
 
     /// The records whose time is up at `now`: expired, cache-flushed or POOFed. Replaced records are

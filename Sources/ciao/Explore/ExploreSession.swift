@@ -210,8 +210,7 @@ struct ExploreSession {
             guard let server = servers[id] else { return }
             tasks.append(Task { await server.stop() })
         case .reconfirm(let service):
-            guard let session = sessions[service.type] else { return }
-            tasks.append(Task { await session.reconfirm(service) })
+            sessions[service.type]?.reconfirm(service)
         }
         draw()
     }
