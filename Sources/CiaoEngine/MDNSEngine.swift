@@ -296,8 +296,9 @@ public struct MDNSEngine {
     /// Asks again for cached records a client found wrong, such as the addresses of a host it
     /// could not reach (RFC 6762 §10.4): the records of `name`/`type`, or only the one with
     /// `data`, on `selected` interfaces (all when nil), are asked for twice, two seconds apart,
-    /// without being listed as known answers, and removed ten seconds from now, reported as
-    /// ``EngineEvent/removed(_:_:_:)``, unless their responder answers.
+    /// without being listed as known answers, and removed about ten seconds from now, reported
+    /// as ``EngineEvent/removed(_:_:_:)``, unless their responder answers. A record heard within
+    /// the last second, or already being asked for, is left as it is.
     public mutating func reconfirm(
         name: DomainName, type: RecordType, data: RecordData? = nil, interfaces selected: Set<InterfaceID>? = nil,
         at now: Instant
