@@ -55,17 +55,6 @@ public struct UnicastDNSClient<Random: RandomNumberGenerator & Sendable>: Sendab
     /// When ``advance(to:)`` must be called next: the earliest attempt's deadline.
     public var nextDeadline: Duration? { pending.values.map(\.deadline).min() }
 
-    /// Which cached answer a question takes.
-    public enum CacheUse: Hashable, Sendable {
-        /// Any unexpired answer.
-        case any
-        /// An answer that has lived less than 75 % of its TTL: a refresh asks again only what is
-        /// due, so an RRset of a long TTL is not asked for in every round of a shorter one.
-        case unlessDue
-        /// None: the servers are asked.
-        case none
-    }
-
     /// Asks for `type` at `name`. A cached answer, as `cacheUse` allows, completes at once.
     @discardableResult
     public mutating func query(

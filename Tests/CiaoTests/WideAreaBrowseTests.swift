@@ -33,4 +33,25 @@ import Testing
         let result = await WideAreaBrowse.first(of: { "work" }, orAfter: .seconds(10), "late")
         #expect(result == "work")
     }
+
+    /// A trigger ends a wait at once, whether fired during the wait or before it (once: the wait
+    /// after that one lasts its time and says it was not fired); a cancelled wait ends too, not
+    /// fired.
+    @Test func aTriggerBringsTheNextRoundForward() async {
+        let trigger = RoundTrigger()
+        let start = ContinuousClock.now
+        let waiting = Task { await trigger.wait(for: .seconds(5)) }
+        try? await Task.sleep(for: .milliseconds(50))
+        trigger.fire()
+        #expect(await waiting.value)
+        trigger.fire()
+        #expect(await trigger.wait(for: .seconds(5)))
+        #expect(ContinuousClock.now - start < .seconds(4))
+        let unfired = ContinuousClock.now
+        #expect(await !trigger.wait(for: .milliseconds(200)))
+        #expect(ContinuousClock.now - unfired >= .milliseconds(200))
+        let cancelled = Task { await trigger.wait(for: .seconds(3600)) }
+        cancelled.cancel()
+        #expect(await !cancelled.value)
+    }
 }

@@ -31,6 +31,8 @@ PRINTER_TXT = [b"path=/", b"bin=\x00\xff\x08", b"flag", b"empty="]
 BENCH_COUNT = 200
 BENCH_TYPE = "_bench._tcp"
 LIVE_TYPE = "_live._tcp"
+# Services added and deleted by nsupdate at TTL 3600: a browse asks again only 48 minutes on.
+LONG_TYPE = "_long._tcp"
 
 
 def zone_label(label: str | bytes) -> str:
@@ -123,6 +125,8 @@ class WideAreaZone:
                  f'    grant {KEY_NAME} wildcard *.{LIVE_TYPE}.{DOMAIN} SRV TXT;\n'
                  f'    grant {KEY_NAME} name _http._tcp.{DOMAIN} PTR;\n'
                  f'    grant {KEY_NAME} name {LIVE_TYPE}.{DOMAIN} PTR;\n'
+                 f'    grant {KEY_NAME} wildcard *.{LONG_TYPE}.{DOMAIN} SRV TXT;\n'
+                 f'    grant {KEY_NAME} name {LONG_TYPE}.{DOMAIN} PTR;\n'
                  f'    grant {KEY_NAME} name _printer._sub._http._tcp.{DOMAIN} PTR;\n'
                  f'    grant {KEY_NAME} name ciao-host.{DOMAIN} A AAAA;\n'
                  f'    grant {OTHER_KEY_NAME} wildcard *._http._tcp.{DOMAIN} SRV TXT;\n'

@@ -67,6 +67,19 @@ def nsupdate(host: Host, server: Host, commands: list[str], key: str | None) -> 
     return r.returncode, (r.stdout + r.stderr).strip()
 
 
+def nsupdate_service(host: Host, server: Host, key: str, type_: str, label: str, ttl: int | None) -> None:
+    """Add service `label` (zone-file syntax) of `type_` in the lab's domain, at `ttl`, with SRV
+    to the printer's host and TXT "v=1"; with `ttl` None, delete it (its PTR and every RRset)."""
+    inst = f"{label}.{type_}.{bind.DOMAIN}"
+    commands = ([f"update add {type_}.{bind.DOMAIN} {ttl} PTR {inst}",
+                 f"update add {inst} {ttl} SRV 0 0 7 printer.{bind.DOMAIN}",
+                 f'update add {inst} {ttl} TXT "v=1"'] if ttl is not None else
+                [f"update delete {type_}.{bind.DOMAIN} PTR {inst}", f"update delete {inst}"])
+    rc, out = nsupdate(host, server, commands, key)
+    if rc != 0:
+        raise Failure(f"nsupdate {'add' if ttl is not None else 'delete'} of {label} failed: {out}")
+
+
 def axfr(host: Host, server: Host) -> list[str]:
     """The zone as AXFR gives it, one record per line, in dig's canonical presentation."""
     out = host.run("dig", f"@{server.v4}", "+nocmd", "+nostats", "+onesoa", "AXFR", bind.DOMAIN)
@@ -204,20 +217,12 @@ def scenario_live(s: Suite) -> list[str]:
         except Failure:
             avahi_saw_anchor = False
         key = key_path(lab, "ciao-lab.key")
-        inst = f"Live\\032One.{bind.LIVE_TYPE}.{bind.DOMAIN}"
-        rc, out = nsupdate(client, dns, [f"update add {bind.LIVE_TYPE}.{bind.DOMAIN} 10 PTR {inst}",
-                                         f"update add {inst} 10 SRV 0 0 7 printer.{bind.DOMAIN}",
-                                         f"update add {inst} 10 TXT \"v=1\""], key)
-        if rc != 0:
-            raise Failure(f"nsupdate add failed: {out}")
+        nsupdate_service(client, dns, key, bind.LIVE_TYPE, "Live\\032One", 10)
         t0 = time.monotonic()
         mark = avahi.mark()
         ciao.wait_for({"sign": "+", "name": "Live\\032One"}, 30, what="the service nsupdate added")
         added = time.monotonic() - t0
-        rc, out = nsupdate(client, dns, [f"update delete {bind.LIVE_TYPE}.{bind.DOMAIN} PTR {inst}",
-                                         f"update delete {inst}"], key)
-        if rc != 0:
-            raise Failure(f"nsupdate delete failed: {out}")
+        nsupdate_service(client, dns, key, bind.LIVE_TYPE, "Live\\032One", None)
         t1 = time.monotonic()
         ciao.wait_for({"sign": "-", "name": "Live\\032One"}, 30, what="the removal of the service")
         removed = time.monotonic() - t1
@@ -416,8 +421,23 @@ def scenario_api(s: Suite) -> list[str]:
         types = sorted(e["type"] for e in agent.select({"id": "t", "event": "type"}))
         if types != want_types:
             raise Failure(f"ServiceTypeSession listed {types}, not {want_types}")
-        # CiaoServer: register, update TXT, deregister; the zone by AXFR after each step
+        # DiscoverySession.reconfirm: a service deleted from the zone, whose PTR the browse would ask
+        # for again only 48 minutes on (80 % of its TTL), is removed at once
         key = key_path(lab, "ciao-lab.key")
+        nsupdate_service(client, dns, key, bind.LONG_TYPE, "Deleted\\032Soon", 3600)
+        agent.send(cmd="browse", id="l", type=bind.LONG_TYPE, domain=bind.DOMAIN)
+        saved = agent.wait_for({"id": "l", "event": "found", "name": "Deleted Soon"}, 15)["saved"]
+        nsupdate_service(client, dns, key, bind.LONG_TYPE, "Deleted\\032Soon", None)
+        time.sleep(3)
+        if agent.select({"id": "l", "event": "removed"}):
+            raise Failure("the deleted service was removed before its reconfirmation")
+        t4 = time.monotonic()
+        agent.send(cmd="reconfirm", id="l", saved=saved)
+        agent.wait_for({"id": "l", "event": "removed", "name": "Deleted Soon"}, 5,
+                       what="the deleted service removed after its reconfirmation")
+        reconfirm_ms = (time.monotonic() - t4) * 1000
+        agent.send(cmd="stopBrowse", id="l")
+        # CiaoServer: register, update TXT, deregister; the zone by AXFR after each step
         inst = f"Ciao\\032API._http._tcp.{bind.DOMAIN}"
         records = lambda txt: sorted([
             f"_http._tcp.{bind.DOMAIN} 120 IN PTR {inst}",
@@ -457,6 +477,8 @@ def scenario_api(s: Suite) -> list[str]:
                 f"automatic resolution of a PTR without SRV fails after {ghost_s:.1f} s (resolutionTimeout 2 s); "
                 "the printer beside it resolves",
                 f"ServiceTypeSession: {', '.join(types)}",
+                f"DiscoverySession.reconfirm of a service deleted from the zone (TTL 3600): removed in "
+                f"{reconfirm_ms:.0f} ms, after 3 s without a removal",
                 f"CiaoServer.start registered in {publish_ms:.0f} ms; the zone held exactly its 5 records after start, "
                 "updateTXT and none after stop; outside the policy → publishFailed REFUSED"]
 
@@ -632,7 +654,7 @@ SCENARIOS = {
     "domains": (scenario_domains, "ciao domains (-R) from the search list and from the reverse zone alone"),
     "polling": (scenario_polling, "steady-state queries per hour, ciao beside mDNSResponder (CIAO_MDNSRESPONDER)"),
     "lease": (scenario_lease, "ciao publish -d refreshes the Update Lease a server grants (leaseserver.py)"),
-    "api": (scenario_api, "the public API (interop agent) browses, resolves, lists types and publishes"),
+    "api": (scenario_api, "the public API (interop agent) browses, resolves, reconfirms, lists types and publishes"),
     "hostile": (scenario_hostile, "fakedns.py's hostile replies: no crash, no hang, bounded memory, forgeries ignored"),
 }
 

@@ -22,8 +22,8 @@ protocol DiscoveryBackend: Sendable {
     ) throws(CiaoError) -> BackendToken
     /// Asks again for the records that made the browse of `browse` find `service`, as after a
     /// failed connection to it (RFC 6762 §10.4); the browse reports it removed unless its
-    /// publisher answers within about ten seconds. A backend whose answers have authority (a
-    /// unicast DNS server's) does nothing.
+    /// publisher answers within about ten seconds; a unicast DNS backend asks its server again
+    /// at once, whose answer has authority.
     func reconfirm(_ service: Service, of browse: BackendToken)
     /// Resolves a service continuously: a callback each time host, port, addresses or TXT change.
     func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError)

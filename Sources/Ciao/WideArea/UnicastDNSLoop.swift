@@ -28,13 +28,13 @@ final class UnicastDNSLoop: Sendable {
         try DetachedThread.start("unicast DNS") { [self] in run(state.state) }
     }
 
-    /// The answer to `type` at `name`: from the cache, or when `fresh` (a refresh) from the
-    /// servers if the cached one has lived 75 % of its TTL.
-    func query(_ name: DomainName, _ type: RecordType, fresh: Bool = false) async -> Result<DNSAnswer, UnicastDNSError>
-    {
+    /// The answer to `type` at `name`: from the cache as `cacheUse` allows, or from the servers.
+    func query(_ name: DomainName, _ type: RecordType, cacheUse: CacheUse = .any) async -> Result<
+        DNSAnswer, UnicastDNSError
+    > {
         await withCheckedContinuation { continuation in
             submit { state in
-                let id = state.client.query(name, type: type, cacheUse: fresh ? .unlessDue : .any, at: state.now)
+                let id = state.client.query(name, type: type, cacheUse: cacheUse, at: state.now)
                 state.waiting[id] = continuation
             }
         }

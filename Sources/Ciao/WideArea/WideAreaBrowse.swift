@@ -50,10 +50,11 @@ package struct WideAreaBrowse: Sendable {
     }
 
     /// The events of browsing `type` (under `subtype` if given) in `domain`, until the stream is
-    /// cancelled; with `resolving`, each instance is resolved as it is found.
-    package func events(type: ServiceType, subtype: String?, domain: String, resolving: Bool) throws(CiaoError)
-        -> AsyncStream<Event>
-    {
+    /// cancelled; with `resolving`, each instance is resolved as it is found. Firing `trigger`
+    /// asks the server again at once, rather than at 80 % of the TTL.
+    package func events(
+        type: ServiceType, subtype: String?, domain: String, resolving: Bool, trigger: RoundTrigger = RoundTrigger()
+    ) throws(CiaoError) -> AsyncStream<Event> {
         let domainName: DomainName
         let typeName: DomainName
         let queryName: DomainName
@@ -65,8 +66,8 @@ package struct WideAreaBrowse: Sendable {
             throw .invalidConfiguration("cannot browse \(type) in \"\(domain)\": \(error)")
         }
         let round = BrowseRound(loop: loop, type: type, typeName: typeName, domain: domain, resolving: resolving)
-        return Self.polling(round) { round, fresh, report in
-            await round.run(queryName: queryName, fresh: fresh, report: report)
+        return Self.polling(round, trigger: trigger) { round, cacheUse, report in
+            await round.run(queryName: queryName, cacheUse: cacheUse, report: report)
         }
     }
 
@@ -82,8 +83,8 @@ package struct WideAreaBrowse: Sendable {
             throw .invalidConfiguration("cannot list the service types of \"\(domain)\": \(error)")
         }
         let loop = loop
-        return Self.polling(Set<ServiceType>()) { seen, fresh, report in
-            switch await loop.query(queryName, .ptr, fresh: fresh) {
+        return Self.polling(Set<ServiceType>()) { seen, cacheUse, report in
+            switch await loop.query(queryName, .ptr, cacheUse: cacheUse) {
             case .success(let answer):
                 for record in answer.records where record.name == queryName {
                     // a type is `_name._proto` directly under the domain
@@ -114,13 +115,13 @@ package struct WideAreaBrowse: Sendable {
             DomainEnumeration.queryNames(kind, searchDomains: searchDomains, networks: networks).map { (kind, $0) }
         }
         let loop = loop
-        return Self.polling([String: Bool]()) { known, fresh, report in
+        return Self.polling([String: Bool]()) { known, cacheUse, report in
             var current: [(domain: String, isDefault: Bool)] = []
             var ttl = UInt32.max
             var lastError: UnicastDNSError?
             var answered = false
             for (kind, name) in questions {
-                switch await loop.query(name, .ptr, fresh: fresh) {
+                switch await loop.query(name, .ptr, cacheUse: cacheUse) {
                 case .success(let answer):
                     answered = true
                     ttl = min(ttl, answer.ttl)
@@ -154,21 +155,24 @@ package struct WideAreaBrowse: Sendable {
         }
     }
 
-    /// Runs `round` until the stream is cancelled, waiting after each for the TTL it returns:
-    /// the first round may take cached answers, later ones ask afresh; `settled` follows the first.
+    /// Runs `round` until the stream is cancelled, waiting after each for the TTL it returns, or
+    /// until `trigger` fires: the first round may take cached answers, later ones ask again what
+    /// has lived 75 % of its TTL, and one `trigger` started asks the servers; `settled` follows
+    /// the first.
     private static func polling<State: Sendable>(
-        _ initial: State,
-        round: @escaping @Sendable (inout State, _ fresh: Bool, _ report: (Event) -> Void) async -> UInt32
+        _ initial: State, trigger: RoundTrigger = RoundTrigger(),
+        round:
+            @escaping @Sendable (inout State, _ cacheUse: CacheUse, _ report: (Event) -> Void) async ->
+            UInt32
     ) -> AsyncStream<Event> {
         AsyncStream { continuation in
             let task = Task {
                 var state = initial
-                var first = true
+                var cacheUse = CacheUse.any
                 while !Task.isCancelled {
-                    let ttl = await round(&state, !first) { continuation.yield($0) }
-                    if first { continuation.yield(.settled) }
-                    first = false
-                    try? await Task.sleep(for: wait(forTTL: ttl))
+                    let ttl = await round(&state, cacheUse) { continuation.yield($0) }
+                    if cacheUse == .any { continuation.yield(.settled) }
+                    cacheUse = await trigger.wait(for: wait(forTTL: ttl)) ? .none : .unlessDue
                 }
                 continuation.finish()
             }
@@ -181,8 +185,8 @@ package struct WideAreaBrowse: Sendable {
     /// failed rounds report nothing and are retried. Until the stream is cancelled.
     package func resolveEvents(_ service: Service) throws(CiaoError) -> AsyncStream<Event> {
         let (name, round) = try resolution(of: service)
-        return Self.polling(ResolvedService?.none) { latest, fresh, report in
-            switch await round.resolve(name, service, fresh: fresh) {
+        return Self.polling(ResolvedService?.none) { latest, cacheUse, report in
+            switch await round.resolve(name, service, cacheUse: cacheUse) {
             case .success(let (resolved, ttl)):
                 if latest != resolved {
                     latest = resolved
@@ -208,7 +212,7 @@ package struct WideAreaBrowse: Sendable {
         // not a task group: that would wait for the queries, which wait out their attempts whatever
         // `timeout` says (a server that never answers kept `ciao resolve --timeout 3` for 10 s)
         return await Self.first(
-            of: { await round.resolve(name, service, fresh: false).map(\.0) },
+            of: { await round.resolve(name, service, cacheUse: .any).map(\.0) },
             orAfter: timeout, .failure(.timedOut))
     }
 
@@ -276,9 +280,11 @@ private struct BrowseRound {
 
     /// Asks for the PTR RRset, reports additions and removals, resolves; returns the shortest TTL
     /// seen, which sets when to ask again.
-    mutating func run(queryName: DomainName, fresh: Bool, report: (WideAreaBrowse.Event) -> Void) async -> UInt32 {
+    mutating func run(
+        queryName: DomainName, cacheUse: CacheUse, report: (WideAreaBrowse.Event) -> Void
+    ) async -> UInt32 {
         let answer: DNSAnswer
-        switch await loop.query(queryName, .ptr, fresh: fresh) {
+        switch await loop.query(queryName, .ptr, cacheUse: cacheUse) {
         case .success(let got): answer = got
         case .failure(let error):
             report(.failed(.network(error.description)))
@@ -305,7 +311,7 @@ private struct BrowseRound {
         }
         guard resolving else { return ttl }
         for (name, service) in instances.sorted(by: { $0.value.name < $1.value.name }) {
-            switch await resolve(name, service, fresh: fresh) {
+            switch await resolve(name, service, cacheUse: cacheUse) {
             case .success(let (resolved, resolvedTTL)):
                 ttl = min(ttl, resolvedTTL)
                 if resolutions[name] != resolved {
@@ -320,11 +326,11 @@ private struct BrowseRound {
     }
 
     /// SRV and TXT of the instance, then its target's addresses (IPv4 first).
-    func resolve(_ name: DomainName, _ service: Service, fresh: Bool) async -> Result<
+    func resolve(_ name: DomainName, _ service: Service, cacheUse: CacheUse) async -> Result<
         (ResolvedService, UInt32), CiaoError
     > {
-        async let srvAnswer = loop.query(name, .srv, fresh: fresh)
-        async let txtAnswer = loop.query(name, .txt, fresh: fresh)
+        async let srvAnswer = loop.query(name, .srv, cacheUse: cacheUse)
+        async let txtAnswer = loop.query(name, .txt, cacheUse: cacheUse)
         let (srvResult, txtResult) = await (srvAnswer, txtAnswer)
         guard case .success(let srvSet) = srvResult,
             let srv = srvSet.records.lazy.compactMap({ record -> SRVData? in
@@ -340,8 +346,8 @@ private struct BrowseRound {
             txtRecord = TXTRecord(txt)
             ttl = min(ttl, txtSet.ttl)
         }
-        async let aAnswer = loop.query(srv.target, .a, fresh: fresh)
-        async let aaaaAnswer = loop.query(srv.target, .aaaa, fresh: fresh)
+        async let aAnswer = loop.query(srv.target, .a, cacheUse: cacheUse)
+        async let aaaaAnswer = loop.query(srv.target, .aaaa, cacheUse: cacheUse)
         var addresses: [String] = []
         for result in await [aAnswer, aaaaAnswer] {
             guard case .success(let set) = result else { continue }
