@@ -1,20 +1,32 @@
 import Synchronization
 
 /// Brings a polling browse's next round forward: ``fire()`` ends the wait between two rounds at
-/// once, or, fired during a round, the next wait as soon as it starts.
+/// once, or, fired during a round, the next wait as soon as it starts. One task waits at a time.
+/// A fire within ``minimumInterval`` (a second) of the last one honoured is ignored, so that a
+/// caller firing in a loop makes at most a round a second.
 package final class RoundTrigger: Sendable {
     private struct State {
         var fired = false
         var waiter: CheckedContinuation<Bool, Never>?
+        var lastHonoured: ContinuousClock.Instant?
     }
+
+    /// How long after a fire honoured the next is ignored.
+    package let minimumInterval: Duration
 
     private let state = Mutex(State())
 
-    package init() {}
+    package init(minimumInterval: Duration = .seconds(1)) {
+        self.minimumInterval = minimumInterval
+    }
 
-    /// Ends the current wait, or the next one.
+    /// Ends the current wait, or the next one; ignored within ``minimumInterval`` of the last
+    /// fire honoured.
     package func fire() {
+        let now = ContinuousClock.now
         let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            if let last = state.lastHonoured, now - last < minimumInterval { return nil }
+            state.lastHonoured = now
             guard let waiter = state.waiter else {
                 state.fired = true
                 return nil
@@ -34,8 +46,10 @@ package final class RoundTrigger: Sendable {
                 return false
             }
             group.addTask { await self.waitUntilFired() }
-            let fired = await group.next() ?? false
+            var fired = await group.next() ?? false
             group.cancelAll()
+            // A fire that came as the sleep ended is not lost.
+            for await other in group { fired = fired || other }
             return fired
         }
     }

@@ -107,7 +107,7 @@ final class WideAreaBackend: DiscoveryBackend {
         if let resolutionTimeout {
             automatic.withLock { $0[token] = AutomaticResolutions(timeout: resolutionTimeout) }
         }
-        start(events, as: token, trigger: trigger) { [self] event in
+        let task = Self.consume(events) { [self] event in
             switch event {
             case .found(let service):
                 delivering { onUpdate([.found(service)]) }
@@ -123,6 +123,7 @@ final class WideAreaBackend: DiscoveryBackend {
             default: break
             }
         }
+        work.withLock { $0[token] = .browse(task, trigger) }
         return token
     }
 
@@ -209,9 +210,9 @@ final class WideAreaBackend: DiscoveryBackend {
         return failed != nil
     }
 
-    /// Asks the server again at once, rather than at 80 % of the TTL (up to 48 minutes away): the
-    /// browse reports the service removed if the zone no longer holds its PTR record. The server's
-    /// answer has authority, so nothing waits ten seconds.
+    /// Asks the server for the browse's PTR records again at once, rather than at 80 % of their
+    /// TTL (up to an hour away): the browse reports the service removed if the zone no longer
+    /// holds its PTR record. The server's answer has authority, so nothing waits ten seconds.
     func reconfirm(_ service: Service, of browse: BackendToken) {
         guard case .browse(_, let trigger) = work.withLock({ $0[browse] }) else { return }
         trigger.fire()
@@ -266,11 +267,18 @@ final class WideAreaBackend: DiscoveryBackend {
 
     /// Runs `handle` on each of `events` in a task that ``cancel(_:)`` of `token` ends.
     private func start(
-        _ events: AsyncStream<WideAreaBrowse.Event>, as token: BackendToken, trigger: RoundTrigger? = nil,
+        _ events: AsyncStream<WideAreaBrowse.Event>, as token: BackendToken,
         _ handle: @escaping @Sendable (WideAreaBrowse.Event) -> Void
     ) {
-        let task = Task { for await event in events { handle(event) } }
-        work.withLock { $0[token] = trigger.map { .browse(task, $0) } ?? .task(task) }
+        let task = Self.consume(events, handle)
+        work.withLock { $0[token] = .task(task) }
+    }
+
+    /// A task running `handle` on each of `events`.
+    private static func consume(
+        _ events: AsyncStream<WideAreaBrowse.Event>, _ handle: @escaping @Sendable (WideAreaBrowse.Event) -> Void
+    ) -> Task<Void, Never> {
+        Task { for await event in events { handle(event) } }
     }
 
     /// Runs `body`, which checks a find and calls a resolving browse's callback, with no other

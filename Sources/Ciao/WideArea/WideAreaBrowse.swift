@@ -51,9 +51,9 @@ package struct WideAreaBrowse: Sendable {
 
     /// The events of browsing `type` (under `subtype` if given) in `domain`, until the stream is
     /// cancelled; with `resolving`, each instance is resolved as it is found. Firing `trigger`
-    /// asks the server again at once, rather than at 80 % of the TTL.
+    /// asks the server for the PTR records again at once, rather than at 80 % of the TTL.
     package func events(
-        type: ServiceType, subtype: String?, domain: String, resolving: Bool, trigger: RoundTrigger = RoundTrigger()
+        type: ServiceType, subtype: String?, domain: String, resolving: Bool, trigger: RoundTrigger? = nil
     ) throws(CiaoError) -> AsyncStream<Event> {
         let domainName: DomainName
         let typeName: DomainName
@@ -157,10 +157,10 @@ package struct WideAreaBrowse: Sendable {
 
     /// Runs `round` until the stream is cancelled, waiting after each for the TTL it returns, or
     /// until `trigger` fires: the first round may take cached answers, later ones ask again what
-    /// has lived 75 % of its TTL, and one `trigger` started asks the servers; `settled` follows
-    /// the first.
+    /// has lived 75 % of its TTL, and a round that `trigger` brought forward asks the servers;
+    /// `settled` follows the first.
     private static func polling<State: Sendable>(
-        _ initial: State, trigger: RoundTrigger = RoundTrigger(),
+        _ initial: State, trigger: RoundTrigger? = nil,
         round:
             @escaping @Sendable (inout State, _ cacheUse: CacheUse, _ report: (Event) -> Void) async ->
             UInt32
@@ -169,10 +169,18 @@ package struct WideAreaBrowse: Sendable {
             let task = Task {
                 var state = initial
                 var cacheUse = CacheUse.any
+                var first = true
                 while !Task.isCancelled {
                     let ttl = await round(&state, cacheUse) { continuation.yield($0) }
-                    if cacheUse == .any { continuation.yield(.settled) }
-                    cacheUse = await trigger.wait(for: wait(forTTL: ttl)) ? .none : .unlessDue
+                    if first { continuation.yield(.settled) }
+                    first = false
+                    let waitTime = wait(forTTL: ttl)
+                    if let trigger {
+                        cacheUse = await trigger.wait(for: waitTime) ? .none : .unlessDue
+                    } else {
+                        try? await Task.sleep(for: waitTime)
+                        cacheUse = .unlessDue
+                    }
                 }
                 continuation.finish()
             }
@@ -311,7 +319,8 @@ private struct BrowseRound {
         }
         guard resolving else { return ttl }
         for (name, service) in instances.sorted(by: { $0.value.name < $1.value.name }) {
-            switch await resolve(name, service, cacheUse: cacheUse) {
+            // Only the PTR records are asked for afresh: what a trigger questions is the instances.
+            switch await resolve(name, service, cacheUse: cacheUse == .none ? .unlessDue : cacheUse) {
             case .success(let (resolved, resolvedTTL)):
                 ttl = min(ttl, resolvedTTL)
                 if resolutions[name] != resolved {
