@@ -5,9 +5,19 @@ import Synchronization
 /// A fire within ``minimumInterval`` (a second) of the last one honoured is ignored, so that a
 /// caller firing in a loop makes at most a round a second.
 package final class RoundTrigger: Sendable {
+    /// The task waiting, and the deadline that ends its wait unless a fire or a cancellation
+    /// comes first.
+    private struct Waiter {
+        var id: UInt64
+        var continuation: CheckedContinuation<Bool, Never>
+        var timeout: DeadlineScheduler.Token
+    }
+
     private struct State {
+        /// Fired with no task waiting: the next wait ends at once.
         var fired = false
-        var waiter: CheckedContinuation<Bool, Never>?
+        var waiter: Waiter?
+        var nextWaiterID: UInt64 = 0
         var lastHonoured: ContinuousClock.Instant?
     }
 
@@ -24,7 +34,7 @@ package final class RoundTrigger: Sendable {
     /// fire honoured.
     package func fire() {
         let now = ContinuousClock.now
-        let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+        let waiter = state.withLock { state -> Waiter? in
             if let last = state.lastHonoured, now - last < minimumInterval { return nil }
             state.lastHonoured = now
             guard let waiter = state.waiter else {
@@ -34,29 +44,20 @@ package final class RoundTrigger: Sendable {
             state.waiter = nil
             return waiter
         }
-        waiter?.resume(returning: true)
+        guard let waiter else { return }
+        DeadlineScheduler.shared.cancel(waiter.timeout)
+        waiter.continuation.resume(returning: true)
     }
 
     /// Waits `duration`, less when fired meanwhile or before, and no longer once the task is
-    /// cancelled; returns whether it was fired.
+    /// cancelled; returns whether it was fired. Whichever comes first ends the wait, under the
+    /// lock: a fire that comes after the deadline ends the next wait.
     package func wait(for duration: Duration) async -> Bool {
-        await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                try? await Task.sleep(for: duration)
-                return false
-            }
-            group.addTask { await self.waitUntilFired() }
-            var fired = await group.next() ?? false
-            group.cancelAll()
-            // A fire that came as the sleep ended is not lost.
-            for await other in group { fired = fired || other }
-            return fired
+        let id = state.withLock { state in
+            defer { state.nextWaiterID += 1 }
+            return state.nextWaiterID
         }
-    }
-
-    /// Returns true once fired (at once if fired since the last wait), false once cancelled.
-    private func waitUntilFired() async -> Bool {
-        await withTaskCancellationHandler {
+        return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 let resumeNow = state.withLock { state -> Bool? in
                     if state.fired {
@@ -64,17 +65,29 @@ package final class RoundTrigger: Sendable {
                         return true
                     }
                     if Task.isCancelled { return false }
-                    state.waiter = continuation
+                    let timeout = DeadlineScheduler.shared.schedule(after: duration) { [self] in
+                        endWait(id)
+                    }
+                    state.waiter = Waiter(id: id, continuation: continuation, timeout: timeout)
                     return nil
                 }
                 if let resumeNow { continuation.resume(returning: resumeNow) }
             }
         } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
-                defer { state.waiter = nil }
-                return state.waiter
-            }
-            waiter?.resume(returning: false)
+            endWait(id)
         }
+    }
+
+    /// Ends wait `id`, not fired, if it is still waiting: its deadline came or its task was
+    /// cancelled.
+    private func endWait(_ id: UInt64) {
+        let waiter = state.withLock { state -> Waiter? in
+            guard let waiter = state.waiter, waiter.id == id else { return nil }
+            state.waiter = nil
+            return waiter
+        }
+        guard let waiter else { return }
+        DeadlineScheduler.shared.cancel(waiter.timeout)
+        waiter.continuation.resume(returning: false)
     }
 }
