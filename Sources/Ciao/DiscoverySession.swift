@@ -60,8 +60,8 @@ public actor DiscoverySession {
     /// later, rather than when its records' TTL runs out, up to 75 minutes later for a device
     /// gone without goodbyes (RFC 6762 §10.4). A publisher still there answers, and nothing
     /// changes. In a unicast DNS domain the server is asked for the PTR records again at once (at
-    /// most once a second), and its answer stands. Does nothing for a service not found (or no
-    /// longer), or once stopped.
+    /// most once a second), and for the SRV, TXT and addresses of a service being resolved, and
+    /// its answer stands. Does nothing for a service not found (or no longer), or once stopped.
     public nonisolated func reconfirm(_ service: Service) {
         core.reconfirm(service)
     }

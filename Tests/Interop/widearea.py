@@ -425,8 +425,11 @@ def scenario_api(s: Suite) -> list[str]:
         # for again only 48 minutes on (80 % of its TTL), is removed at once
         key = key_path(lab, "ciao-lab.key")
         nsupdate_service(client, dns, key, bind.LONG_TYPE, "Deleted\\032Soon", 3600)
+        nsupdate_service(client, dns, key, bind.LONG_TYPE, "Moved\\032Soon", 3600)
         agent.send(cmd="browse", id="l", type=bind.LONG_TYPE, domain=bind.DOMAIN)
         saved = agent.wait_for({"id": "l", "event": "found", "name": "Deleted Soon"}, 15)["saved"]
+        moving_saved = agent.wait_for({"id": "l", "event": "found", "name": "Moved Soon"}, 15)["saved"]
+        moving = agent.wait_for({"id": "l", "event": "resolved", "name": "Moved Soon"}, 15)
         nsupdate_service(client, dns, key, bind.LONG_TYPE, "Deleted\\032Soon", None)
         time.sleep(3)
         if agent.select({"id": "l", "event": "removed"}):
@@ -436,7 +439,23 @@ def scenario_api(s: Suite) -> list[str]:
         agent.wait_for({"id": "l", "event": "removed", "name": "Deleted Soon"}, 5,
                        what="the deleted service removed after its reconfirmation")
         reconfirm_ms = (time.monotonic() - t4) * 1000
+        # and a service whose SRV record moved to another port is resolved anew at once, not when
+        # its resolution would next ask, 48 minutes on
+        moved_inst = f"Moved\\032Soon.{bind.LONG_TYPE}.{bind.DOMAIN}"
+        rc, out = nsupdate(client, dns, [f"update delete {moved_inst} SRV",
+                                         f"update add {moved_inst} 3600 SRV 0 0 8 printer.{bind.DOMAIN}"], key)
+        if rc != 0 or moving.get("port") != 7:
+            raise Failure(f"moving Moved Soon from port 7 ({moving}) to 8: nsupdate {rc} {out}")
+        time.sleep(3)
+        if agent.select({"id": "l", "event": "resolved", "name": "Moved Soon", "port": 8}):
+            raise Failure("the moved service was resolved anew before its reconfirmation")
+        t5 = time.monotonic()
+        agent.send(cmd="reconfirm", id="l", saved=moving_saved)
+        agent.wait_for({"id": "l", "event": "resolved", "name": "Moved Soon", "port": 8}, 5,
+                       what="the moved service resolved to its new port after its reconfirmation")
+        moved_ms = (time.monotonic() - t5) * 1000
         agent.send(cmd="stopBrowse", id="l")
+        nsupdate_service(client, dns, key, bind.LONG_TYPE, "Moved\\032Soon", None)
         # CiaoServer: register, update TXT, deregister; the zone by AXFR after each step
         inst = f"Ciao\\032API._http._tcp.{bind.DOMAIN}"
         records = lambda txt: sorted([
@@ -478,7 +497,8 @@ def scenario_api(s: Suite) -> list[str]:
                 "the printer beside it resolves",
                 f"ServiceTypeSession: {', '.join(types)}",
                 f"DiscoverySession.reconfirm of a service deleted from the zone (TTL 3600): removed in "
-                f"{reconfirm_ms:.0f} ms, after 3 s without a removal",
+                f"{reconfirm_ms:.0f} ms, after 3 s without a removal; of a service whose SRV moved to another "
+                f"port: resolved anew in {moved_ms:.0f} ms, after 3 s without",
                 f"CiaoServer.start registered in {publish_ms:.0f} ms; the zone held exactly its 5 records after start, "
                 "updateTXT and none after stop; outside the policy → publishFailed REFUSED"]
 

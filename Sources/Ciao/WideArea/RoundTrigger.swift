@@ -1,9 +1,9 @@
 import Synchronization
 
-/// Brings a polling browse's next round forward: ``fire()`` ends the wait between two rounds at
-/// once, or, fired during a round, the next wait as soon as it starts. One task waits at a time.
-/// A fire within ``minimumInterval`` (a second) of the last one honoured is ignored, so that a
-/// caller firing in a loop makes at most a round a second.
+/// Brings the next round of a polling browse or resolution forward: ``fire()`` ends the wait
+/// between two rounds at once, or, fired during a round, the next wait as soon as it starts. One
+/// task waits at a time. A fire within ``minimumInterval`` (a second) of the last one honoured is
+/// ignored, so that a caller firing in a loop makes at most a round a second.
 package final class RoundTrigger: Sendable {
     /// The task waiting, and the deadline that ends its wait unless a fire or a cancellation
     /// comes first.

@@ -35,6 +35,8 @@ final class WideAreaBackend: DiscoveryBackend {
         /// Until the first result.
         var timeout: DeadlineScheduler.Token?
         var resolving: Task<Void, Never>?
+        /// Brings the resolution's next round forward (a reconfirmation).
+        let trigger = RoundTrigger()
         /// A result came: the timeout no longer applies.
         var hasResult = false
         /// The timeout passed first: nothing more of this find is reported.
@@ -133,7 +135,7 @@ final class WideAreaBackend: DiscoveryBackend {
     private func startResolving(
         _ service: Service, of browse: BackendToken, onUpdate: @escaping @Sendable ([BrowseUpdate]) -> Void
     ) {
-        let started = automatic.withLock { automatic -> Int? in
+        let started = automatic.withLock { automatic -> (Int, RoundTrigger)? in
             guard var resolutions = automatic[browse], resolutions.present[service] == nil else { return nil }
             resolutions.finds += 1
             let find = resolutions.finds
@@ -145,14 +147,15 @@ final class WideAreaBackend: DiscoveryBackend {
                     }
                 }
             }
-            resolutions.present[service] = AutomaticResolution(find: find, timeout: timeout)
+            let resolution = AutomaticResolution(find: find, timeout: timeout)
+            resolutions.present[service] = resolution
             automatic[browse] = resolutions
-            return find
+            return (find, resolution.trigger)
         }
-        guard let find = started else { return }
+        guard let (find, trigger) = started else { return }
         var resolving: Task<Void, Never>?
         do {
-            let events = try browser.resolveEvents(service)
+            let events = try browser.resolveEvents(service, trigger: trigger)
             resolving = Task { [self] in
                 for await event in events {
                     guard case .resolved(let resolved) = event else { continue }
@@ -211,11 +214,14 @@ final class WideAreaBackend: DiscoveryBackend {
     }
 
     /// Asks the server for the browse's PTR records again at once, rather than at 80 % of their
-    /// TTL (up to an hour away): the browse reports the service removed if the zone no longer
-    /// holds its PTR record. The server's answer has authority, so nothing waits ten seconds.
+    /// TTL (up to an hour away), and, in a resolving browse, for the service's SRV, TXT and
+    /// addresses: the browse reports the service removed if the zone no longer holds its PTR
+    /// record, resolved anew if what it resolved to has changed. The server's answer has
+    /// authority, so nothing waits ten seconds.
     func reconfirm(_ service: Service, of browse: BackendToken) {
         guard case .browse(_, let trigger) = work.withLock({ $0[browse] }) else { return }
         trigger.fire()
+        automatic.withLock { $0[browse]?.present[service]?.trigger }?.fire()
     }
 
     func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError)

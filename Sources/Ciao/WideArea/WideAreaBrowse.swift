@@ -190,10 +190,12 @@ package struct WideAreaBrowse: Sendable {
 
     /// Resolves `service` continuously (RFC 6763 §6, §12): `resolved` the first time its SRV, TXT
     /// and addresses are known and each time they change, asked for again as a browse asks;
-    /// failed rounds report nothing and are retried. Until the stream is cancelled.
-    package func resolveEvents(_ service: Service) throws(CiaoError) -> AsyncStream<Event> {
+    /// failed rounds report nothing and are retried. Until the stream is cancelled. Firing
+    /// `trigger` brings the next round forward, asking the servers rather than the cache.
+    package func resolveEvents(_ service: Service, trigger: RoundTrigger? = nil) throws(CiaoError) -> AsyncStream<Event>
+    {
         let (name, round) = try resolution(of: service)
-        return Self.polling(ResolvedService?.none) { latest, cacheUse, report in
+        return Self.polling(ResolvedService?.none, trigger: trigger) { latest, cacheUse, report in
             switch await round.resolve(name, service, cacheUse: cacheUse) {
             case .success(let (resolved, ttl)):
                 if latest != resolved {
