@@ -3,8 +3,13 @@ import Synchronization
 /// Resolves a service once: SRV, TXT and the target's A / AAAA records (RFC 6763 §5), without
 /// connecting to it.
 public enum CiaoResolver {
-    /// Returns the service's host, port, addresses and TXT as soon as all are known: over
-    /// multicast DNS for `local.`, from the servers of `/etc/resolv.conf` for another domain. Throws
+    /// Returns the service's host, port, addresses and TXT once all are known: over multicast DNS
+    /// for `local.`, at once with addresses of both families, otherwise once results have paused
+    /// for ``answerPause`` (a host's other family) and, while only IPv6 addresses are known, not
+    /// before ``sharedAnswerWindow`` has passed (a
+    /// responder gives the A records it multicast within the last second only to the second
+    /// query, RFC 6762 §6, and avahi by default sends them over IPv4 only); from the servers of
+    /// `/etc/resolv.conf` for another domain, at once. Throws
     /// `invalidConfiguration` for a non-positive timeout (before any network work), `timedOut`
     /// (``CiaoError/noUsableInterface`` when no interface could carry the queries), or
     /// `CancellationError`.
@@ -20,28 +25,17 @@ public enum CiaoResolver {
         }
         try service.checkResolvable()
         let backend = try backends.backend(for: service.domain)
-        let (results, sink) = AsyncStream<ResolvedService>.makeStream(bufferingPolicy: .bufferingOldest(1))
-        let token = try backend.resolve(service) { sink.yield($0) }
-        defer { backend.cancel(token) }
-        return try await withThrowingTaskGroup(of: ResolvedService?.self) { group in
-            group.addTask {
-                for await result in results { return result }
-                return nil
-            }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            defer {
-                sink.finish()
-                group.cancelAll()
-            }
-            guard let first = try await group.next(), let resolved = first else {
-                try Task.checkCancellation()
-                throw backend.timeoutError
-            }
-            return resolved
-        }
+        // A unicast DNS server's answer is whole: there is no other family to wait for.
+        let isMulticast = Service.isLocalDomain(service.domain)
+        let result = try await settle(
+            ResolvedService?.none, timeout: timeout, backend: backend, pause: isMulticast ? answerPause : .zero,
+            start: { onUpdate throws(CiaoError) in try backend.resolve(service, onUpdate: onUpdate) },
+            fold: { latest, update in latest = update }, answers: { $0 != nil },
+            awaitsSecondQuery: { isMulticast && $0.map { $0.hasIPv6 && !$0.hasIPv4 } ?? false },
+            isComplete: { $0.map { $0.hasIPv4 && $0.hasIPv6 } ?? false })
+        // `settle` returns only a value that answers.
+        guard let result else { throw backend.timeoutError }
+        return result
     }
 }
 
@@ -53,4 +47,11 @@ extension Service {
             throw .invalidConfiguration("the instance name must be 1 to 63 bytes of UTF-8, not \(name.utf8.count)")
         }
     }
+}
+
+extension ResolvedService {
+    /// Whether some address is IPv4.
+    fileprivate var hasIPv4: Bool { addresses.contains { !$0.contains(":") } }
+    /// Whether some address is IPv6.
+    fileprivate var hasIPv6: Bool { addresses.contains { $0.contains(":") } }
 }

@@ -14,7 +14,8 @@ enum ResolveHostCommand {
             Output: a line per address, "NAME<TAB>ADDRESS", IPv4 first; an IPv6 link-local address
             carries its interface as %zone. -4 or -6 asks for that family only. With --json one
             object per address per line. Every address that answers before answers pause for a
-            quarter of a second is printed.
+            quarter of a second is printed; while only IPv6 addresses have come, for two seconds
+            at least (a responder answers the same question at most once a second).
 
             Exit status: 0 every name resolved; 1 a name not resolved in time; 2 bad arguments.
             """)

@@ -54,6 +54,25 @@ import Testing
         #expect(local.calls.isEmpty)
     }
 
+    /// A unicast DNS server's answer is whole: an IPv6-only result is returned at once, not held
+    /// for a second query as in `local.`.
+    @Test func aUnicastResolutionWaitsForNoOtherFamily() async throws {
+        let service = Service(name: "Web", type: http, domain: "lab.example.")
+        let resolving = Task { try await CiaoResolver.resolve(service, timeout: .seconds(30), backends: backends) }
+        let token = try await wideArea.resolution(of: service)
+        let sixOnly = ResolvedService(
+            service: service, hostName: "box.lab.example.", port: 80, addresses: ["fd00::7"], txtRecord: .empty)
+        var both = sixOnly
+        both.addresses = ["198.18.0.7", "fd00::7"]
+        let wideArea = self.wideArea
+        Thread { [both] in
+            wideArea.emitResolved(token, sixOnly)
+            Thread.sleep(forTimeInterval: 0.5)
+            wideArea.emitResolved(token, both)
+        }.start()
+        #expect(try await resolving.value == sixOnly)
+    }
+
     @Test func typesOfAUnicastDomainAreAskedOfUnicastDNS() async throws {
         let session = ServiceTypeSession(domain: "lab.example.", backends: backends)
         let token = try await wideArea.typeBrowse()

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import Ciao
@@ -14,6 +15,7 @@ struct CiaoResolverTests {
             txtRecord: try TXTRecord(strings: ["rp": "ipp/print"]))
     }
 
+    /// A result with addresses of both families is returned at once, not after the answer pause.
     @Test func returnsTheFirstResultAndCancelsTheResolution() async throws {
         let fake = self.fake
         let service = self.service
@@ -23,12 +25,53 @@ struct CiaoResolverTests {
         let token = try await fake.resolution(of: service)
         #expect(fake.resolutions.map(\.service) == [service])
         let first = try resolved(port: 631)
-        fake.emitResolved(token, first)
+        let withinThePause = try resolved(port: 632)
+        Thread {
+            fake.emitResolved(token, first)
+            Thread.sleep(forTimeInterval: 0.05)
+            fake.emitResolved(token, withinThePause)
+        }.start()
         #expect(try await result(of: resolving) == first)
         #expect(fake.cancelCount(token) == 1)
         // A later result changes nothing.
         fake.emitResolved(token, try resolved(port: 632))
         #expect(fake.cancelCount(token) == 1)
+    }
+
+    /// A result with IPv6 addresses alone is held back while the second query may still bring
+    /// the IPv4 ones, past the answer pause; one that comes within the pause replaces the first.
+    /// (The results come from a thread of their own, so a busy task pool cannot push them past
+    /// the window.)
+    @Test func anIPv6OnlyResultWaitsForTheSecondQuery() async throws {
+        let fake = self.fake
+        let service = self.service
+        let resolving = Task {
+            try await CiaoResolver.resolve(service, timeout: .seconds(30), backends: BackendSelection(local: fake))
+        }
+        let token = try await fake.resolution(of: service)
+        var sixOnly = try resolved(port: 631)
+        sixOnly.addresses = ["fe80::9%eth0"]
+        var fourOnly = sixOnly
+        fourOnly.addresses = ["192.0.2.9"]
+        let both = try resolved(port: 631)
+        Thread { [sixOnly] in
+            fake.emitResolved(token, sixOnly)
+            // Twice the answer pause: the resolution has seen results pause with IPv6 alone.
+            Thread.sleep(forTimeInterval: 0.5)
+            fake.emitResolved(token, both)
+        }.start()
+        #expect(try await result(of: resolving) == both)
+        let other = FakeBackend()
+        let again = Task {
+            try await CiaoResolver.resolve(service, timeout: .seconds(30), backends: BackendSelection(local: other))
+        }
+        let second = try await other.resolution(of: service)
+        Thread { [fourOnly] in
+            other.emitResolved(second, fourOnly)
+            Thread.sleep(forTimeInterval: 0.05)
+            other.emitResolved(second, both)
+        }.start()
+        #expect(try await result(of: again) == both)
     }
 
     @Test func timesOutWithoutAnInterfaceSayingNoneWasFound() async throws {

@@ -34,6 +34,38 @@ import Testing
         #expect(backend.isCancelled(token))
     }
 
+    /// A host's AAAA records alone do not end a lookup that asked for its A records too before
+    /// the second query could bring them (a responder that multicast them within the last second,
+    /// or avahi, which sends them over IPv4 only); asked for AAAA alone, they do.
+    @Test func ipv6AddressesAloneWaitForTheSecondQuery() async throws {
+        let backend = FakeBackend()
+        let both = Task {
+            try await CiaoResolver.resolveHost(
+                "alpha", families: [.ipv4, .ipv6], interfaceIndex: 0, timeout: .seconds(30), backend: backend)
+        }
+        let token = try await backend.lookup().token
+        Thread {
+            backend.emitRecords(token, [.added(Self.v6)])
+            // Twice the answer pause: the lookup has seen answers pause with IPv6 alone.
+            Thread.sleep(forTimeInterval: 0.5)
+            backend.emitRecords(token, [.added(Self.v4)])
+        }.start()
+        #expect(try await result(of: both).map(\.address) == ["198.18.0.1", "fd00::1"])
+        let other = FakeBackend()
+        let sixOnly = Task {
+            try await CiaoResolver.resolveHost(
+                "alpha", families: [.ipv6], interfaceIndex: 0, timeout: .seconds(30), backend: other)
+        }
+        let (sixToken, lookup) = try await other.lookup()
+        #expect(lookup.types == [.aaaa])
+        Thread {
+            other.emitRecords(sixToken, [.added(Self.v6)])
+            Thread.sleep(forTimeInterval: 0.5)
+            other.emitRecords(sixToken, [.added(Self.v4)])
+        }.start()
+        #expect(try await result(of: sixOnly).map(\.address) == ["fd00::1"])
+    }
+
     @Test func nothingAnsweringTimesOutAndEndsTheLookup() async throws {
         let backend = FakeBackend()
         await #expect(throws: CiaoError.timedOut) {

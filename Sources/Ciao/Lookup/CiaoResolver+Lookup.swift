@@ -3,9 +3,10 @@
 ///
 /// Each asks on the network (RFC 6762 §5.2) and returns what has answered once answers have
 /// paused for ``answerPause``: long enough for a host's other family. Shared PTR records (the
-/// instances of a type, which many responders answer) are collected for ``sharedAnswerWindow`` at least: a responder
-/// that multicast its answer within the last second answers only the second query, a second
-/// after the first (§6). It throws `invalidConfiguration` for a
+/// instances of a type, which many responders answer), and a host's addresses while only IPv6
+/// ones have come, are collected for ``sharedAnswerWindow`` at least: a responder that multicast
+/// its answer within the last second answers only the second query, a second after the first
+/// (§6). It throws `invalidConfiguration` for a
 /// non-positive timeout or a name that cannot be asked for (before any network work), `timedOut`
 /// (``CiaoError/noUsableInterface`` when no interface could carry the query) when nothing
 /// answered in time, or `CancellationError`.
@@ -13,7 +14,8 @@ extension CiaoResolver {
     /// How long answers must pause before a one-shot lookup returns.
     public static let answerPause: Duration = .milliseconds(250)
 
-    /// How long a one-shot lookup collects answers at least once a shared record has come.
+    /// How long a one-shot lookup collects answers at least once a shared record has come, or
+    /// IPv6 addresses without IPv4 ones.
     public static let sharedAnswerWindow: Duration = .seconds(2)
 
     /// The records of `type` for `name` (a trailing dot optional) on every interface, or on the
@@ -81,61 +83,88 @@ extension CiaoResolver {
         }
     }
 
-    /// What answers `lookup`, once answers have paused for ``answerPause`` after the first, or at
-    /// `timeout` if they have not paused by then; `timedOut` if none came.
+    /// What answers `lookup`, as ``settle(_:timeout:backend:pause:start:fold:answers:awaitsSecondQuery:)``
+    /// collects it: past the answer pause while a shared PTR record has come, or AAAA records
+    /// without the A records also asked for (a dual-stack responder that multicast its A records
+    /// within the last second, or avahi, which by default sends them over IPv4 only).
     static func collect(_ lookup: RecordLookup, timeout: Duration, backend: any DiscoveryBackend) async throws
         -> [DNSRecord]
     {
-        enum Signal: Sendable {
-            case events([RecordEvent])
-            /// ``answerPause`` has passed since the change numbered so.
-            case paused(after: Int)
-            case timedOut
-        }
-        let (signals, sink) = AsyncStream<Signal>.makeStream()
+        let asksForIPv4 = lookup.types.contains(.a)
+        return try await settle(
+            RecordSet(), timeout: timeout, backend: backend,
+            start: { onUpdate throws(CiaoError) in try backend.lookUp(lookup, onUpdate: onUpdate) },
+            fold: { present, events in for event in events { _ = present.apply(event) } },
+            answers: { !$0.records.isEmpty },
+            awaitsSecondQuery: { present in
+                // A shared PTR, not an address record some responders send without the cache-flush bit.
+                present.records.contains { !$0.isUnique && $0.type == .ptr }
+                    || asksForIPv4 && present.records.contains { $0.type == .aaaa }
+                        && !present.records.contains { $0.type == .a }
+            }
+        ).records
+    }
+
+    /// Runs a one-shot lookup that `start` begins, folding its updates into a value, and returns
+    /// the value once it `answers` and updates have paused for `pause`, or at once when it
+    /// `isComplete`; while `awaitsSecondQuery` holds, not before ``sharedAnswerWindow`` has passed
+    /// since the start (a responder that multicast what is missing within the last second gives
+    /// it only to the second query, a second after the first: RFC 6762 §6). At `timeout`, the
+    /// value if it answers; otherwise the backend's timeout error.
+    static func settle<Update: Sendable, Value>(
+        _ initial: Value, timeout: Duration, backend: any DiscoveryBackend, pause: Duration = answerPause,
+        start: (_ onUpdate: @escaping @Sendable (Update) -> Void) throws(CiaoError) -> BackendToken,
+        fold: (inout Value, Update) -> Void, answers: (Value) -> Bool, awaitsSecondQuery: (Value) -> Bool,
+        isComplete: (Value) -> Bool = { _ in false }
+    ) async throws -> Value {
+        let (signals, sink) = AsyncStream<LookupSignal<Update>>.makeStream()
         let started = ContinuousClock.now
-        let token = try backend.lookUp(lookup) { sink.yield(.events($0)) }
+        let token = try start { sink.yield(.update($0)) }
         let deadline = DeadlineScheduler.shared.schedule(after: timeout) { sink.yield(.timedOut) }
-        var pause: DeadlineScheduler.Token?
+        var pauseEnd: DeadlineScheduler.Token?
         defer {
             backend.cancel(token)
             DeadlineScheduler.shared.cancel(deadline)
-            DeadlineScheduler.shared.cancel(pause)
+            DeadlineScheduler.shared.cancel(pauseEnd)
             sink.finish()
         }
-        var present = RecordSet()
+        var value = initial
         var changes = 0
         // Iteration ends early when the task is cancelled.
         for await signal in signals {
             switch signal {
-            case .events(let events):
-                for event in events { _ = present.apply(event) }
+            case .update(let update):
+                fold(&value, update)
+                if isComplete(value) { return value }
                 changes += 1
-                DeadlineScheduler.shared.cancel(pause)
-                pause =
-                    present.records.isEmpty
-                    ? nil
-                    : DeadlineScheduler.shared.schedule(after: answerPause) { [changes] in
+                DeadlineScheduler.shared.cancel(pauseEnd)
+                pauseEnd =
+                    answers(value)
+                    ? DeadlineScheduler.shared.schedule(after: pause) { [changes] in
                         sink.yield(.paused(after: changes))
-                    }
+                    } : nil
             case .paused(let after) where after == changes:
                 let waited = ContinuousClock.now - started
-                // A shared PTR, not an address record some responders send without the cache-flush bit.
-                guard present.records.contains(where: { !$0.isUnique && $0.type == .ptr }), waited < sharedAnswerWindow
-                else {
-                    return present.records
-                }
-                pause = DeadlineScheduler.shared.schedule(after: sharedAnswerWindow - waited) { [changes] in
+                guard awaitsSecondQuery(value), waited < sharedAnswerWindow else { return value }
+                pauseEnd = DeadlineScheduler.shared.schedule(after: sharedAnswerWindow - waited) { [changes] in
                     sink.yield(.paused(after: changes))
                 }
             case .paused:
                 continue
             case .timedOut:
-                guard !present.records.isEmpty else { throw backend.timeoutError }
-                return present.records
+                guard answers(value) else { throw backend.timeoutError }
+                return value
             }
         }
         try Task.checkCancellation()
         throw CancellationError()
     }
+}
+
+/// What a one-shot lookup waits for: an update, the end of a pause after the change numbered
+/// so, or its timeout.
+private enum LookupSignal<Update: Sendable>: Sendable {
+    case update(Update)
+    case paused(after: Int)
+    case timedOut
 }
