@@ -73,6 +73,66 @@ import Testing
         #expect(families == (perFamily ? [.v4, .v6] : [.v4]))
     }
 
+    /// With known answers per family, no IPv6 query lists a record that came over IPv4 alone: not
+    /// the first, and not the later ones, which ask the same questions over both families, while
+    /// the IPv4 queries list it.
+    @Test func everyIPv6QueryListsOnlyWhatCameOverIPv6() {
+        var network = SimulatedNetwork(seed: 86)
+        let link = network.addLink()
+        let observer = network.addHost(named: nil, links: [link])
+        let browser = network.addHost(named: "beta", links: [link], knownAnswersPerFamily: true)
+        network.run(for: .seconds(3))
+        _ = network.withStack(browser) { engine, now in
+            engine.startQuery(name: Self.instance.parent, type: .ptr, at: now)
+        }
+        network.run(for: .milliseconds(500))
+        let records = Services.records(
+            instance: Self.instance, host: Self.host, address: IPv4Address(198, 18, 0, 9))
+        network.inject(Messages.response([records[0]]), from: observer, on: link, family: .v4)
+        let start = network.now
+        network.run(for: .seconds(10))
+        func listing(_ family: IPFamily) -> [Bool] {
+            network.sentMessages(.queries, by: browser, family: family, since: start).filter {
+                $0.message.questions.contains { $0.name == Self.instance.parent }
+            }.map { $0.message.answers.contains { $0.data == records[0].data } }
+        }
+        #expect(listing(.v4).count >= 2 && listing(.v4).allSatisfy { $0 })
+        #expect(listing(.v6).count >= 2 && listing(.v6).allSatisfy { !$0 })
+    }
+
+    /// A unique answer that came over IPv4 alone (avahi sends A records over IPv4 only, and
+    /// answers over IPv6 only what is asked for there) ends the query's asking, unless each family
+    /// keeps its own known answers: then the query asks on over IPv6, once it has come over IPv6
+    /// too no more.
+    @Test(arguments: [false, true])
+    func aUniqueAnswerHeardOverIPv4AloneIsAskedForOverIPv6PerFamily(perFamily: Bool) {
+        var network = SimulatedNetwork(seed: 87)
+        let link = network.addLink()
+        let observer = network.addHost(named: nil, links: [link])
+        let browser = network.addHost(named: "beta", links: [link], knownAnswersPerFamily: perFamily)
+        network.run(for: .seconds(3))
+        let address = Services.records(
+            instance: Self.instance, host: Self.host, address: IPv4Address(198, 18, 0, 9))[3]
+        _ = network.withStack(browser) { engine, now in
+            engine.startQuery(name: Self.host, type: .a, at: now)
+        }
+        network.run(for: .milliseconds(10))
+        network.inject(Messages.response([address]), from: observer, on: link, family: .v4)
+        let start = network.now
+        network.run(for: .seconds(5))
+        func asked(_ family: IPFamily, since: Instant) -> Int {
+            network.sentMessages(.queries, by: browser, family: family, since: since).filter {
+                $0.message.questions.contains { $0.name == Self.host && $0.type == .a }
+            }.count
+        }
+        #expect((asked(.v6, since: start) > 0) == perFamily)
+        network.inject(Messages.response([address]), from: observer, on: link, family: .v6)
+        network.run(for: .milliseconds(100))
+        let heard = network.now
+        network.run(for: .seconds(30))
+        #expect(asked(.v6, since: heard) == 0)
+    }
+
     /// Another host's IPv6 query listing a record that came to us over IPv4 alone stands in for
     /// ours (§7.3) only when our IPv6 query would list it too: with known answers per family, ours
     /// still asks for it over IPv6.

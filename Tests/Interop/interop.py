@@ -530,6 +530,24 @@ def host_name_beside_avahi(s: Suite) -> list[str]:
                 raise Failure(f"avahi-browse -r on peer: {seen}")
             time.sleep(0.5)
         figures.append(f"avahi-resolve -n and avahi-browse -r on peer see {MACHINE_LOCAL} at {sh_.v4}")
+        # The services' addresses come from avahi-daemon, which sends A records over IPv4 alone:
+        # `ciao browse -r -p` asks for them over IPv6 too, as avahi-browse does, and prints the
+        # same lines, an IPv6 resolved line per service included.
+        deadline = time.monotonic() + 15
+        while True:
+            cb, rc, _ = s.ciao_once(peer, "ciao-browse-p", "browse", "-r", "-p", "-t", TYPE)
+            ciao_lines = sorted(l for l in cb.lines if l[:2] in ("+;", "=;"))
+            out = peer.run("timeout", "15", "avahi-browse", "-r", "-p", "-t", TYPE, timeout=20)
+            avahi_lines = sorted(l for l in out.splitlines() if l[:2] in ("+;", "=;"))
+            if (ciao_lines == avahi_lines and len(ciao_lines) == 8) or time.monotonic() > deadline:
+                break
+            time.sleep(1)
+        if ciao_lines != avahi_lines or len(ciao_lines) != 8:
+            diff = ([f"    only ciao  | {l}" for l in ciao_lines if l not in avahi_lines]
+                    + [f"    only avahi | {l}" for l in avahi_lines if l not in ciao_lines])
+            raise Failure(f"ciao browse -r -p -t and avahi-browse on peer: {len(ciao_lines)} lines "
+                          "(expected 8: + and = over both protocols for both services)\n" + "\n".join(diff))
+        figures.append("ciao browse -r -p -t on peer: the same 8 lines as avahi-browse, an IPv6 resolved line each")
         for p in (one, two):
             p.proc.send_signal(signal.SIGINT)
             if p.wait_exit(5) != 0:

@@ -84,14 +84,15 @@ extension MDNSEngine {
             // responder that multicast it there will not repeat it within the second (§6), and the
             // next query, a second later, lists everything.
             let omittingRecentIPv6 = askedAfterIPv4.subtracting(askedOtherwise)
-            // Over both families the questions are mostly the same: one message serves both.
+            // Over both families the questions are mostly the same: one message serves both,
+            // unless each family lists only the known answers that came over it.
             var sent: (questions: [Question], omitting: Set<Question>, message: Message)?
             for family in interface.families {
                 let familyQuestions = questions.filter { askedOver[$0]!.contains(family) }
                 guard !familyQuestions.isEmpty else { continue }
                 let omitting = family == .v6 ? omittingRecentIPv6 : []
                 let asking = familyQuestions.map { asked($0, over: family) }
-                if sent?.questions != asking || sent?.omitting != omitting {
+                if sent?.questions != asking || sent?.omitting != omitting || configuration.knownAnswersPerFamily {
                     let answers = knownAnswers(
                         for: familyQuestions, on: interface, at: now, omittingRecentIPv6For: omitting, over: family)
                     sent = (asking, omitting, Message(questions: asking, answers: answers))
@@ -102,11 +103,20 @@ extension MDNSEngine {
     }
 
     /// When the last cached answer to a query for a unique record type (SRV, TXT, A, AAAA) expires,
-    /// if there is one; nil for shared types and when nothing is cached.
+    /// if there is one; nil for shared types and when nothing is cached. With
+    /// ``Configuration/knownAnswersPerFamily``, nil too until an answer has come over every family
+    /// of the interface: each family asks on until it hears one, as each of avahi's does.
     func uniqueAnswerExpiry(for query: ContinuousQuery, on interface: InterfaceID) -> Instant? {
-        guard [.srv, .txt, .a, .aaaa].contains(query.type), let cache = interfaces[interface]?.cache else { return nil }
-        return cache.records(named: query.name, type: query.type).filter { $0.record.cacheFlush && !$0.isLeaving }
-            .map(\.expiry).max()
+        guard [.srv, .txt, .a, .aaaa].contains(query.type), let state = interfaces[interface] else { return nil }
+        let answers = state.cache.records(named: query.name, type: query.type).filter {
+            $0.record.cacheFlush && !$0.isLeaving
+        }
+        if configuration.knownAnswersPerFamily,
+            !state.interface.families.allSatisfy({ family in answers.contains { $0.wasHeard(over: family) } })
+        {
+            return nil
+        }
+        return answers.map(\.expiry).max()
     }
 
     /// Cached answers to `questions` with more than half their TTL left, with the TTL they have
