@@ -82,7 +82,11 @@ enum CommonOptions {
     @discardableResult
     static func waitForInterface(_ scope: NetworkScope, atMost limit: Duration?) async -> Bool {
         guard !hasInterfaceOrCannotTell(scope) else { return true }
-        CommandLineTool.printError("waiting for a network interface…")
+        var everyFamily = scope
+        everyFamily.families = [.ipv4, .ipv6]
+        let usableOverEither = (try? InterfaceScanner.current(filter: everyFamily.interfaceFilter).map(\.name)) ?? []
+        let hint = familyHint(scope, usableOverEither: usableOverEither).map { " (\($0))" } ?? ""
+        CommandLineTool.printError("waiting for a network interface…" + hint)
         let deadline = limit.map { ContinuousClock.now + $0 }
         while !Task.isCancelled, deadline.map({ ContinuousClock.now < $0 }) ?? true {
             try? await Task.sleep(for: .milliseconds(250))
@@ -109,6 +113,16 @@ enum CommonOptions {
     /// Whether `scope` has an interface that is up, connected and able to multicast now.
     static func hasInterface(_ scope: NetworkScope) throws(TransportError) -> Bool {
         try !InterfaceScanner.current(filter: scope.interfaceFilter).isEmpty
+    }
+
+    /// Why `scope`, limited to one family (`-4`, `-6`), finds no interface when the interfaces
+    /// `usableOverEither` (its interfaces, over both families) would serve over the other: "nlv0
+    /// has no IPv6 address; -6 uses IPv6 alone"; nil otherwise.
+    static func familyHint(_ scope: NetworkScope, usableOverEither names: [String]) -> String? {
+        guard scope.families.count == 1, let family = scope.families.first, !names.isEmpty else { return nil }
+        let (name, flag) = family == .ipv4 ? ("IPv4", "-4") : ("IPv6", "-6")
+        let list = names.sorted().joined(separator: ", ")
+        return "\(list) \(names.count == 1 ? "has" : "have") no \(name) address; \(flag) uses \(name) alone"
     }
 
     /// ``hasInterface(_:)``, or true when the interfaces cannot be read, after saying why on

@@ -313,3 +313,18 @@ func serviceTypeError(_ text: String) -> ArgumentError {
         #expect(throws: ArgumentError("missing TYPE")) { try PublishCommand.spec.parse(["Name"]) }
     }
 }
+
+/// What `-4` or `-6` is told when no interface has that family's address but some have the other's.
+@Suite struct FamilyHintTests {
+    @Test func aSingleFamilyWithoutInterfacesIsExplained() {
+        let sixOnly = NetworkScope(families: [.ipv6])
+        #expect(
+            CommonOptions.familyHint(sixOnly, usableOverEither: ["nlv0"])
+                == "nlv0 has no IPv6 address; -6 uses IPv6 alone")
+        #expect(
+            CommonOptions.familyHint(NetworkScope(families: [.ipv4]), usableOverEither: ["wlan0", "eth0"])
+                == "eth0, wlan0 have no IPv4 address; -4 uses IPv4 alone")
+        #expect(CommonOptions.familyHint(sixOnly, usableOverEither: []) == nil, "no interface at all")
+        #expect(CommonOptions.familyHint(NetworkScope(), usableOverEither: ["nlv0"]) == nil, "both families")
+    }
+}
