@@ -108,7 +108,7 @@ public enum CiaoError: Error, Equatable, Hashable, Sendable, CustomStringConvert
             case nameConflict:
                 (
                     "kDNSServiceErr_NameConflict",
-                    "name conflict: another host on the network already uses this name; choose another name or allow renaming"
+                    "name conflict: another responder, on this host or another, already uses this name; choose another name or allow renaming"
                 )
             case invalid: ("kDNSServiceErr_Invalid", "invalid argument")
             case firewall: ("kDNSServiceErr_Firewall", "blocked by a firewall")

@@ -65,7 +65,7 @@ enum ResolveCommand {
 
     /// Why `service` has no result. A name holding the escapes `avahi-browse -p` and `ciao browse
     /// -p` print (`Office\032Printer`) is resolved as written, backslashes and all, as `dns-sd -L`
-    /// does; the message then names the plain form.
+    /// does; the message then names the plain form and how `-p` prints it.
     static func notResolved(_ service: Service, within timeout: Duration) -> String {
         let message = "\(service) was not resolved within \(timeout)"
         guard service.name.contains("\\"), hasOnlyDashPEscapes(service.name),
@@ -74,7 +74,8 @@ enum ResolveCommand {
             case let plain = String(decoding: label, as: UTF8.self), plain != service.name
         else { return message }
         return message
-            + "; the name is taken as written: \"\(plain)\" is the name that -p prints as \"\(service.name)\""
+            + "; the name is taken as written: \"\(plain)\" is the name that -p prints as "
+            + "\"\(ParsableFormatter.escapedName(plain))\""
     }
 
     /// Whether every backslash in `name` starts an escape that `-p` prints: `\DDD`, `\.` or `\\`.

@@ -14,7 +14,8 @@ import Testing
             Service(name: #"Caf\195\169 Dot\.Name"#, type: type), within: .seconds(10))
         #expect(
             utf8.hasSuffix(
-                #"the name is taken as written: "Café Dot.Name" is the name that -p prints as "Caf\195\169 Dot\.Name""#)
+                #"the name is taken as written: "Café Dot.Name" is the name that -p prints as "Caf\195\169\032Dot\.Name""#
+            )
         )
     }
 
