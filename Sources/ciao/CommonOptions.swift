@@ -50,7 +50,9 @@ enum CommonOptions {
         lines of avahi-browse -p: "+;IFACE;IPv4;NAME;TYPE;DOMAIN", "-;..." and
         "=;IFACE;IPv4;NAME;TYPE;DOMAIN;HOST;ADDRESS;PORT;\\"TXT\\" ..." with names escaped as avahi
         does (\\DDD) and the types avahi's database knows given by its descriptions ("Web Site"; -k
-        prints "_http._tcp"); with --json one object per event per line, with an ISO 8601 "time".
+        prints "_http._tcp"); with --json one object per event per line, with an ISO 8601 "time";
+        a resolved service's "txt" holds each key once (its first value, RFC 6763 §6.4) and
+        "txtData" the whole TXT record in hex, every string in wire order.
         """
 
     /// Restricts the process's mDNS runtime to the interfaces and families asked for; an

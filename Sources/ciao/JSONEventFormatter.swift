@@ -8,7 +8,8 @@ import Foundation
 /// One JSON object per event per line, with an ISO 8601 `time`, for scripts.
 ///
 /// TXT values are strings when they are UTF-8, `{"hex": "00ff"}` when they are not, and `true`
-/// for a flag (a key without `=`).
+/// for a flag (a key without `=`); `txt` holds each key once, its first value (RFC 6763 §6.4),
+/// and `txtData` the record's bytes, every string in wire order.
 struct JSONEventFormatter: EventFormatter {
     func lines(for event: OutputEvent, at time: Date) -> [String] {
         var fields: [String: JSONValue]
@@ -26,6 +27,7 @@ struct JSONEventFormatter: EventFormatter {
             fields["port"] = .int(Int(resolved.port))
             fields["addresses"] = .array(resolved.addresses.map(JSONValue.string))
             fields["txt"] = .object(Self.txt(resolved.txtRecord))
+            fields["txtData"] = .string(Self.hex(resolved.txtRecord.wireData))
         case .resolutionFailed(let service, let interface, let error):
             fields = Self.fields(service, interface)
             fields["event"] = "resolutionFailed"

@@ -215,7 +215,8 @@ enum Fixture {
         let object = try object(.resolved(Fixture.resolved, Fixture.interface))
         #expect(
             Set(object.keys) == [
-                "event", "name", "type", "domain", "interface", "host", "port", "addresses", "txt", "time",
+                "event", "name", "type", "domain", "interface", "host", "port", "addresses", "txt", "txtData",
+                "time",
             ])
         #expect(object["event"] as? String == "resolved")
         #expect(object["name"] as? String == "Odd \"Name\" Ü.dot")
@@ -232,6 +233,21 @@ enum Fixture {
         #expect(txt["empty"] as? String == "")
         #expect(txt["flag"] as? Bool == true)
         #expect(txt["bin"] as? [String: String] == ["hex": "00ff80"])
+        #expect(object["txtData"] as? String == "0762696e3d00ff80" + "06656d7074793d" + "04666c6167" + "036b3d76")
+    }
+
+    /// A peer's TXT as it was sent: `txt` holds each key once (RFC 6763 §6.4), `txtData` every
+    /// string in wire order, a repeated key, an empty string and an invalid key included.
+    @Test func txtDataKeepsWhatTheTXTObjectLeavesOut() throws {
+        var resolved = Fixture.resolved
+        let strings: [[UInt8]] = [Array("dup=1".utf8), Array("DUP=2".utf8), [], [0x01, 0x3D, 0x78], Array("k=v".utf8)]
+        let wire = strings.flatMap { [UInt8($0.count)] + $0 }
+        resolved.txtRecord = try TXTRecord(wireData: Data(wire))
+        let object = try object(.resolved(resolved, Fixture.interface))
+        let txt = try #require(object["txt"] as? [String: Any])
+        #expect(Set(txt.keys) == ["dup", "k"])
+        #expect(txt["dup"] as? String == "1")
+        #expect(object["txtData"] as? String == "056475703d3105445550" + "3d32" + "00" + "03013d78" + "036b3d76")
     }
 
     @Test func utf8TXTValueIsAString() throws {
