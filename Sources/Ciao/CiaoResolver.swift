@@ -3,16 +3,15 @@ import Synchronization
 /// Resolves a service once: SRV, TXT and the target's A / AAAA records (RFC 6763 §5), without
 /// connecting to it.
 public enum CiaoResolver {
-    /// Returns the service's host, port, addresses and TXT once all are known: over multicast DNS
-    /// for `local.`, at once with addresses of both families, otherwise once results have paused
-    /// for ``answerPause`` (a host's other family) and, while only IPv6 addresses are known, not
-    /// before ``sharedAnswerWindow`` has passed (a
-    /// responder gives the A records it multicast within the last second only to the second
-    /// query, RFC 6762 §6, and avahi by default sends them over IPv4 only); from the servers of
-    /// `/etc/resolv.conf` for another domain, at once. Throws
-    /// `invalidConfiguration` for a non-positive timeout (before any network work), `timedOut`
-    /// (``CiaoError/noUsableInterface`` when no interface could carry the queries), or
-    /// `CancellationError`.
+    /// Returns the service's host, port, addresses and TXT once all are known. Over multicast DNS
+    /// for `local.`: at once with addresses of both families, otherwise once results have paused
+    /// for ``answerPause`` (a host's other family) and, while only IPv6 addresses are known and
+    /// the ``NetworkScope`` has IPv4, not before ``sharedAnswerWindow`` has passed (a responder
+    /// gives the A records it multicast within the last second only to the second query, RFC 6762
+    /// §6, and avahi by default sends them over IPv4 only). From the servers of
+    /// `/etc/resolv.conf` for another domain, at once. Throws `invalidConfiguration` for a
+    /// non-positive timeout (before any network work), `timedOut` (``CiaoError/noUsableInterface``
+    /// when no interface could carry the queries), or `CancellationError`.
     public static func resolve(_ service: Service, timeout: Duration = .seconds(10)) async throws -> ResolvedService {
         try await resolve(service, timeout: timeout, backends: .shared)
     }
@@ -27,11 +26,12 @@ public enum CiaoResolver {
         let backend = try backends.backend(for: service.domain)
         // A unicast DNS server's answer is whole: there is no other family to wait for.
         let isMulticast = Service.isLocalDomain(service.domain)
+        let waitsForIPv4 = isMulticast && backend.asksOverIPv4
         let result = try await settle(
             ResolvedService?.none, timeout: timeout, backend: backend, pause: isMulticast ? answerPause : .zero,
             start: { onUpdate throws(CiaoError) in try backend.resolve(service, onUpdate: onUpdate) },
             fold: { latest, update in latest = update }, answers: { $0 != nil },
-            awaitsSecondQuery: { isMulticast && $0.map { $0.hasIPv6 && !$0.hasIPv4 } ?? false },
+            awaitsSecondQuery: { waitsForIPv4 && $0.map { $0.hasIPv6 && !$0.hasIPv4 } ?? false },
             isComplete: { $0.map { $0.hasIPv4 && $0.hasIPv6 } ?? false })
         // `settle` returns only a value that answers.
         guard let result else { throw backend.timeoutError }
@@ -51,7 +51,7 @@ extension Service {
 
 extension ResolvedService {
     /// Whether some address is IPv4.
-    fileprivate var hasIPv4: Bool { addresses.contains { !$0.contains(":") } }
+    fileprivate var hasIPv4: Bool { addresses.contains { NetworkScope.AddressFamily(ofAddress: $0) == .ipv4 } }
     /// Whether some address is IPv6.
-    fileprivate var hasIPv6: Bool { addresses.contains { $0.contains(":") } }
+    fileprivate var hasIPv6: Bool { addresses.contains { NetworkScope.AddressFamily(ofAddress: $0) == .ipv6 } }
 }

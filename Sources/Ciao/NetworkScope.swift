@@ -93,4 +93,10 @@ extension NetworkScope.AddressFamily {
     package init(_ family: IPFamily) {
         self = family == .v4 ? .ipv4 : .ipv6
     }
+
+    /// The family of a numeric address as ``ResolvedService/addresses`` holds it (`192.0.2.7`,
+    /// `fe80::1%eth0`).
+    package init(ofAddress address: String) {
+        self = address.contains(":") ? .ipv6 : .ipv4
+    }
 }

@@ -46,8 +46,8 @@ enum ResolveCommand {
             var interfaces = InterfaceDirectory(scope: scope)
             var resolved = try await CiaoResolver.resolve(service, timeout: timeout)
             // -4 / -6: the addresses of that family only, whichever family carried them.
-            resolved.addresses = resolved.addresses.filter { address in
-                scope.families.contains(address.contains(":") ? .ipv6 : .ipv4)
+            resolved.addresses = resolved.addresses.filter {
+                scope.families.contains(NetworkScope.AddressFamily(ofAddress: $0))
             }
             OutputPrinter(format: format).print(
                 .resolved(resolved, interfaces.info(for: resolved.service.interfaceIndex)))

@@ -39,9 +39,9 @@ struct CiaoResolverTests {
     }
 
     /// A result with IPv6 addresses alone is held back while the second query may still bring
-    /// the IPv4 ones, past the answer pause; one that comes within the pause replaces the first.
-    /// (The results come from a thread of their own, so a busy task pool cannot push them past
-    /// the window.)
+    /// the IPv4 ones, past the answer pause, but not past the window; one that comes within the
+    /// pause replaces the first. (The results come from a thread of their own, so a busy task
+    /// pool cannot push them past the window.)
     @Test func anIPv6OnlyResultWaitsForTheSecondQuery() async throws {
         let fake = self.fake
         let service = self.service
@@ -53,6 +53,8 @@ struct CiaoResolverTests {
         sixOnly.addresses = ["fe80::9%eth0"]
         var fourOnly = sixOnly
         fourOnly.addresses = ["192.0.2.9"]
+        var fourOnlyMoved = fourOnly
+        fourOnlyMoved.port = 632
         let both = try resolved(port: 631)
         Thread { [sixOnly] in
             fake.emitResolved(token, sixOnly)
@@ -66,12 +68,38 @@ struct CiaoResolverTests {
             try await CiaoResolver.resolve(service, timeout: .seconds(30), backends: BackendSelection(local: other))
         }
         let second = try await other.resolution(of: service)
-        Thread { [fourOnly] in
+        Thread { [fourOnly, fourOnlyMoved] in
             other.emitResolved(second, fourOnly)
-            Thread.sleep(forTimeInterval: 0.05)
-            other.emitResolved(second, both)
+            other.emitResolved(second, fourOnlyMoved)
         }.start()
-        #expect(try await result(of: again) == both)
+        #expect(try await result(of: again) == fourOnlyMoved)
+        // Nothing more comes: the window ends the wait, long before an hour's timeout.
+        let alone = FakeBackend()
+        let unanswered = Task {
+            try await CiaoResolver.resolve(service, timeout: .seconds(3600), backends: BackendSelection(local: alone))
+        }
+        alone.emitResolved(try await alone.resolution(of: service), sixOnly)
+        #expect(try await result(of: unanswered) == sixOnly)
+    }
+
+    /// A scope without IPv4 waits for no IPv4 address: an IPv6-only result comes after the pause.
+    @Test func anIPv6ScopeWaitsForNoIPv4Address() async throws {
+        let fake = self.fake
+        let service = self.service
+        fake.state.update { $0.asksOverIPv4 = false }
+        let resolving = Task {
+            try await CiaoResolver.resolve(service, timeout: .seconds(30), backends: BackendSelection(local: fake))
+        }
+        let token = try await fake.resolution(of: service)
+        var sixOnly = try resolved(port: 631)
+        sixOnly.addresses = ["fe80::9%eth0"]
+        let both = try resolved(port: 631)
+        Thread { [sixOnly] in
+            fake.emitResolved(token, sixOnly)
+            Thread.sleep(forTimeInterval: 1.5)
+            fake.emitResolved(token, both)
+        }.start()
+        #expect(try await result(of: resolving) == sixOnly)
     }
 
     @Test func timesOutWithoutAnInterfaceSayingNoneWasFound() async throws {

@@ -229,6 +229,8 @@ final class FakeBackend: DiscoveryBackend, Sendable {
         var updateTXTHook: (@Sendable () -> Void)?
         /// What ``hasUsableInterface`` says.
         var interfacesPresent = true
+        /// What ``asksOverIPv4`` says: false for a scope of IPv6 alone.
+        var asksOverIPv4 = true
         /// The subtype each browse asked for, if any.
         var browseSubtypes: [BackendToken: String] = [:]
         /// The resolution timeout each browse asked for, when it resolves what it finds.
@@ -350,6 +352,8 @@ final class FakeBackend: DiscoveryBackend, Sendable {
     }
 
     var hasUsableInterface: Bool { state.read { $0.interfacesPresent } }
+
+    var asksOverIPv4: Bool { state.read { $0.asksOverIPv4 } }
 
     // MARK: Inspection
 

@@ -60,7 +60,8 @@ import Testing
         #expect(lookup.types == [.aaaa])
         Thread {
             other.emitRecords(sixToken, [.added(Self.v6)])
-            Thread.sleep(forTimeInterval: 0.5)
+            // Well within the window a wrong wait would keep, well past the pause.
+            Thread.sleep(forTimeInterval: 1.5)
             other.emitRecords(sixToken, [.added(Self.v4)])
         }.start()
         #expect(try await result(of: sixOnly).map(\.address) == ["fd00::1"])

@@ -83,8 +83,8 @@ extension CiaoResolver {
         }
     }
 
-    /// What answers `lookup`, as ``settle(_:timeout:backend:pause:start:fold:answers:awaitsSecondQuery:)``
-    /// collects it: past the answer pause while a shared PTR record has come, or AAAA records
+    /// What answers `lookup`, as
+    /// ``settle(_:timeout:backend:pause:start:fold:answers:awaitsSecondQuery:isComplete:)`` collects it: past the answer pause while a shared PTR record has come, or AAAA records
     /// without the A records also asked for (a dual-stack responder that multicast its A records
     /// within the last second, or avahi, which by default sends them over IPv4 only).
     static func collect(_ lookup: RecordLookup, timeout: Duration, backend: any DiscoveryBackend) async throws

@@ -41,12 +41,17 @@ protocol DiscoveryBackend: Sendable {
     /// False while the backend knows of no interface it can use: nothing can be published or
     /// found until one comes. True until it has looked.
     var hasUsableInterface: Bool { get }
+    /// Whether the backend asks over IPv4: a one-shot resolution with IPv6 addresses alone waits
+    /// for IPv4 ones only then.
+    var asksOverIPv4: Bool { get }
 }
 
 extension DiscoveryBackend {
     /// The error for an operation that timed out: `timedOut`, or ``CiaoError/noUsableInterface``
     /// when there was no interface to carry it.
     var timeoutError: CiaoError { hasUsableInterface ? .timedOut : .noUsableInterface }
+
+    var asksOverIPv4: Bool { true }
 }
 
 /// Names something started on a ``DiscoveryBackend``, to stop it.

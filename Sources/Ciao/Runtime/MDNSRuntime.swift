@@ -119,6 +119,8 @@ final class MDNSRuntime: DiscoveryBackend {
 
     var hasUsableInterface: Bool { interfacesPresent.load(ordering: .relaxed) }
 
+    var asksOverIPv4: Bool { state.withLock { $0.scope.families.contains(.ipv4) } }
+
     /// The loop's counters; empty before it has started.
     func statistics() async -> CiaoStatistics {
         await withCheckedContinuation { (continuation: CheckedContinuation<CiaoStatistics, Never>) in

@@ -65,6 +65,8 @@ package final class RoundTrigger: Sendable {
                         return true
                     }
                     if Task.isCancelled { return false }
+                    // Scheduled under this lock: the deadline's action, which takes it, finds the
+                    // waiter in place. The scheduler runs actions outside its own lock.
                     let timeout = DeadlineScheduler.shared.schedule(after: duration) { [self] in
                         endWait(id)
                     }
