@@ -25,9 +25,8 @@ public struct MDNSEngine {
         /// over that family, as avahi-daemon's caches per protocol do: a dual-stack responder then
         /// answers over both families, so that what came over which family tells a line per
         /// protocol (``EngineEvent/heardOver(_:_:_:_:)``); and a unique record (SRV, TXT, A,
-        /// AAAA) that has come over one family is asked for over the others, with the query's
-        /// backoff, until it has come over them too. Off, the IPv6 query also lists what came over
-        /// IPv4, and such a responder answers once.
+        /// AAAA) is asked for, with the query's backoff, until it has come over every family. Off,
+        /// the IPv6 query also lists what came over IPv4, and such a responder answers once.
         public var knownAnswersPerFamily: Bool
 
         public init(

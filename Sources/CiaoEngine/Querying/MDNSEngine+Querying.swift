@@ -32,10 +32,8 @@ extension MDNSEngine {
             // The families each question goes over again, not for the first time: only a first
             // query asks for unicast replies (§5.4).
             var askedAgainOver: [Question: Set<IPFamily>] = [:]
-            func ask(
-                _ question: Question, _ send: ContinuousQuery.Send, first: Bool = false, skipping: Set<IPFamily> = []
-            ) {
-                let sendFamilies = send.families(of: interface).filter { !skipping.contains($0) }
+            func ask(_ question: Question, _ send: ContinuousQuery.Send, first: Bool = false) {
+                let sendFamilies = send.families(of: interface)
                 guard !sendFamilies.isEmpty else { return }
                 if askedOver[question] == nil { questions.append(question) }
                 askedOver[question, default: []].formUnion(sendFamilies)
@@ -55,23 +53,14 @@ extension MDNSEngine {
                 guard let query = queries[id] else { continue }
                 // A unique answer is cached (it came in since the query was scheduled, or the
                 // query started with it): the cache's refresh queries at 80–95 % of its TTL keep
-                // it (§5.2), so the query itself asks again only if it expires (§7.1). With known
-                // answers per family, a family it has not come over yet asks on alone.
-                var answeredOver: Set<IPFamily> = []
-                if let answers = uniqueAnswers(for: query, on: interfaceID) {
-                    if !configuration.knownAnswersPerFamily || interface.families.allSatisfy(answers.heardOver.contains)
-                    {
-                        interfaces[interfaceID]?.cache.watch(
-                            name: query.name, type: query.type, at: now, random: &random)
-                        queries[id]?.schedule(on: interfaceID, firstAt: answers.expiry)
-                        continue
-                    }
-                    answeredOver = answers.heardOver
+                // it (§5.2), so the query itself asks again only if it expires (§7.1).
+                if let expiry = uniqueAnswerExpiry(for: query, on: interfaceID) {
+                    interfaces[interfaceID]?.cache.watch(name: query.name, type: query.type, at: now, random: &random)
+                    queries[id]?.schedule(on: interfaceID, firstAt: expiry)
+                    continue
                 }
                 if let send = queries[id]?.takeDue(on: interfaceID, families: interface.families, at: now) {
-                    ask(
-                        query.question, send, first: send == .ipv6AfterIPv4 || !query.hasBeenAsked(on: interfaceID),
-                        skipping: answeredOver)
+                    ask(query.question, send, first: send == .ipv6AfterIPv4 || !query.hasBeenAsked(on: interfaceID))
                 }
             }
             // The records these questions ask for are refreshed from now on (§5.2).
@@ -113,17 +102,21 @@ extension MDNSEngine {
         }
     }
 
-    /// The cached answers to a query for a unique record type (SRV, TXT, A, AAAA): when the last
-    /// expires, and the families they came over; nil for shared types and when nothing is cached.
-    func uniqueAnswers(for query: ContinuousQuery, on interface: InterfaceID) -> (
-        expiry: Instant, heardOver: Set<IPFamily>
-    )? {
-        guard [.srv, .txt, .a, .aaaa].contains(query.type), let cache = interfaces[interface]?.cache else { return nil }
-        let answers = cache.records(named: query.name, type: query.type).filter {
+    /// When the last cached answer to a query for a unique record type (SRV, TXT, A, AAAA) expires,
+    /// if there is one; nil for shared types and when nothing is cached. With
+    /// ``Configuration/knownAnswersPerFamily``, nil too until an answer has come over every family
+    /// of the interface: the query asks on, over every family, with its backoff.
+    func uniqueAnswerExpiry(for query: ContinuousQuery, on interface: InterfaceID) -> Instant? {
+        guard [.srv, .txt, .a, .aaaa].contains(query.type), let state = interfaces[interface] else { return nil }
+        let answers = state.cache.records(named: query.name, type: query.type).filter {
             $0.record.cacheFlush && !$0.isLeaving
         }
-        guard let expiry = answers.map(\.expiry).max() else { return nil }
-        return (expiry, Set(IPFamily.allCases.filter { family in answers.contains { $0.wasHeard(over: family) } }))
+        if configuration.knownAnswersPerFamily,
+            !state.interface.families.allSatisfy({ family in answers.contains { $0.wasHeard(over: family) } })
+        {
+            return nil
+        }
+        return answers.map(\.expiry).max()
     }
 
     /// Cached answers to `questions` with more than half their TTL left, with the TTL they have
