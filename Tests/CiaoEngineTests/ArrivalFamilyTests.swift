@@ -10,6 +10,27 @@ import Testing
     static let instance = Names.name("Printer._ciao._tcp.local.")
     static let host = Names.name("printer.local.")
 
+    /// A browser, with known answers per family or not, asking for the instance's type; 0.5 s
+    /// on, the instance's PTR record comes from `observer` over IPv4 alone.
+    static func browserHearingOverIPv4Alone(seed: UInt64, perFamily: Bool) -> (
+        network: SimulatedNetwork, link: SimulatedNetwork.LinkID, observer: SimulatedNetwork.HostID,
+        browser: SimulatedNetwork.HostID, records: [ResourceRecord]
+    ) {
+        var network = SimulatedNetwork(seed: seed)
+        let link = network.addLink()
+        let observer = network.addHost(named: nil, links: [link])
+        let browser = network.addHost(named: "beta", links: [link], knownAnswersPerFamily: perFamily)
+        network.run(for: .seconds(3))
+        _ = network.withStack(browser) { engine, now in
+            engine.startQuery(name: Self.instance.parent, type: .ptr, at: now)
+        }
+        network.run(for: .milliseconds(500))
+        let records = Services.records(
+            instance: Self.instance, host: Self.host, address: IPv4Address(198, 18, 0, 9))
+        network.inject(Messages.response([records[0]]), from: observer, on: link, family: .v4)
+        return (network, link, observer, browser, records)
+    }
+
     @Test func aRecordFirstComingOverIPv6IsReportedOnceWithBothFamilies() throws {
         var (network, link, observer, browser) = SimulatedNetwork.observerAndBrowser(seed: 81, settle: .seconds(3))
         let query = network.withStack(browser) { engine, now in
@@ -77,18 +98,7 @@ import Testing
     /// the first, and not the later ones, which ask the same questions over both families, while
     /// the IPv4 queries list it.
     @Test func everyIPv6QueryListsOnlyWhatCameOverIPv6() {
-        var network = SimulatedNetwork(seed: 86)
-        let link = network.addLink()
-        let observer = network.addHost(named: nil, links: [link])
-        let browser = network.addHost(named: "beta", links: [link], knownAnswersPerFamily: true)
-        network.run(for: .seconds(3))
-        _ = network.withStack(browser) { engine, now in
-            engine.startQuery(name: Self.instance.parent, type: .ptr, at: now)
-        }
-        network.run(for: .milliseconds(500))
-        let records = Services.records(
-            instance: Self.instance, host: Self.host, address: IPv4Address(198, 18, 0, 9))
-        network.inject(Messages.response([records[0]]), from: observer, on: link, family: .v4)
+        var (network, _, _, browser, records) = Self.browserHearingOverIPv4Alone(seed: 86, perFamily: true)
         let start = network.now
         network.run(for: .seconds(10))
         func listing(_ family: IPFamily) -> [Bool] {
@@ -138,18 +148,8 @@ import Testing
     /// still asks for it over IPv6.
     @Test(arguments: [false, true])
     func anotherHostsQueryListingWhatCameOverIPv4AloneSuppressesOursOnlyAcrossFamilies(perFamily: Bool) {
-        var network = SimulatedNetwork(seed: 85)
-        let link = network.addLink()
-        let observer = network.addHost(named: nil, links: [link])
-        let browser = network.addHost(named: "beta", links: [link], knownAnswersPerFamily: perFamily)
-        network.run(for: .seconds(3))
-        _ = network.withStack(browser) { engine, now in
-            engine.startQuery(name: Self.instance.parent, type: .ptr, at: now)
-        }
-        network.run(for: .milliseconds(500))
-        let records = Services.records(
-            instance: Self.instance, host: Self.host, address: IPv4Address(198, 18, 0, 9))
-        network.inject(Messages.response([records[0]]), from: observer, on: link, family: .v4)
+        var (network, link, observer, browser, records) = Self.browserHearingOverIPv4Alone(
+            seed: 85, perFamily: perFamily)
         let start = network.now
         let theirs = Messages.query([Messages.question(Self.instance.parent, .ptr)], knownAnswers: [records[0]])
         for _ in 0..<40 {
