@@ -16,9 +16,10 @@ public enum CiaoResolver {
         try await resolve(service, timeout: timeout, backends: .shared)
     }
 
-    static func resolve(_ service: Service, timeout: Duration, backends: BackendSelection) async throws
-        -> ResolvedService
-    {
+    /// ``resolve(_:timeout:)`` on `backends`, waiting for IPv4 addresses up to `window`.
+    static func resolve(
+        _ service: Service, timeout: Duration, backends: BackendSelection, window: Duration = sharedAnswerWindow
+    ) async throws -> ResolvedService {
         guard timeout > .zero else {
             throw CiaoError.invalidConfiguration("the resolve timeout must be positive, not \(timeout)")
         }
@@ -28,11 +29,11 @@ public enum CiaoResolver {
         let isMulticast = Service.isLocalDomain(service.domain)
         let waitsForIPv4 = isMulticast && backend.asksOverIPv4
         let result = try await settle(
-            ResolvedService?.none, timeout: timeout, backend: backend, pause: isMulticast ? answerPause : .zero,
+            ResolvedService?.none, timeout: timeout, backend: backend, window: window,
             start: { onUpdate throws(CiaoError) in try backend.resolve(service, onUpdate: onUpdate) },
             fold: { latest, update in latest = update }, answers: { $0 != nil },
             awaitsSecondQuery: { waitsForIPv4 && $0.map { $0.hasIPv6 && !$0.hasIPv4 } ?? false },
-            isComplete: { $0.map { $0.hasIPv4 && $0.hasIPv6 } ?? false })
+            isComplete: { latest in latest.map { !isMulticast || $0.hasIPv4 && $0.hasIPv6 } ?? false })
         // `settle` returns only a value that answers.
         guard let result else { throw backend.timeoutError }
         return result

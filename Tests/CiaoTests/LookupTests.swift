@@ -52,18 +52,15 @@ import Testing
         }.start()
         #expect(try await result(of: both).map(\.address) == ["198.18.0.1", "fd00::1"])
         let other = FakeBackend()
+        // An hour's window: only a wrong wait outlasts the test's limit, however busy the machine.
         let sixOnly = Task {
             try await CiaoResolver.resolveHost(
-                "alpha", families: [.ipv6], interfaceIndex: 0, timeout: .seconds(30), backend: other)
+                "alpha", families: [.ipv6], interfaceIndex: 0, timeout: .seconds(7200), backend: other,
+                window: .seconds(3600))
         }
         let (sixToken, lookup) = try await other.lookup()
         #expect(lookup.types == [.aaaa])
-        Thread {
-            other.emitRecords(sixToken, [.added(Self.v6)])
-            // Well within the window a wrong wait would keep, well past the pause.
-            Thread.sleep(forTimeInterval: 1.5)
-            other.emitRecords(sixToken, [.added(Self.v4)])
-        }.start()
+        other.emitRecords(sixToken, [.added(Self.v6)])
         #expect(try await result(of: sixOnly).map(\.address) == ["fd00::1"])
     }
 

@@ -55,11 +55,11 @@ extension CiaoResolver {
 
     static func resolveHost(
         _ hostName: String, families: Set<NetworkScope.AddressFamily>, interfaceIndex: UInt32, timeout: Duration,
-        backend: any DiscoveryBackend
+        backend: any DiscoveryBackend, window: Duration = sharedAnswerWindow
     ) async throws -> [HostAddress] {
         try checkTimeout(timeout)
         let lookup = try RecordLookup(hostName: hostName, families: families, interfaceIndex: interfaceIndex)
-        let records = try await collect(lookup, timeout: timeout, backend: backend)
+        let records = try await collect(lookup, timeout: timeout, backend: backend, window: window)
         var addresses: [HostAddress] = []
         for address in records.compactMap(HostAddress.init) where !addresses.contains(address) {
             addresses.append(address)
@@ -84,15 +84,18 @@ extension CiaoResolver {
     }
 
     /// What answers `lookup`, as
-    /// ``settle(_:timeout:backend:pause:start:fold:answers:awaitsSecondQuery:isComplete:)`` collects it: past the answer pause while a shared PTR record has come, or AAAA records
-    /// without the A records also asked for (a dual-stack responder that multicast its A records
-    /// within the last second, or avahi, which by default sends them over IPv4 only).
-    static func collect(_ lookup: RecordLookup, timeout: Duration, backend: any DiscoveryBackend) async throws
-        -> [DNSRecord]
-    {
+    /// ``settle(_:timeout:backend:window:start:fold:answers:awaitsSecondQuery:isComplete:)``
+    /// collects it: past the answer pause, to the end of `window`, while a shared PTR record has
+    /// come, or AAAA records without the A records also asked for (a dual-stack responder that
+    /// multicast its A records within the last second, or avahi, which by default sends them over
+    /// IPv4 only).
+    static func collect(
+        _ lookup: RecordLookup, timeout: Duration, backend: any DiscoveryBackend,
+        window: Duration = sharedAnswerWindow
+    ) async throws -> [DNSRecord] {
         let asksForIPv4 = lookup.types.contains(.a)
         return try await settle(
-            RecordSet(), timeout: timeout, backend: backend,
+            RecordSet(), timeout: timeout, backend: backend, window: window,
             start: { onUpdate throws(CiaoError) in try backend.lookUp(lookup, onUpdate: onUpdate) },
             fold: { present, events in for event in events { _ = present.apply(event) } },
             answers: { !$0.records.isEmpty },
@@ -106,13 +109,13 @@ extension CiaoResolver {
     }
 
     /// Runs a one-shot lookup that `start` begins, folding its updates into a value, and returns
-    /// the value once it `answers` and updates have paused for `pause`, or at once when it
-    /// `isComplete`; while `awaitsSecondQuery` holds, not before ``sharedAnswerWindow`` has passed
-    /// since the start (a responder that multicast what is missing within the last second gives
-    /// it only to the second query, a second after the first: RFC 6762 §6). At `timeout`, the
-    /// value if it answers; otherwise the backend's timeout error.
+    /// the value once it `answers` and updates have paused for ``answerPause``, or at once when it
+    /// `isComplete`; while `awaitsSecondQuery` holds, not before `window` (``sharedAnswerWindow``)
+    /// has passed since the start (a responder that multicast what is missing within the last
+    /// second gives it only to the second query, a second after the first: RFC 6762 §6). At
+    /// `timeout`, the value if it answers; otherwise the backend's timeout error.
     static func settle<Update: Sendable, Value>(
-        _ initial: Value, timeout: Duration, backend: any DiscoveryBackend, pause: Duration = answerPause,
+        _ initial: Value, timeout: Duration, backend: any DiscoveryBackend, window: Duration = sharedAnswerWindow,
         start: (_ onUpdate: @escaping @Sendable (Update) -> Void) throws(CiaoError) -> BackendToken,
         fold: (inout Value, Update) -> Void, answers: (Value) -> Bool, awaitsSecondQuery: (Value) -> Bool,
         isComplete: (Value) -> Bool = { _ in false }
@@ -140,13 +143,13 @@ extension CiaoResolver {
                 DeadlineScheduler.shared.cancel(pauseEnd)
                 pauseEnd =
                     answers(value)
-                    ? DeadlineScheduler.shared.schedule(after: pause) { [changes] in
+                    ? DeadlineScheduler.shared.schedule(after: answerPause) { [changes] in
                         sink.yield(.paused(after: changes))
                     } : nil
             case .paused(let after) where after == changes:
                 let waited = ContinuousClock.now - started
-                guard awaitsSecondQuery(value), waited < sharedAnswerWindow else { return value }
-                pauseEnd = DeadlineScheduler.shared.schedule(after: sharedAnswerWindow - waited) { [changes] in
+                guard awaitsSecondQuery(value), waited < window else { return value }
+                pauseEnd = DeadlineScheduler.shared.schedule(after: window - waited) { [changes] in
                     sink.yield(.paused(after: changes))
                 }
             case .paused:
