@@ -9,20 +9,28 @@ struct CiaoResolverTests {
     let fake = FakeBackend()
     let service = Service(name: "Printer", type: try! ServiceType.tcp("ipp"))
 
-    func resolved(port: UInt16) throws -> ResolvedService {
+    func resolved(port: UInt16, addresses: [String] = ["192.0.2.9", "fe80::9%eth0"]) throws -> ResolvedService {
         ResolvedService(
-            service: service, hostName: "printer.local.", port: port, addresses: ["192.0.2.9", "fe80::9%eth0"],
+            service: service, hostName: "printer.local.", port: port, addresses: addresses,
             txtRecord: try TXTRecord(strings: ["rp": "ipp/print"]))
+    }
+
+    /// A resolution of ``service`` on `backend`, and its token once the backend has it.
+    func resolving(
+        on backend: FakeBackend, timeout: Duration = .seconds(30), window: Duration = CiaoResolver.sharedAnswerWindow
+    ) async throws -> (Task<ResolvedService, any Error>, BackendToken) {
+        let service = self.service
+        let task = Task {
+            try await CiaoResolver.resolve(
+                service, timeout: timeout, backends: BackendSelection(local: backend), window: window)
+        }
+        return (task, try await backend.resolution(of: service))
     }
 
     /// A result with addresses of both families is returned at once, not after the answer pause.
     @Test func returnsTheFirstResultAndCancelsTheResolution() async throws {
         let fake = self.fake
-        let service = self.service
-        let resolving = Task {
-            try await CiaoResolver.resolve(service, timeout: .seconds(3600), backends: BackendSelection(local: fake))
-        }
-        let token = try await fake.resolution(of: service)
+        let (resolution, token) = try await resolving(on: fake, timeout: .seconds(3600))
         #expect(fake.resolutions.map(\.service) == [service])
         let first = try resolved(port: 631)
         let withinThePause = try resolved(port: 632)
@@ -31,7 +39,7 @@ struct CiaoResolverTests {
             Thread.sleep(forTimeInterval: 0.05)
             fake.emitResolved(token, withinThePause)
         }.start()
-        #expect(try await result(of: resolving) == first)
+        #expect(try await result(of: resolution) == first)
         #expect(fake.cancelCount(token) == 1)
         // A later result changes nothing.
         fake.emitResolved(token, try resolved(port: 632))
@@ -44,41 +52,29 @@ struct CiaoResolverTests {
     /// pool cannot push them past the window.)
     @Test func anIPv6OnlyResultWaitsForTheSecondQuery() async throws {
         let fake = self.fake
-        let service = self.service
-        let resolving = Task {
-            try await CiaoResolver.resolve(service, timeout: .seconds(30), backends: BackendSelection(local: fake))
-        }
-        let token = try await fake.resolution(of: service)
-        var sixOnly = try resolved(port: 631)
-        sixOnly.addresses = ["fe80::9%eth0"]
-        var fourOnly = sixOnly
-        fourOnly.addresses = ["192.0.2.9"]
-        var fourOnlyMoved = fourOnly
-        fourOnlyMoved.port = 632
+        let sixOnly = try resolved(port: 631, addresses: ["fe80::9%eth0"])
+        let fourOnly = try resolved(port: 631, addresses: ["192.0.2.9"])
+        let fourOnlyMoved = try resolved(port: 632, addresses: ["192.0.2.9"])
         let both = try resolved(port: 631)
-        Thread { [sixOnly] in
+        let (resolution, token) = try await resolving(on: fake)
+        Thread {
             fake.emitResolved(token, sixOnly)
             // Twice the answer pause: the resolution has seen results pause with IPv6 alone.
             Thread.sleep(forTimeInterval: 0.5)
             fake.emitResolved(token, both)
         }.start()
-        #expect(try await result(of: resolving) == both)
+        #expect(try await result(of: resolution) == both)
         let other = FakeBackend()
-        let again = Task {
-            try await CiaoResolver.resolve(service, timeout: .seconds(30), backends: BackendSelection(local: other))
-        }
-        let second = try await other.resolution(of: service)
-        Thread { [fourOnly, fourOnlyMoved] in
+        let (again, second) = try await self.resolving(on: other)
+        Thread {
             other.emitResolved(second, fourOnly)
             other.emitResolved(second, fourOnlyMoved)
         }.start()
         #expect(try await result(of: again) == fourOnlyMoved)
         // Nothing more comes: the window ends the wait, long before an hour's timeout.
         let alone = FakeBackend()
-        let unanswered = Task {
-            try await CiaoResolver.resolve(service, timeout: .seconds(3600), backends: BackendSelection(local: alone))
-        }
-        alone.emitResolved(try await alone.resolution(of: service), sixOnly)
+        let (unanswered, third) = try await self.resolving(on: alone, timeout: .seconds(3600))
+        alone.emitResolved(third, sixOnly)
         #expect(try await result(of: unanswered) == sixOnly)
     }
 
@@ -86,17 +82,11 @@ struct CiaoResolverTests {
     /// not at the end of the window (an hour here, so that only a wrong wait outlasts the test's
     /// limit, however busy the machine).
     @Test func anIPv6ScopeWaitsForNoIPv4Address() async throws {
-        let fake = self.fake
-        let service = self.service
         fake.state.update { $0.asksOverIPv4 = false }
-        let resolving = Task {
-            try await CiaoResolver.resolve(
-                service, timeout: .seconds(7200), backends: BackendSelection(local: fake), window: .seconds(3600))
-        }
-        var sixOnly = try resolved(port: 631)
-        sixOnly.addresses = ["fe80::9%eth0"]
-        fake.emitResolved(try await fake.resolution(of: service), sixOnly)
-        #expect(try await result(of: resolving) == sixOnly)
+        let sixOnly = try resolved(port: 631, addresses: ["fe80::9%eth0"])
+        let (resolution, token) = try await resolving(on: fake, timeout: .seconds(7200), window: .seconds(3600))
+        fake.emitResolved(token, sixOnly)
+        #expect(try await result(of: resolution) == sixOnly)
     }
 
     @Test func timesOutWithoutAnInterfaceSayingNoneWasFound() async throws {
