@@ -53,7 +53,7 @@ extension EngineEvent {
         case .renamed(_, let old, let new): .renamed(from: old, to: new)
         case .nameConflict(_, let name): .nameConflict(name: name)
         case .hostRenamed(let old, let new): .hostRenamed(from: old, to: new)
-        case .added, .updated, .removed, .heardOver: nil
+        case .added, .updated, .removed, .noSuchRecord, .heardOver: nil
         }
     }
 }

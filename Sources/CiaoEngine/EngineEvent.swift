@@ -33,6 +33,11 @@ public enum EngineEvent: Hashable, Sendable {
     case updated(QueryID, ResourceRecord, InterfaceID)
     /// A record answering the query expired, said goodbye or its interface went away.
     case removed(QueryID, ResourceRecord, InterfaceID)
+    /// A responder says the query's name has no record of the query's type, `type`, on an
+    /// interface: `nsec` is the NSEC it sent, listing the types the name has (RFC 6762 §6.1).
+    /// Reported when it comes, or when the query starts with it cached; a record of the type that
+    /// comes later is reported as ``added(_:_:_:)``.
+    case noSuchRecord(QueryID, RecordType, nsec: ResourceRecord, InterfaceID)
     /// A record reported as answering the query came for the first time over another address
     /// family: its responder speaks both, as `avahi-browse` shows with a line per protocol.
     /// ``MDNSEngine/arrival(of:on:)`` tells the families it has come over so far.

@@ -279,6 +279,10 @@ public struct MDNSEngine {
             for entry in interfaces[interface]?.cache.records(named: name, type: type) ?? [] where !entry.isLeaving {
                 events.append(.added(id, entry.record, interface))
             }
+            for entry in interfaces[interface]?.cache.records(named: name, type: .nsec) ?? []
+            where !entry.isLeaving && query.isDenied(by: entry.record) {
+                events.append(.noSuchRecord(id, type, nsec: entry.record, interface))
+            }
             // With a unique answer cached, the first send waits until it expires
             // (``sendDueQueries(at:)``): the cache's refresh queries keep it meanwhile.
             let first = firstQueryTime(on: interface, at: now)
@@ -438,6 +442,14 @@ public struct MDNSEngine {
             case .removed: events.append(.removed(id, record, interface))
             case .heardOver(let family): events.append(.heardOver(id, record, interface, family))
             }
+        }
+    }
+
+    /// Reports `nsec` to every query on that interface whose type it denies (RFC 6762 §6.1).
+    mutating func reportDenials(by nsec: ResourceRecord, on interface: InterfaceID) {
+        for id in queries.asking(nsec.name) {
+            guard let query = queries[id], query.appliesTo(interface), query.isDenied(by: nsec) else { continue }
+            events.append(.noSuchRecord(id, query.type, nsec: nsec, interface))
         }
     }
 }

@@ -156,7 +156,8 @@ enum CommonOptions {
     }
 
     /// Runs `lookUp` for each argument in turn, as `avahi-resolve` does: a lookup that times out
-    /// is reported with `describingFailure` and the others still run. Returns the exit status: 0
+    /// is reported with `describingFailure`, one its responder denies as having no such record,
+    /// and the others still run. Returns the exit status: 0
     /// when all succeeded, 1 when one failed, 2 (with the usage line) for an argument the library refuses.
     static func lookUpEach(
         _ arguments: [String], spec: CommandSpec, _ lookUp: (String) async throws -> Void,
@@ -168,6 +169,11 @@ enum CommonOptions {
                 try await lookUp(argument)
             } catch CiaoError.timedOut {
                 CommandLineTool.printError(describingFailure(argument))
+                status = 1
+            } catch CiaoError.dnsService(CiaoError.Code.noSuchRecord) {
+                CommandLineTool.printError(
+                    "\(argument): no such record: its responder says it has none of the records asked for"
+                        + " (an NSEC record, RFC 6762 §6.1)")
                 status = 1
             } catch  where CommandLineTool.isArgumentError(error) {
                 return CommandLineTool.usageError("\(error)", spec: spec)

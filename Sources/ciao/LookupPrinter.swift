@@ -55,20 +55,32 @@ final class LookupPrinter {
     }
 
     /// A record as `dig` prints it, its interface after `;`; with `change`, a `dns-sd -Q` line
-    /// led by the time of day and `Add`, `Upd` or `Rmv`.
+    /// led by the time of day and `Add`, `Upd` or `Rmv`. A type denied by an NSEC is an `Add`
+    /// of that type with `No Such Record` for its data, as `dns-sd -Q` prints it.
     func print(_ record: DNSRecord, change: RecordEvent? = nil) {
         let interface = interfaces.info(for: record.interfaceIndex).name
+        var type = record.type
+        var value = record.value
+        if case .noSuchRecord(let denied, _) = change {
+            type = denied
+            value = "No Such Record"
+        }
         switch format {
         case .human:
-            let line = "\(record.name)\t\(record.ttl)\tIN\t\(record.type)\t\(record.value)\t; \(interface)"
+            let line = "\(record.name)\t\(record.ttl)\tIN\t\(type)\t\(value)\t; \(interface)"
             guard let change else { return write(line) }
             write("\(TimeOfDay.now())  \(Self.word(for: change))  \(line)")
         case .json:
-            write([
+            var fields: [String: JSONValue] = [
                 "event": .string(change.map(Self.jsonEvent) ?? "record"), "name": .string(record.name),
-                "interface": .string(interface), "type": .string(record.type.description), "ttl": .int(Int(record.ttl)),
+                "interface": .string(interface), "type": .string(type.description), "ttl": .int(Int(record.ttl)),
                 "value": .string(record.value), "data": .string(JSONEventFormatter.hex(record.data)),
-            ])
+            ]
+            if case .noSuchRecord = change {
+                fields["value"] = nil
+                fields["nsec"] = .string(record.value)
+            }
+            write(fields)
         }
     }
 
@@ -82,6 +94,7 @@ final class LookupPrinter {
         case .added: "Add"
         case .updated: "Upd"
         case .removed: "Rmv"
+        case .noSuchRecord: "Add"
         }
     }
 
@@ -90,6 +103,7 @@ final class LookupPrinter {
         case .added: "added"
         case .updated: "updated"
         case .removed: "removed"
+        case .noSuchRecord: "noSuchRecord"
         }
     }
 

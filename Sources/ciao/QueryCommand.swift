@@ -23,10 +23,13 @@ enum QueryCommand {
             "; INTERFACE" after it; types this tool does not parse print as \\# LENGTH HEX (RFC 3597).
             Once, every record that answers before answers pause for a quarter of a second is
             printed, for two seconds at least when they are shared (PTR). With -c each line starts with the time and Add, Upd (the record's data
-            changed) or Rmv. With --json one object per record per line.
+            changed) or Rmv. When the name's responder says it has no record of TYPE (an NSEC
+            record, RFC 6762 §6.1), the query ends at once with no such record; with -c an Add line
+            shows TYPE with No Such Record for its data, as dns-sd -Q does. With --json one object
+            per record per line; a denied type is the event noSuchRecord, with the NSEC in nsec.
 
-            Exit status: 0 answered, or with -c interrupted or timed out; 1 no answer in time;
-            2 bad arguments.
+            Exit status: 0 answered, or with -c interrupted or timed out; 1 no answer in time, or
+            no such record; 2 bad arguments.
             """)
 
     static func run(_ arguments: [String]) async -> Int32 {

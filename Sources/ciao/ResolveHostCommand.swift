@@ -15,9 +15,12 @@ enum ResolveHostCommand {
             carries its interface as %zone. -4 or -6 asks for that family only. With --json one
             object per address per line. Every address that answers before answers pause for a
             quarter of a second is printed; while only IPv6 addresses have come, for two seconds
-            at least (a responder answers the same question at most once a second).
+            at least (a responder answers the same question at most once a second), unless the
+            host's responder says it has no IPv4 address (an NSEC record, RFC 6762 §6.1). When it
+            says it has no address of the families asked for, the name fails at once.
 
-            Exit status: 0 every name resolved; 1 a name not resolved in time; 2 bad arguments.
+            Exit status: 0 every name resolved; 1 a name not resolved in time, or without an
+            address of the families asked for; 2 bad arguments.
             """)
 
     static func run(_ arguments: [String]) async -> Int32 {

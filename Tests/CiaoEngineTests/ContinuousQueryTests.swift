@@ -98,4 +98,24 @@ import Testing
         query.noteAskedByAnother(on: Self.interface, over: .v6, at: Self.after(2), margin: .milliseconds(250))
         #expect(query.schedules.first?.nextSend == Self.after(1200))
     }
+
+    /// An NSEC of the query's name denies the types it does not list (RFC 6762 §6.1); a goodbye
+    /// denies nothing, nor does any NSEC a query for ANY or NSEC, or one of another name.
+    @Test func anNSECDeniesTheTypesItDoesNotList() {
+        let host = Names.name("alpha.local.")
+        func nsec(_ name: DomainName = host, types: [RecordType], ttl: UInt32 = 120) -> ResourceRecord {
+            ResourceRecord(
+                name: name, cacheFlush: true, ttl: ttl, data: .nsec(NSECData(nextDomainName: name, types: types)))
+        }
+        func query(_ type: RecordType) -> ContinuousQuery { ContinuousQuery(name: host, type: type, interfaces: nil) }
+        #expect(query(.aaaa).isDenied(by: nsec(types: [.a])))
+        #expect(!query(.a).isDenied(by: nsec(types: [.a])))
+        #expect(!query(.aaaa).isDenied(by: nsec(types: [.a], ttl: 0)))
+        #expect(!query(.any).isDenied(by: nsec(types: [.a])))
+        #expect(!query(.nsec).isDenied(by: nsec(types: [.a])))
+        #expect(!query(.aaaa).isDenied(by: nsec(Names.name("beta.local."), types: [.a])))
+        #expect(
+            !query(.aaaa).isDenied(
+                by: ResourceRecord(name: host, cacheFlush: true, ttl: 120, data: .a(IPv4Address(198, 18, 0, 9)))))
+    }
 }

@@ -64,6 +64,51 @@ import Testing
         #expect(try await result(of: sixOnly).map(\.address) == ["fd00::1"])
     }
 
+    /// The NSEC of an IPv6-only host: `alpha.local.` has an AAAA record and nothing else.
+    static let onlyIPv6 = record(
+        "alpha.local.", .nsec, "alpha.local. AAAA",
+        data: [5] + Array("alpha".utf8) + [5] + Array("local".utf8) + [0, 0, 4, 0, 0, 0, 0x08])
+
+    /// A host's AAAA records with an NSEC saying it has no A record (RFC 6762 §6.1) end the
+    /// lookup once answers pause: there is nothing for a second query to bring.
+    @Test func ipv6AddressesWithIPv4DeniedDoNotWaitForTheSecondQuery() async throws {
+        let backend = FakeBackend()
+        // An hour's window: only a wrong wait outlasts the test's limit, however busy the machine.
+        let both = Task {
+            try await CiaoResolver.resolveHost(
+                "alpha", families: [.ipv4, .ipv6], interfaceIndex: 0, timeout: .seconds(7200), backend: backend,
+                window: .seconds(3600))
+        }
+        let token = try await backend.lookup().token
+        backend.emitRecords(token, [.added(Self.v6), .noSuchRecord(.a, Self.onlyIPv6)])
+        #expect(try await result(of: both).map(\.address) == ["fd00::1"])
+    }
+
+    /// When NSEC records deny every type asked for and nothing has answered, the lookup fails at
+    /// once with `noSuchRecord`, as `dns-sd -Q` reports it, rather than at its timeout; one type
+    /// denied of two is not enough.
+    @Test func everyTypeDeniedEndsTheLookupWithNoSuchRecord() async throws {
+        let backend = FakeBackend()
+        let query = Task {
+            try await CiaoResolver.query(
+                name: "alpha.local.", type: .a, interfaceIndex: 0, timeout: .seconds(7200), backend: backend)
+        }
+        let token = try await backend.lookup().token
+        backend.emitRecords(token, [.noSuchRecord(.a, Self.onlyIPv6)])
+        await #expect(throws: CiaoError.dnsService(CiaoError.Code.noSuchRecord)) { try await result(of: query) }
+        #expect(backend.isCancelled(token))
+
+        let other = FakeBackend()
+        let host = Task {
+            try await CiaoResolver.resolveHost(
+                "alpha", families: [.ipv4, .ipv6], interfaceIndex: 0, timeout: .seconds(7200), backend: other)
+        }
+        let hostToken = try await other.lookup().token
+        other.emitRecords(hostToken, [.noSuchRecord(.a, Self.onlyIPv6)])
+        other.emitRecords(hostToken, [.added(Self.v6)])
+        #expect(try await result(of: host).map(\.address) == ["fd00::1"])
+    }
+
     @Test func nothingAnsweringTimesOutAndEndsTheLookup() async throws {
         let backend = FakeBackend()
         await #expect(throws: CiaoError.timedOut) {

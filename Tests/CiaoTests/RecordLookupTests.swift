@@ -74,6 +74,30 @@ import Testing
         #expect(first.map(\.record.value) == ["0 0 8080 alpha.local."])
     }
 
+    /// An IPv4-only host's responder says, with an NSEC, that its name has no AAAA record (RFC
+    /// 6762 §6.1): a lookup of both families running as it comes reports its A record and, once,
+    /// the denial of AAAA with that NSEC; a lookup started later hears the denial at once, from
+    /// the cache.
+    @Test func aTypeTheNameLacksIsDeniedOnceByItsNSEC() throws {
+        var harness = DriverPair(publisherFamilies: [.v4])
+        harness.lookUp(try RecordLookup(hostName: "alpha", families: [.ipv4, .ipv6], interfaceIndex: 0))
+        harness.publish(Self.web, on: harness.publisher)
+        harness.run(for: .seconds(10))
+        let events = Array(harness.recordBatches.joined())
+        let v4 = harness.network.address(of: harness.publisher, on: harness.link, family: .v4)
+        #expect(events.filter { $0.kind == "added" }.map(\.record.value) == [v4.description])
+        let denials = events.filter { $0.kind == "noSuchRecord" }
+        let nsec = try #require(denials.first?.record)
+        #expect(denials == [.noSuchRecord(.aaaa, nsec)])
+        #expect(nsec.type == .nsec)
+        #expect(nsec.value == "alpha.local. A")
+        #expect(events.count == 2)
+
+        let batches = harness.recordBatches.count
+        harness.lookUp(try RecordLookup(hostName: "alpha", families: [.ipv6], interfaceIndex: 0))
+        #expect(harness.recordBatches.dropFirst(batches).first?.map(\.kind) == ["noSuchRecord"])
+    }
+
     @Test func namesAndAddressesAreCheckedBeforeAnyNetworkWork() {
         #expect(throws: CiaoError.self) {
             try RecordLookup(hostName: "printer.example.com", families: [.ipv4], interfaceIndex: 0)
@@ -114,6 +138,7 @@ extension RecordEvent {
         case .added: "added"
         case .updated: "updated"
         case .removed: "removed"
+        case .noSuchRecord: "noSuchRecord"
         }
     }
 }

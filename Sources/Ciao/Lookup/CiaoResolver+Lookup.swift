@@ -4,10 +4,12 @@
 /// Each asks on the network (RFC 6762 §5.2) and returns what has answered once answers have
 /// paused for ``answerPause``: long enough for a host's other family. Shared PTR records (the
 /// instances of a type, which many responders answer), and a host's addresses while only IPv6
-/// ones have come, are collected for ``sharedAnswerWindow`` at least: a responder that multicast
+/// ones have come and its responder has not said it has no IPv4 address, are collected for ``sharedAnswerWindow`` at least: a responder that multicast
 /// its answer within the last second answers only the second query, a second after the first
 /// (§6). It throws `invalidConfiguration` for a
-/// non-positive timeout or a name that cannot be asked for (before any network work), `timedOut`
+/// non-positive timeout or a name that cannot be asked for (before any network work),
+/// ``CiaoError/dnsService(_:)`` with ``CiaoError/Code/noSuchRecord`` at once when the name's
+/// responder says, by an NSEC record (§6.1), that it has none of the types asked for, `timedOut`
 /// (``CiaoError/noUsableInterface`` when no interface could carry the query) when nothing
 /// answered in time, or `CancellationError`.
 extension CiaoResolver {
@@ -88,13 +90,15 @@ extension CiaoResolver {
     /// collects it: past the answer pause, to the end of `window`, while a shared PTR record has
     /// come, or AAAA records without the A records also asked for (a dual-stack responder that
     /// multicast its A records within the last second, or avahi, which by default sends them over
-    /// IPv4 only).
+    /// IPv4 only) unless an NSEC says there are none; `noSuchRecord` as soon as NSEC records deny
+    /// every type asked for while nothing has answered.
     static func collect(
         _ lookup: RecordLookup, timeout: Duration, backend: any DiscoveryBackend,
         window: Duration = sharedAnswerWindow
     ) async throws -> [DNSRecord] {
         let asksForIPv4 = lookup.types.contains(.a)
-        return try await settle(
+        let asked = Set(lookup.types.map { DNSRecordType(rawValue: $0.rawValue) })
+        let present = try await settle(
             RecordSet(), timeout: timeout, backend: backend, window: window,
             start: { onUpdate throws(CiaoError) in try backend.lookUp(lookup, onUpdate: onUpdate) },
             fold: { present, events in for event in events { _ = present.apply(event) } },
@@ -103,9 +107,11 @@ extension CiaoResolver {
                 // A shared PTR, not an address record some responders send without the cache-flush bit.
                 present.records.contains { !$0.isUnique && $0.type == .ptr }
                     || asksForIPv4 && present.records.contains { $0.type == .aaaa }
-                        && !present.records.contains { $0.type == .a }
-            }
-        ).records
+                        && !present.records.contains { $0.type == .a } && !present.deniedTypes.contains(.a)
+            },
+            isComplete: { $0.records.isEmpty && asked.isSubset(of: $0.deniedTypes) })
+        guard !present.records.isEmpty else { throw CiaoError.dnsService(CiaoError.Code.noSuchRecord) }
+        return present.records
     }
 
     /// Runs a one-shot lookup that `start` begins, folding its updates into a value, and returns

@@ -2,8 +2,11 @@
 /// returns and what a ``HostSession`` derives its changes from.
 struct RecordSet {
     private(set) var records: [DNSRecord] = []
+    /// The types a responder said the name has no record of (RFC 6762 §6.1), on some interface.
+    private(set) var deniedTypes: Set<DNSRecordType> = []
 
     /// Applies `event`; returns the records it took away and the one it brought, if new.
+    /// A ``RecordEvent/noSuchRecord(_:_:)`` brings no record: its type is kept in ``deniedTypes``.
     mutating func apply(_ event: RecordEvent) -> (removed: [DNSRecord], added: DNSRecord?) {
         switch event {
         case .added(let record):
@@ -20,6 +23,9 @@ struct RecordSet {
             let removed = records.filter { $0.isSame(as: record) }
             records.removeAll { $0.isSame(as: record) }
             return (removed, nil)
+        case .noSuchRecord(let type, _):
+            deniedTypes.insert(type)
+            return ([], nil)
         }
     }
 }

@@ -268,7 +268,8 @@ struct ServiceDirectory {
     }
 
     /// Asks for `lookup`'s name and types until cancelled, reporting each answering record as it
-    /// comes, changes and goes; records already cached are reported at once.
+    /// comes, changes and goes, and each NSEC that denies a type (RFC 6762 §6.1); what is already
+    /// cached is reported at once.
     mutating func lookUp(_ lookup: RecordLookup, token: BackendToken, engine: inout MDNSEngine, at now: Instant) {
         let interfaces: Set<InterfaceID>? = lookup.interfaceIndex == 0 ? nil : [InterfaceID(lookup.interfaceIndex)]
         let queries = lookup.types.map {
@@ -399,6 +400,12 @@ struct ServiceDirectory {
                 default:
                     continue
                 }
+            case .noSuchRecord(let query, let type, let nsec, let interface):
+                guard case .lookup(let token) = queries[query] else { continue }
+                lookupBatches.append(
+                    .noSuchRecord(
+                        DNSRecordType(rawValue: type.rawValue), DNSRecord(nsec, interfaceIndex: interface.index)),
+                    to: token)
             case .added(let query, let record, let interface), .updated(let query, let record, let interface),
                 .removed(let query, let record, let interface):
                 let change: RecordChange =

@@ -41,7 +41,8 @@ extension MDNSEngine {
 
     /// What a response means for us (§7.4, §9, §10): conflicts with our names, duplicate answers
     /// we need not send, forged goodbyes for our records to refute; then its answers and
-    /// additional records cached, and the changes reported to the queries that ask for them.
+    /// additional records cached, and the changes reported to the queries that ask for them, an
+    /// NSEC to those whose type it denies (§6.1).
     mutating func handleResponse(
         _ message: Message, from datagram: ReceivedDatagram, on interface: NetworkInterface, at now: Instant
     ) {
@@ -73,6 +74,9 @@ extension MDNSEngine {
             case .refreshedOverNewFamily where watched.contains(key.rrset):
                 report(.heardOver(family), record, on: interface.id)
             default: break
+            }
+            if insertion == .added || insertion == .replaced, watched.mayDeny(key.rrset) {
+                reportDenials(by: record, on: interface.id)
             }
             for record in evicted { report(.removed, record, on: interface.id) }
         }

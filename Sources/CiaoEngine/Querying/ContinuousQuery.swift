@@ -95,6 +95,15 @@ struct ContinuousQuery {
         record.name == name && (type == .any || record.type == type)
     }
 
+    /// Whether `record` is an NSEC of the query's name that denies the query's type (RFC 6762
+    /// §6.1): one that lists the types the name has, not this one. A goodbye denies nothing, and
+    /// neither does any NSEC to a query for ANY or for NSEC itself.
+    func isDenied(by record: ResourceRecord) -> Bool {
+        guard case .nsec(let nsec) = record.data, record.ttl > 0, type != .any, type != .nsec, record.name == name
+        else { return false }
+        return !nsec.types.contains(type)
+    }
+
     var question: Question { Question(name: name, type: type) }
 
     /// Starts the schedule on an interface with its first query at `first` (20–120 ms from now).

@@ -224,6 +224,8 @@ struct WatchedQuestions {
     private var exact: Set<RRSetKey> = []
     /// Names asked with type ANY: every type matches.
     private var anyNames: Set<NameKey> = []
+    /// Names asked for a type an NSEC can deny: other than ANY and NSEC.
+    private var deniableNames: Set<NameKey> = []
 
     init(_ queries: some Sequence<ContinuousQuery>, on interface: InterfaceID) {
         for query in queries where query.appliesTo(interface) {
@@ -231,8 +233,14 @@ struct WatchedQuestions {
                 anyNames.insert(NameKey(query.name))
             } else {
                 exact.insert(RRSetKey(name: query.name, type: query.type, rrClass: .internet))
+                if query.type != .nsec { deniableNames.insert(NameKey(query.name)) }
             }
         }
+    }
+
+    /// Whether `rrset` holds NSEC records that may deny a type a query asks for (RFC 6762 §6.1).
+    func mayDeny(_ rrset: RRSetKey) -> Bool {
+        rrset.type == .nsec && !deniableNames.isEmpty && deniableNames.contains(rrset.nameKey)
     }
 
     var isEmpty: Bool { exact.isEmpty && anyNames.isEmpty }
