@@ -112,7 +112,9 @@ def same_host(a: str, b: str) -> bool:
 
 
 def host_addresses(h: Host) -> set[str]:
-    return {h.v4, h.v6, h.link_local()}
+    """The addresses `h` has on the lab link: its IPv6 ones only while IPv6 is on there."""
+    link_local = h.link_local()
+    return {h.v4, h.v6, link_local} if link_local else {h.v4}
 
 
 def plain(addr: str) -> str:
@@ -715,12 +717,16 @@ def host_name_owned(s: Suite) -> list[str]:
 
 @scenario("ipv4-only-peer", "a live IPv4-only responder is never reported removed by Ciao's dual-stack browser")
 def ipv4_only_peer(s: Suite) -> list[str]:
-    """avahi-daemon with use-ipv6=no on host p4 publishes a service (as printers and JmDNS do);
+    """avahi-daemon with use-ipv6=no on host p4, which has no IPv6 at all, publishes a service
+    (as printers and JmDNS do);
     the agent on host b browses and resolves it dual-stack; host q asks for the type over IPv6
     every second for 25 s (no IPv4-only responder hears that) and three times 0.2 s apart over
-    IPv4 (answered once, §6). The agent reports no removal in 40 s, and still resolves it."""
+    IPv4 (answered once, §6). The agent reports no removal in 40 s, and still resolves it. Asked
+    for the IPv6 addresses of python-zeroconf's host there, `ciao query` and `resolve-host -6` say
+    at once that there is no such record, as its NSEC says; avahi sends none."""
     with s.lab("ipv4-only-peer", ["p4", "b", "q"]) as lab:
         p4, b, q = lab["p4"], lab["b"], lab["q"]
+        p4.run("sysctl", "-qw", f"net.ipv6.conf.{IFNAME}.disable_ipv6=1")
         lab.start_avahi(p4, ipv6=False)
         ap = s.avahi_client(p4)
         expect_published(ap, "a", "Four Only", port=9400)
@@ -748,8 +754,33 @@ def ipv4_only_peer(s: Suite) -> list[str]:
         r, rc, _ = s.ciao_once(b, "ciao-resolve", "resolve", "Four Only", TYPE, "--timeout", "5")
         if rc != 0:
             raise Failure(f"ciao resolve of the IPv4-only service exited {rc}\n{r.tail()}")
-        return [f"no removal in {time.monotonic() - t0:.0f} s of IPv6 queries and three IPv4 queries 0.2 s apart; "
-                "still resolved"]
+        figures = [f"no removal in {time.monotonic() - t0:.0f} s of IPv6 queries and three IPv4 queries 0.2 s apart; "
+                   "still resolved"]
+        # python-zeroconf on the same host answers a question for its host's AAAA records with an
+        # NSEC listing A alone (RFC 6762 §6.1): asked for the IPv6 addresses alone, Ciao says at
+        # once that there is no such record, as `dns-sd -Q` does. avahi sends no such NSEC: asking
+        # for its host's runs to the timeout, as `avahi-resolve -6` does.
+        zc = s.zeroconf(p4)
+        expect_published(zc, "z", "Four Only Too", port=9401)
+        zc_host = f"{p4.name}-zc.local"
+        r, rc, took = s.ciao_once(q, "ciao-query-no-aaaa", "query", zc_host, "AAAA", "--timeout", "5")
+        if rc != 1 or took > 2 or not any("no such record" in line for line in r.lines):
+            raise Failure(f"ciao query AAAA of python-zeroconf's IPv4-only host: exit {rc} after {took:.2f} s, "
+                          f"expected exit 1 with no such record at once\n{r.tail()}")
+        figures.append(f"ciao query AAAA of python-zeroconf's IPv4-only host: no such record (its NSEC) "
+                       f"after {took:.2f} s")
+        r, rc, _ = s.ciao_once(q, "ciao-query-c-no-aaaa", "query", "-c", "--json", zc_host, "AAAA", "--timeout", "3")
+        denials = r.select({"event": "noSuchRecord"})
+        if rc != 0 or len(denials) != 1 or denials[0]["type"] != "AAAA" or denials[0]["nsec"].split()[1:] != ["A"]:
+            raise Failure(f"ciao query -c AAAA of python-zeroconf's IPv4-only host: exit {rc}, {denials} "
+                          f"(expected one noSuchRecord of AAAA with the NSEC listing A)\n{r.tail()}")
+        figures.append("ciao query -c: one noSuchRecord line, its NSEC listing A")
+        r, rc, took = s.ciao_once(q, "ciao-query-avahi-aaaa", "query", f"{p4.name}-avahi.local", "AAAA", "--timeout", "1")
+        if rc != 1 or not any("answered within" in line for line in r.lines):
+            raise Failure(f"ciao query AAAA of avahi's IPv4-only host: exit {rc} after {took:.2f} s, expected "
+                          f"exit 1 at the timeout (avahi sends no NSEC)\n{r.tail()}")
+        figures.append(f"ciao query AAAA of avahi's IPv4-only host: exit 1 at the timeout, {took:.2f} s (no NSEC)")
+        return figures
 
 
 @scenario("reconfirm", "a reconfirmed service of a peer unplugged without goodbyes goes in 10 s; live peers' stay")

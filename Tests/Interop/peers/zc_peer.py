@@ -158,8 +158,12 @@ async def main() -> None:
             idx = ad.index
             for ip in ad.ips:
                 (v4.append(ip.ip) if ip.is_IPv4 else v6.append(ip.ip[0]))
-    # the lab link only: its IPv4 address and (for IPv6) its interface index
-    azc = AsyncZeroconf(interfaces=v4 + [idx], ip_version=IPVersion.All)
+    # the lab link only: its IPv4 address and (for IPv6) its interface index; IPv4 alone on a
+    # host without IPv6
+    if v6:
+        azc = AsyncZeroconf(interfaces=v4 + [idx], ip_version=IPVersion.All)
+    else:
+        azc = AsyncZeroconf(interfaces=v4, ip_version=IPVersion.V4Only)
     peer = Peer(azc, args.host if args.host.endswith(".") else args.host + ".", v4, v6)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
