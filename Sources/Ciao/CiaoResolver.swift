@@ -4,7 +4,8 @@ import Synchronization
 /// connecting to it.
 public enum CiaoResolver {
     /// Returns the service's host, port, addresses and TXT once all are known. Over multicast DNS
-    /// for `local.`: at once with addresses of both families, otherwise once results have paused
+    /// for `local.`: at once with addresses of both families, or of one with the host's responder
+    /// saying it has none of the other (an NSEC record, RFC 6762 §6.1); otherwise once results have paused
     /// for ``answerPause`` (a host's other family) and, while only IPv6 addresses are known and
     /// the ``NetworkScope`` has IPv4, not before ``sharedAnswerWindow`` has passed (a responder
     /// gives the A records it multicast within the last second only to the second query, RFC 6762
@@ -32,8 +33,9 @@ public enum CiaoResolver {
             ResolvedService?.none, timeout: timeout, backend: backend, window: window,
             start: { onUpdate throws(CiaoError) in try backend.resolve(service, onUpdate: onUpdate) },
             fold: { latest, update in latest = update }, answers: { $0 != nil },
-            awaitsSecondQuery: { waitsForIPv4 && $0.map { $0.hasIPv6 && !$0.hasIPv4 } ?? false },
-            isComplete: { latest in latest.map { !isMulticast || $0.hasIPv4 && $0.hasIPv6 } ?? false })
+            awaitsSecondQuery: { waitsForIPv4 && $0.map { $0.hasAddress(of: .ipv6) && !$0.isSettled(.ipv4) } ?? false },
+            isComplete: { latest in latest.map { !isMulticast || $0.isSettled(.ipv4) && $0.isSettled(.ipv6) } ?? false
+            })
         // `settle` returns only a value that answers.
         guard let result else { throw backend.timeoutError }
         return result
@@ -51,8 +53,14 @@ extension Service {
 }
 
 extension ResolvedService {
-    /// Whether some address is IPv4.
-    fileprivate var hasIPv4: Bool { addresses.contains { NetworkScope.AddressFamily(ofAddress: $0) == .ipv4 } }
-    /// Whether some address is IPv6.
-    fileprivate var hasIPv6: Bool { addresses.contains { NetworkScope.AddressFamily(ofAddress: $0) == .ipv6 } }
+    /// Whether some address is of `family`.
+    fileprivate func hasAddress(of family: NetworkScope.AddressFamily) -> Bool {
+        addresses.contains { NetworkScope.AddressFamily(ofAddress: $0) == family }
+    }
+
+    /// Whether `family` is settled: some address is of it, or the host's responder says it has
+    /// none (RFC 6762 §6.1).
+    fileprivate func isSettled(_ family: NetworkScope.AddressFamily) -> Bool {
+        familiesDenied.contains(family) || hasAddress(of: family)
+    }
 }

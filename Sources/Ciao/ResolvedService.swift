@@ -17,6 +17,9 @@ public struct ResolvedService: Equatable, Hashable, Sendable {
     /// unicast) replies, for `ciao browse -p`'s line per protocol; not part of equality. Empty
     /// when unknown.
     package var addressesHeardOver: [NetworkScope.AddressFamily: [String]] = [:]
+    /// The families the host's responder says it has no address of, by an NSEC record (RFC 6762
+    /// §6.1), so that a one-shot resolution need not wait for them; not part of equality.
+    package var familiesDenied: Set<NetworkScope.AddressFamily> = []
 
     /// Creates a resolved service; ``CiaoResolver`` and ``DiscoverySession`` report them.
     public init(service: Service, hostName: String, port: UInt16, addresses: [String], txtRecord: TXTRecord) {
@@ -27,7 +30,8 @@ public struct ResolvedService: Equatable, Hashable, Sendable {
         self.txtRecord = txtRecord
     }
 
-    /// Equal when service, host, port, addresses and TXT are: not by the families addresses came over.
+    /// Equal when service, host, port, addresses and TXT are: not by the families addresses came
+    /// over, or those denied.
     public static func == (lhs: ResolvedService, rhs: ResolvedService) -> Bool {
         lhs.service == rhs.service && lhs.hostName == rhs.hostName && lhs.port == rhs.port
             && lhs.addresses == rhs.addresses && lhs.txtRecord == rhs.txtRecord

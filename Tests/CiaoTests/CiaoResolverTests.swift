@@ -9,10 +9,15 @@ struct CiaoResolverTests {
     let fake = FakeBackend()
     let service = Service(name: "Printer", type: try! ServiceType.tcp("ipp"))
 
-    func resolved(port: UInt16, addresses: [String] = ["192.0.2.9", "fe80::9%eth0"]) throws -> ResolvedService {
-        ResolvedService(
+    func resolved(
+        port: UInt16, addresses: [String] = ["192.0.2.9", "fe80::9%eth0"],
+        denying denied: Set<NetworkScope.AddressFamily> = []
+    ) throws -> ResolvedService {
+        var result = ResolvedService(
             service: service, hostName: "printer.local.", port: port, addresses: addresses,
             txtRecord: try TXTRecord(strings: ["rp": "ipp/print"]))
+        result.familiesDenied = denied
+        return result
     }
 
     /// A resolution of ``service`` on `backend`, and its token once the backend has it.
@@ -81,6 +86,28 @@ struct CiaoResolverTests {
     /// A scope without IPv4 waits for no IPv4 address: an IPv6-only result comes after the pause,
     /// not at the end of the window (an hour here, so that only a wrong wait outlasts the test's
     /// limit, however busy the machine).
+    /// A result of one family whose host's responder denies the other (an NSEC, RFC 6762 §6.1)
+    /// is complete: IPv4 alone is returned at once, not replaced by a result within the answer
+    /// pause, and IPv6 alone does not wait for the second query.
+    @Test func aResultWhoseOtherFamilyIsDeniedIsComplete() async throws {
+        let fake = self.fake
+        let fourOnly = try resolved(port: 631, addresses: ["192.0.2.9"], denying: [.ipv6])
+        let withinThePause = try resolved(port: 632, addresses: ["192.0.2.9"])
+        let (resolution, token) = try await resolving(on: fake, timeout: .seconds(3600))
+        Thread {
+            fake.emitResolved(token, fourOnly)
+            Thread.sleep(forTimeInterval: 0.05)
+            fake.emitResolved(token, withinThePause)
+        }.start()
+        #expect(try await result(of: resolution) == fourOnly)
+
+        let other = FakeBackend()
+        let sixOnly = try resolved(port: 631, addresses: ["fe80::9%eth0"], denying: [.ipv4])
+        let (again, second) = try await resolving(on: other, timeout: .seconds(7200), window: .seconds(3600))
+        other.emitResolved(second, sixOnly)
+        #expect(try await result(of: again) == sixOnly)
+    }
+
     @Test func anIPv6ScopeWaitsForNoIPv4Address() async throws {
         fake.state.update { $0.asksOverIPv4 = false }
         let sixOnly = try resolved(port: 631, addresses: ["fe80::9%eth0"])

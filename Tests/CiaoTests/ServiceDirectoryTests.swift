@@ -148,6 +148,29 @@ import Testing
         #expect(harness.resolved.last?.addresses == [newV4.description, v6.description])
     }
 
+    /// An IPv4-only publisher's NSEC says its host has no AAAA record (RFC 6762 §6.1): the
+    /// resolution's first result says IPv6 is denied, so a one-shot resolve need not wait for it;
+    /// once the host gains an IPv6 address, the result has it and no denial.
+    @Test func aFamilyTheHostLacksIsDeniedFromTheFirstResult() throws {
+        var harness = DriverPair(publisherFamilies: [.v4])
+        harness.publish(Self.publication(), on: harness.publisher)
+        harness.run(for: .seconds(3))
+        harness.resolve(Service(name: "Web", type: Self.type, interfaceIndex: 1))
+        harness.run(for: .seconds(2))
+        let v4 = harness.network.address(of: harness.publisher, on: harness.link, family: .v4)
+        let first = try #require(harness.resolved.first)
+        #expect(first.addresses == [v4.description])
+        #expect(first.familiesDenied == [.ipv6])
+
+        let v6 = CiaoEngine.IPAddress.v6(try #require(IPv6Address("fd00:198:18::77")))
+        harness.network.setAddresses(
+            [InterfaceAddress(v4, prefixLength: 15), InterfaceAddress(v6, prefixLength: 64)],
+            of: harness.publisher, on: harness.link)
+        harness.run(for: .seconds(3))
+        #expect(harness.resolved.last?.addresses == [v4.description, v6.description])
+        #expect(harness.resolved.last?.familiesDenied == [])
+    }
+
     /// An IPv6 link-local address names its interface as its zone, as the interface is called
     /// now: renamed, the zone follows.
     @Test func linkLocalAddressCarriesItsInterfacesCurrentName() throws {

@@ -775,6 +775,14 @@ def ipv4_only_peer(s: Suite) -> list[str]:
             raise Failure(f"ciao query -c AAAA of python-zeroconf's IPv4-only host: exit {rc}, {denials} "
                           f"(expected one noSuchRecord of AAAA with the NSEC listing A)\n{r.tail()}")
         figures.append("ciao query -c: one noSuchRecord line, its NSEC listing A")
+        # A one-shot resolve of its service is complete with the IPv4 address and that NSEC; of
+        # avahi's, it waits for the answers to pause (a quarter of a second) first.
+        for name, owner in (("Four Only Too", "python-zeroconf"), ("Four Only", "avahi")):
+            r, rc, took = s.ciao_once(q, "ciao-resolve-four-only", "resolve", "--json", name, TYPE, "--timeout", "5")
+            got = r.select({"event": "resolved"})
+            if rc != 0 or len(got) != 1 or got[0]["addresses"] != [p4.v4]:
+                raise Failure(f"ciao resolve {name!r} ({owner}, IPv4-only): exit {rc}, {got}\n{r.tail()}")
+            figures.append(f"ciao resolve of {owner}'s IPv4-only service: {took:.2f} s")
         r, rc, took = s.ciao_once(q, "ciao-query-avahi-aaaa", "query", f"{p4.name}-avahi.local", "AAAA", "--timeout", "1")
         if rc != 1 or not any("answered within" in line for line in r.lines):
             raise Failure(f"ciao query AAAA of avahi's IPv4-only host: exit {rc} after {took:.2f} s, expected "

@@ -140,6 +140,8 @@ struct ServiceDirectory {
         var followers: Set<ResolutionID> = []
         /// The addresses each interface has given, in interface order.
         var addresses: [InterfaceAddresses] = []
+        /// The families an NSEC of the target denies (RFC 6762 §6.1) and no address has come of since.
+        var deniedFamilies: Set<NetworkScope.AddressFamily> = []
     }
 
     fileprivate struct InterfaceAddresses {
@@ -401,11 +403,18 @@ struct ServiceDirectory {
                     continue
                 }
             case .noSuchRecord(let query, let type, let nsec, let interface):
-                guard case .lookup(let token) = queries[query] else { continue }
-                lookupBatches.append(
-                    .noSuchRecord(
-                        DNSRecordType(rawValue: type.rawValue), DNSRecord(nsec, interfaceIndex: interface.index)),
-                    to: token)
+                switch queries[query] {
+                case .lookup(let token):
+                    lookupBatches.append(
+                        .noSuchRecord(
+                            DNSRecordType(rawValue: type.rawValue), DNSRecord(nsec, interfaceIndex: interface.index)),
+                        to: token)
+                case .addresses(let target):
+                    addressFollows[target]?.deniedFamilies.insert(type == .a ? .ipv4 : .ipv6)
+                    if !touchedTargets.contains(target) { touchedTargets.append(target) }
+                default:
+                    continue
+                }
             case .added(let query, let record, let interface), .updated(let query, let record, let interface),
                 .removed(let query, let record, let interface):
                 let change: RecordChange =
@@ -644,6 +653,7 @@ struct ServiceDirectory {
         engine: MDNSEngine
     ) {
         guard let address = record.data.address, var follow = addressFollows[target] else { return }
+        if change != .removed { follow.deniedFamilies.remove(NetworkScope.AddressFamily(address.family)) }
         let index = follow.addresses.index(insertingIfMissing: interface)
         updateAddress(address, change, in: &follow.addresses[index].addresses)
         var heardOver = follow.addresses[index].heardOver.filter { follow.addresses[index].addresses.contains($0.key) }
@@ -719,9 +729,11 @@ struct ServiceDirectory {
             service: service, hostName: srv.target.description, port: srv.port, addresses: unique,
             txtRecord: TXTRecord(txt))
         result.addressesHeardOver = heardOver
-        guard result != resolution.lastReported || heardOver != resolution.lastReported?.addressesHeardOver else {
-            return nil
-        }
+        result.familiesDenied = resolution.addressTarget.flatMap { addressFollows[$0]?.deniedFamilies } ?? []
+        guard
+            result != resolution.lastReported || heardOver != resolution.lastReported?.addressesHeardOver
+                || result.familiesDenied != resolution.lastReported?.familiesDenied
+        else { return nil }
         resolution.lastReported = result
         resolution.failsAt = nil
         resolutions[resolutionID] = resolution
