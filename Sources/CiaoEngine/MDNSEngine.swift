@@ -105,6 +105,13 @@ public struct MDNSEngine {
         interfaces[interface]?.cache.records(named: name, type: type).filter(\.isLeaving).map(\.record) ?? []
     }
 
+    /// The NSEC records cached on `interface` that say `name` has no record of `type` (RFC 6762
+    /// §6.1), for as long as they live: its responder's negative answer.
+    public func denials(of type: RecordType, named name: DomainName, on interface: InterfaceID) -> [ResourceRecord] {
+        (interfaces[interface]?.cache.records(named: name, type: .nsec) ?? [])
+            .filter { !$0.isLeaving && $0.record.denies(type) }.map(\.record)
+    }
+
     // MARK: Output
 
     /// Datagrams to send, in order; clears them.
@@ -269,7 +276,8 @@ public struct MDNSEngine {
 
     /// Starts a continuous query for `name`/`type` (RFC 6762 §5.2). Records already cached are
     /// reported at once as ``EngineEvent/added(_:_:_:)``, except those on their way out (a goodbye
-    /// or a cache flush gave them their last second).
+    /// or a cache flush gave them their last second), and cached NSEC records that deny `type` as
+    /// ``EngineEvent/noSuchRecord(_:_:nsec:_:)`` (§6.1).
     public mutating func startQuery(
         name: DomainName, type: RecordType, interfaces selected: Set<InterfaceID>? = nil, at now: Instant
     ) -> QueryID {
@@ -279,9 +287,8 @@ public struct MDNSEngine {
             for entry in interfaces[interface]?.cache.records(named: name, type: type) ?? [] where !entry.isLeaving {
                 events.append(.added(id, entry.record, interface))
             }
-            for entry in interfaces[interface]?.cache.records(named: name, type: .nsec) ?? []
-            where !entry.isLeaving && query.isDenied(by: entry.record) {
-                events.append(.noSuchRecord(id, type, nsec: entry.record, interface))
+            for nsec in denials(of: type, named: name, on: interface) {
+                events.append(.noSuchRecord(id, type, nsec: nsec, interface))
             }
             // With a unique answer cached, the first send waits until it expires
             // (``sendDueQueries(at:)``): the cache's refresh queries keep it meanwhile.

@@ -77,7 +77,9 @@ final class LookupPrinter {
                 "value": .string(record.value), "data": .string(JSONEventFormatter.hex(record.data)),
             ]
             if case .noSuchRecord = change {
+                // The NSEC that says so, not a record of the type.
                 fields["value"] = nil
+                fields["data"] = nil
                 fields["nsec"] = .string(record.value)
             }
             write(fields)

@@ -12,7 +12,8 @@ enum ResolveAddressCommand {
         details: """
             Output: a line per address, "ADDRESS<TAB>NAME"; with --json one object per line.
 
-            Exit status: 0 every address resolved; 1 an address not resolved in time; 2 bad arguments.
+            Exit status: 0 every address resolved; 1 an address not resolved in time, or whose
+            reverse name's responder says it has no PTR record (NSEC); 2 bad arguments.
             """)
 
     static func run(_ arguments: [String]) async -> Int32 {

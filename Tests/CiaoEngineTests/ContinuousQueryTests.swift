@@ -100,7 +100,8 @@ import Testing
     }
 
     /// An NSEC of the query's name denies the types it does not list (RFC 6762 §6.1); a goodbye
-    /// denies nothing, nor does any NSEC a query for ANY or NSEC, or one of another name.
+    /// denies nothing, nor does an NSEC of another class or name, any NSEC a query for ANY or
+    /// NSEC, or one without a type of their window a type of 256 or more.
     @Test func anNSECDeniesTheTypesItDoesNotList() {
         let host = Names.name("alpha.local.")
         func nsec(_ name: DomainName = host, types: [RecordType], ttl: UInt32 = 120) -> ResourceRecord {
@@ -117,5 +118,10 @@ import Testing
         #expect(
             !query(.aaaa).isDenied(
                 by: ResourceRecord(name: host, cacheFlush: true, ttl: 120, data: .a(IPv4Address(198, 18, 0, 9)))))
+        var chaos = nsec(types: [.a])
+        chaos.rrClass = RecordClass(rawValue: 3)
+        #expect(!query(.aaaa).isDenied(by: chaos))
+        #expect(!query(RecordType(257)).isDenied(by: nsec(types: [.a, .aaaa])))
+        #expect(query(RecordType(257)).isDenied(by: nsec(types: [.a, RecordType(258)])))
     }
 }

@@ -83,9 +83,6 @@ struct CiaoResolverTests {
         #expect(try await result(of: unanswered) == sixOnly)
     }
 
-    /// A scope without IPv4 waits for no IPv4 address: an IPv6-only result comes after the pause,
-    /// not at the end of the window (an hour here, so that only a wrong wait outlasts the test's
-    /// limit, however busy the machine).
     /// A result of one family whose host's responder denies the other (an NSEC, RFC 6762 §6.1)
     /// is complete: IPv4 alone is returned at once, not replaced by a result within the answer
     /// pause, and IPv6 alone does not wait for the second query.
@@ -108,6 +105,9 @@ struct CiaoResolverTests {
         #expect(try await result(of: again) == sixOnly)
     }
 
+    /// A scope without IPv4 waits for no IPv4 address: an IPv6-only result comes after the pause,
+    /// not at the end of the window (an hour here, so that only a wrong wait outlasts the test's
+    /// limit, however busy the machine).
     @Test func anIPv6ScopeWaitsForNoIPv4Address() async throws {
         fake.state.update { $0.asksOverIPv4 = false }
         let sixOnly = try resolved(port: 631, addresses: ["fe80::9%eth0"])

@@ -722,8 +722,9 @@ def ipv4_only_peer(s: Suite) -> list[str]:
     the agent on host b browses and resolves it dual-stack; host q asks for the type over IPv6
     every second for 25 s (no IPv4-only responder hears that) and three times 0.2 s apart over
     IPv4 (answered once, §6). The agent reports no removal in 40 s, and still resolves it. Asked
-    for the IPv6 addresses of python-zeroconf's host there, `ciao query` and `resolve-host -6` say
-    at once that there is no such record, as its NSEC says; avahi sends none."""
+    for the IPv6 addresses of python-zeroconf's host there, `ciao query` says at once that there
+    is no such record, as its NSEC says, and `ciao resolve` of its service does not wait for a
+    second family; avahi sends no NSEC."""
     with s.lab("ipv4-only-peer", ["p4", "b", "q"]) as lab:
         p4, b, q = lab["p4"], lab["b"], lab["q"]
         p4.run("sysctl", "-qw", f"net.ipv6.conf.{IFNAME}.disable_ipv6=1")

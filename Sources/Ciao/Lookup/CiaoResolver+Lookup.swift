@@ -4,12 +4,13 @@
 /// Each asks on the network (RFC 6762 §5.2) and returns what has answered once answers have
 /// paused for ``answerPause``: long enough for a host's other family. Shared PTR records (the
 /// instances of a type, which many responders answer), and a host's addresses while only IPv6
-/// ones have come and its responder has not said it has no IPv4 address, are collected for ``sharedAnswerWindow`` at least: a responder that multicast
-/// its answer within the last second answers only the second query, a second after the first
-/// (§6). It throws `invalidConfiguration` for a
-/// non-positive timeout or a name that cannot be asked for (before any network work),
-/// ``CiaoError/dnsService(_:)`` with ``CiaoError/Code/noSuchRecord`` at once when the name's
-/// responder says, by an NSEC record (§6.1), that it has none of the types asked for, `timedOut`
+/// ones have come and its responder has not said it has no IPv4 address, are collected for
+/// ``sharedAnswerWindow`` at least: a responder that multicast its answer within the last second
+/// answers only the second query, a second after the first (§6). It throws
+/// `invalidConfiguration` for a non-positive timeout or a name that cannot be asked for (before
+/// any network work), ``CiaoError/dnsService(_:)`` with ``CiaoError/Code/noSuchRecord`` at once
+/// when the name's responder says, by an NSEC record on any interface (§6.1), that it has none of
+/// the types asked for, `timedOut`
 /// (``CiaoError/noUsableInterface`` when no interface could carry the query) when nothing
 /// answered in time, or `CancellationError`.
 extension CiaoResolver {
@@ -110,6 +111,7 @@ extension CiaoResolver {
                         && !present.records.contains { $0.type == .a } && !present.deniedTypes.contains(.a)
             },
             isComplete: { $0.records.isEmpty && asked.isSubset(of: $0.deniedTypes) })
+        // `settle` returns a value without records only when it is complete: every type denied.
         guard !present.records.isEmpty else { throw CiaoError.dnsService(CiaoError.Code.noSuchRecord) }
         return present.records
     }

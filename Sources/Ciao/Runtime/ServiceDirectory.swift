@@ -140,8 +140,6 @@ struct ServiceDirectory {
         var followers: Set<ResolutionID> = []
         /// The addresses each interface has given, in interface order.
         var addresses: [InterfaceAddresses] = []
-        /// The families an NSEC of the target denies (RFC 6762 §6.1) and no address has come of since.
-        var deniedFamilies: Set<NetworkScope.AddressFamily> = []
     }
 
     fileprivate struct InterfaceAddresses {
@@ -410,7 +408,7 @@ struct ServiceDirectory {
                             DNSRecordType(rawValue: type.rawValue), DNSRecord(nsec, interfaceIndex: interface.index)),
                         to: token)
                 case .addresses(let target):
-                    addressFollows[target]?.deniedFamilies.insert(type == .a ? .ipv4 : .ipv6)
+                    // Its resolutions' results now say which family the host lacks.
                     if !touchedTargets.contains(target) { touchedTargets.append(target) }
                 default:
                     continue
@@ -653,7 +651,6 @@ struct ServiceDirectory {
         engine: MDNSEngine
     ) {
         guard let address = record.data.address, var follow = addressFollows[target] else { return }
-        if change != .removed { follow.deniedFamilies.remove(NetworkScope.AddressFamily(address.family)) }
         let index = follow.addresses.index(insertingIfMissing: interface)
         updateAddress(address, change, in: &follow.addresses[index].addresses)
         var heardOver = follow.addresses[index].heardOver.filter { follow.addresses[index].addresses.contains($0.key) }
@@ -729,7 +726,9 @@ struct ServiceDirectory {
             service: service, hostName: srv.target.description, port: srv.port, addresses: unique,
             txtRecord: TXTRecord(txt))
         result.addressesHeardOver = heardOver
-        result.familiesDenied = resolution.addressTarget.flatMap { addressFollows[$0]?.deniedFamilies } ?? []
+        // A family with an address is not denied, whatever an older NSEC said.
+        result.familiesDenied = (resolution.addressTarget.map { deniedFamilies(of: $0, engine: engine) } ?? [])
+            .filter { family in !unique.contains { NetworkScope.AddressFamily(ofAddress: $0) == family } }
         guard
             result != resolution.lastReported || heardOver != resolution.lastReported?.addressesHeardOver
                 || result.familiesDenied != resolution.lastReported?.familiesDenied
@@ -738,6 +737,16 @@ struct ServiceDirectory {
         resolution.failsAt = nil
         resolutions[resolutionID] = resolution
         return result
+    }
+
+    /// The address families that an NSEC of `target`, cached on one of its interfaces, says it
+    /// has no address of (RFC 6762 §6.1).
+    private func deniedFamilies(of target: AddressTarget, engine: MDNSEngine) -> Set<NetworkScope.AddressFamily> {
+        let interfaces = engine.networkInterfaces.map(\.id).filter { target.interfaces?.contains($0) ?? true }
+        return Set(
+            [(RecordType.a, NetworkScope.AddressFamily.ipv4), (.aaaa, .ipv6)].compactMap { type, family in
+                interfaces.contains { !engine.denials(of: type, named: target.name, on: $0).isEmpty } ? family : nil
+            })
     }
 
     /// Numeric form; an IPv6 link-local address carries its interface's name as `%zone`, or

@@ -96,12 +96,9 @@ struct ContinuousQuery {
     }
 
     /// Whether `record` is an NSEC of the query's name that denies the query's type (RFC 6762
-    /// §6.1): one that lists the types the name has, not this one. A goodbye denies nothing, and
-    /// neither does any NSEC to a query for ANY or for NSEC itself.
+    /// §6.1, ``CiaoWire/ResourceRecord/denies(_:)``).
     func isDenied(by record: ResourceRecord) -> Bool {
-        guard case .nsec(let nsec) = record.data, record.ttl > 0, type != .any, type != .nsec, record.name == name
-        else { return false }
-        return !nsec.types.contains(type)
+        record.name == name && record.denies(type)
     }
 
     var question: Question { Question(name: name, type: type) }

@@ -240,7 +240,7 @@ struct WatchedQuestions {
 
     /// Whether `rrset` holds NSEC records that may deny a type a query asks for (RFC 6762 §6.1).
     func mayDeny(_ rrset: RRSetKey) -> Bool {
-        rrset.type == .nsec && !deniableNames.isEmpty && deniableNames.contains(rrset.nameKey)
+        rrset.type == .nsec && deniableNames.contains(rrset.nameKey)
     }
 
     var isEmpty: Bool { exact.isEmpty && anyNames.isEmpty }
