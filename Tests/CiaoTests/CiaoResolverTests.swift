@@ -20,6 +20,19 @@ struct CiaoResolverTests {
         return result
     }
 
+    /// Emits `first`, then `second` `seconds` later, from a thread of its own: a busy task pool
+    /// cannot delay them.
+    func emit(
+        _ first: ResolvedService, then second: ResolvedService, after seconds: TimeInterval, to token: BackendToken,
+        on backend: FakeBackend
+    ) {
+        Thread {
+            backend.emitResolved(token, first)
+            Thread.sleep(forTimeInterval: seconds)
+            backend.emitResolved(token, second)
+        }.start()
+    }
+
     /// A resolution of ``service`` on `backend`, and its token once the backend has it.
     func resolving(
         on backend: FakeBackend, timeout: Duration = .seconds(30), window: Duration = CiaoResolver.sharedAnswerWindow
@@ -39,11 +52,7 @@ struct CiaoResolverTests {
         #expect(fake.resolutions.map(\.service) == [service])
         let first = try resolved(port: 631)
         let withinThePause = try resolved(port: 632)
-        Thread {
-            fake.emitResolved(token, first)
-            Thread.sleep(forTimeInterval: 0.05)
-            fake.emitResolved(token, withinThePause)
-        }.start()
+        emit(first, then: withinThePause, after: 0.05, to: token, on: fake)
         #expect(try await result(of: resolution) == first)
         #expect(fake.cancelCount(token) == 1)
         // A later result changes nothing.
@@ -62,12 +71,8 @@ struct CiaoResolverTests {
         let fourOnlyMoved = try resolved(port: 632, addresses: ["192.0.2.9"])
         let both = try resolved(port: 631)
         let (resolution, token) = try await resolving(on: fake)
-        Thread {
-            fake.emitResolved(token, sixOnly)
-            // Twice the answer pause: the resolution has seen results pause with IPv6 alone.
-            Thread.sleep(forTimeInterval: 0.5)
-            fake.emitResolved(token, both)
-        }.start()
+        // Twice the answer pause: the resolution has seen results pause with IPv6 alone.
+        emit(sixOnly, then: both, after: 0.5, to: token, on: fake)
         #expect(try await result(of: resolution) == both)
         let other = FakeBackend()
         let (again, second) = try await self.resolving(on: other)
@@ -91,11 +96,7 @@ struct CiaoResolverTests {
         let fourOnly = try resolved(port: 631, addresses: ["192.0.2.9"], denying: [.ipv6])
         let withinThePause = try resolved(port: 632, addresses: ["192.0.2.9"])
         let (resolution, token) = try await resolving(on: fake, timeout: .seconds(3600))
-        Thread {
-            fake.emitResolved(token, fourOnly)
-            Thread.sleep(forTimeInterval: 0.05)
-            fake.emitResolved(token, withinThePause)
-        }.start()
+        emit(fourOnly, then: withinThePause, after: 0.05, to: token, on: fake)
         #expect(try await result(of: resolution) == fourOnly)
 
         let other = FakeBackend()
