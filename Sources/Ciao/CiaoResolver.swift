@@ -53,11 +53,6 @@ extension Service {
 }
 
 extension ResolvedService {
-    /// Whether some address is of `family`.
-    fileprivate func hasAddress(of family: NetworkScope.AddressFamily) -> Bool {
-        addresses.contains { NetworkScope.AddressFamily(ofAddress: $0) == family }
-    }
-
     /// Whether `family` is settled: some address is of it, or the host's responder says it has
     /// none (RFC 6762 §6.1).
     fileprivate func isSettled(_ family: NetworkScope.AddressFamily) -> Bool {

@@ -30,6 +30,11 @@ public struct ResolvedService: Equatable, Hashable, Sendable {
         self.txtRecord = txtRecord
     }
 
+    /// Whether some address is of `family`.
+    func hasAddress(of family: NetworkScope.AddressFamily) -> Bool {
+        addresses.contains { NetworkScope.AddressFamily(ofAddress: $0) == family }
+    }
+
     /// Equal when service, host, port, addresses and TXT are: not by the families addresses came
     /// over, or those denied.
     public static func == (lhs: ResolvedService, rhs: ResolvedService) -> Bool {

@@ -728,7 +728,7 @@ struct ServiceDirectory {
         result.addressesHeardOver = heardOver
         // A family with an address is not denied, whatever an older NSEC said.
         result.familiesDenied = (resolution.addressTarget.map { deniedFamilies(of: $0, engine: engine) } ?? [])
-            .filter { family in !unique.contains { NetworkScope.AddressFamily(ofAddress: $0) == family } }
+            .filter { !result.hasAddress(of: $0) }
         guard
             result != resolution.lastReported || heardOver != resolution.lastReported?.addressesHeardOver
                 || result.familiesDenied != resolution.lastReported?.familiesDenied
