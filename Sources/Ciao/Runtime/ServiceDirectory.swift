@@ -471,9 +471,9 @@ struct ServiceDirectory {
             touchedResolutions += addressFollows[target]?.followers.sorted() ?? []
         }
         var reported: Set<ResolutionID> = []
-        var liveAddresses: [AddressTarget: [InterfaceAddresses]] = [:]
+        var targetViews: [AddressTarget: TargetView] = [:]
         for resolutionID in touchedResolutions where reported.insert(resolutionID).inserted {
-            guard let resolved = resolutionResult(resolutionID, engine: engine, liveAddresses: &liveAddresses) else {
+            guard let resolved = resolutionResult(resolutionID, engine: engine, targetViews: &targetViews) else {
                 continue
             }
             switch resolutionID {
@@ -688,20 +688,32 @@ struct ServiceDirectory {
         }
     }
 
+    /// What a target's resolutions are shown now: its live addresses (``liveAddresses(of:engine:)``)
+    /// and the families an NSEC denies (``deniedFamilies(of:engine:)``).
+    private struct TargetView {
+        var addresses: [InterfaceAddresses]
+        var deniedFamilies: Set<NetworkScope.AddressFamily>
+    }
+
     /// The resolution's result when it is complete (SRV, TXT and an address) and new.
-    /// `liveAddresses` memoizes ``liveAddresses(of:engine:)`` across the resolutions of one batch.
+    /// `targetViews` memoizes each target's ``TargetView`` across the resolutions of one batch.
     private mutating func resolutionResult(
-        _ resolutionID: ResolutionID, engine: MDNSEngine, liveAddresses: inout [AddressTarget: [InterfaceAddresses]]
+        _ resolutionID: ResolutionID, engine: MDNSEngine, targetViews: inout [AddressTarget: TargetView]
     ) -> ResolvedService? {
         guard var resolution = resolutions[resolutionID], let (interface, srv) = resolution.firstSRV,
             let txt = resolution.answers.first(where: { $0.interface == interface })?.txt
                 ?? resolution.answers.lazy.compactMap(\.txt).first
         else { return nil }
-        var found: [InterfaceAddresses] = []
+        var view = TargetView(addresses: [], deniedFamilies: [])
         if let target = resolution.addressTarget {
-            found = liveAddresses[target] ?? self.liveAddresses(of: target, engine: engine)
-            liveAddresses[target] = found
+            view =
+                targetViews[target]
+                ?? TargetView(
+                    addresses: liveAddresses(of: target, engine: engine),
+                    deniedFamilies: deniedFamilies(of: target, engine: engine))
+            targetViews[target] = view
         }
+        let found = view.addresses
         let addresses = found.flatMap { found in
             found.addresses.sorted { $0.sortKey.lexicographicallyPrecedes($1.sortKey) }
                 .map { (presentation(of: $0, on: found.interface, engine: engine), found.heardOver[$0] ?? []) }
@@ -727,8 +739,7 @@ struct ServiceDirectory {
             txtRecord: TXTRecord(txt))
         result.addressesHeardOver = heardOver
         // A family with an address is not denied, whatever an older NSEC said.
-        result.familiesDenied = (resolution.addressTarget.map { deniedFamilies(of: $0, engine: engine) } ?? [])
-            .filter { !result.hasAddress(of: $0) }
+        result.familiesDenied = view.deniedFamilies.filter { !result.hasAddress(of: $0) }
         guard
             result != resolution.lastReported || heardOver != resolution.lastReported?.addressesHeardOver
                 || result.familiesDenied != resolution.lastReported?.familiesDenied
