@@ -58,7 +58,8 @@ let package = Package(
         .testTarget(
             name: "CiaoTests",
             dependencies: [
-                "Ciao", "CiaoEngine", "CiaoSimulation", "CiaoTestFixtures", "CiaoTransport", "CiaoWire",
+                "Ciao", "CiaoEngine", "CiaoSimulation", "CiaoTestFixtures", "CiaoTransport", "CiaoUnicastDNS",
+                "CiaoWire",
             ]),
         // Socket tests; they run only inside the namespace Scripts/transport-tests.sh creates.
         .testTarget(name: "CiaoTransportTests", dependencies: ["CiaoTransport", "CiaoNetwork", "CiaoWire"]),

@@ -21,12 +21,19 @@ public struct DNSAnswer: Hashable, Sendable {
     /// Seconds this answer holds: the RRset's smallest TTL, or the negative TTL from the SOA
     /// (RFC 2308 §5), capped by the client; 0 for a negative answer without an SOA.
     public var ttl: UInt32
+    /// The zone's SOA record that came with a negative answer (RFC 2308 §3), its TTL the seconds
+    /// left of the negative TTL; nil for records, or when the server sent none.
+    public var soa: ResourceRecord?
 
-    public init(name: DomainName, type: RecordType, outcome: Outcome, records: [ResourceRecord], ttl: UInt32) {
+    public init(
+        name: DomainName, type: RecordType, outcome: Outcome, records: [ResourceRecord], ttl: UInt32,
+        soa: ResourceRecord? = nil
+    ) {
         self.name = name
         self.type = type
         self.outcome = outcome
         self.records = records
         self.ttl = ttl
+        self.soa = soa
     }
 }

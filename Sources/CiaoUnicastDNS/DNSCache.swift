@@ -43,6 +43,7 @@ struct DNSCache: Sendable {
         for index in answer.records.indices {
             answer.records[index].ttl -= min(answer.records[index].ttl, elapsed)
         }
+        if let soaTTL = answer.soa?.ttl { answer.soa?.ttl = soaTTL - min(soaTTL, elapsed) }
         return answer
     }
 

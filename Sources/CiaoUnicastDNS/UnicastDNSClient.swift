@@ -247,10 +247,12 @@ public struct UnicastDNSClient<Random: RandomNumberGenerator & Sendable>: Sendab
                 name: question.name, type: question.type, outcome: .records, records: unique,
                 ttl: unique.map(\.ttl).min() ?? 0)
         }
-        let soa = message.authorities.first { $0.type == .soa && (owner == $0.name || owner.isSubdomain(of: $0.name)) }
+        var soa = message.authorities.first { $0.type == .soa && (owner == $0.name || owner.isSubdomain(of: $0.name)) }
         let negativeTTL = soa.flatMap { record in record.data.soa.map { min(record.ttl, $0.minimum, maximumTTL) } }
+        soa?.ttl = negativeTTL ?? 0
         return DNSAnswer(
             name: question.name, type: question.type,
-            outcome: message.header.rcode == 3 ? .nameError : .noData, records: [], ttl: negativeTTL ?? 0)
+            outcome: message.header.rcode == 3 ? .nameError : .noData, records: [], ttl: negativeTTL ?? 0,
+            soa: soa.flatMap { $0.data.soa == nil ? nil : $0 })
     }
 }

@@ -172,8 +172,8 @@ enum CommonOptions {
                 status = 1
             } catch CiaoError.dnsService(CiaoError.Code.noSuchRecord) {
                 CommandLineTool.printError(
-                    "\(argument): no such record: its responder says it has none of the records asked for"
-                        + " (an NSEC record, RFC 6762 §6.1)")
+                    "\(argument): no such record: the name has none of the records asked for, as its responder"
+                        + " (an NSEC record, RFC 6762 §6.1) or its zone's DNS server (RFC 2308) says")
                 status = 1
             } catch  where CommandLineTool.isArgumentError(error) {
                 return CommandLineTool.usageError("\(error)", spec: spec)

@@ -55,32 +55,36 @@ final class LookupPrinter {
     }
 
     /// A record as `dig` prints it, its interface after `;`; with `change`, a `dns-sd -Q` line
-    /// led by the time of day and `Add`, `Upd` or `Rmv`. A type denied by an NSEC is an `Add`
-    /// of that type with `No Such Record` for its data, as `dns-sd -Q` prints it.
-    func print(_ record: DNSRecord, change: RecordEvent? = nil) {
+    /// led by the time of day and `Add`, `Upd` or `Rmv`. A type denied is an `Add` of that type
+    /// at `askedName` with `No Such Record` for its data, as `dns-sd -Q` prints it; the record
+    /// that denies it (an NSEC, or a unicast zone's SOA, which has the zone's name) goes into the
+    /// JSON object under its type, `nsec` or `soa`.
+    func print(_ record: DNSRecord, change: RecordEvent? = nil, askedName: String? = nil) {
         let interface = interfaces.info(for: record.interfaceIndex).name
+        var name = record.name
         var type = record.type
         var value = record.value
         if case .noSuchRecord(let denied, _) = change {
+            name = askedName.map { $0.hasSuffix(".") ? $0 : $0 + "." } ?? record.name
             type = denied
             value = "No Such Record"
         }
         switch format {
         case .human:
-            let line = "\(record.name)\t\(record.ttl)\tIN\t\(type)\t\(value)\t; \(interface)"
+            let line = "\(name)\t\(record.ttl)\tIN\t\(type)\t\(value)\t; \(interface)"
             guard let change else { return write(line) }
             write("\(TimeOfDay.now())  \(Self.word(for: change))  \(line)")
         case .json:
             var fields: [String: JSONValue] = [
-                "event": .string(change.map(Self.jsonEvent) ?? "record"), "name": .string(record.name),
+                "event": .string(change.map(Self.jsonEvent) ?? "record"), "name": .string(name),
                 "interface": .string(interface), "type": .string(type.description), "ttl": .int(Int(record.ttl)),
                 "value": .string(record.value), "data": .string(JSONEventFormatter.hex(record.data)),
             ]
             if case .noSuchRecord = change {
-                // The NSEC that says so, not a record of the type.
+                // The record that says so, not a record of the type.
                 fields["value"] = nil
                 fields["data"] = nil
-                fields["nsec"] = .string(record.value)
+                fields[record.type.description.lowercased()] = .string(record.value)
             }
             write(fields)
         }

@@ -67,13 +67,14 @@ enum QueryCommand {
                 "no \(type) record of \(name) answered within \(timeout!)"
             }
         }
-        return await follow(RecordQuerySession(name: name, type: type), until: timeout, printer: printer)
+        return await follow(RecordQuerySession(name: name, type: type), of: name, until: timeout, printer: printer)
     }
 
-    /// Prints the session's events until SIGINT or SIGTERM, or until `timeout`.
-    private static func follow(_ session: RecordQuerySession, until timeout: Duration?, printer: LookupPrinter) async
-        -> Int32
-    {
+    /// Prints the events of `session`, which asks for `name`, until SIGINT or SIGTERM, or until
+    /// `timeout`.
+    private static func follow(
+        _ session: RecordQuerySession, of name: String, until timeout: Duration?, printer: LookupPrinter
+    ) async -> Int32 {
         enum Input {
             case event(RecordEvent)
             case failed(any Error)
@@ -105,7 +106,7 @@ enum QueryCommand {
         printer.printContinuousHeader()
         for await input in feed {
             switch input {
-            case .event(let event): printer.print(event.record, change: event)
+            case .event(let event): printer.print(event.record, change: event, askedName: name)
             case .failed(let error) where CommandLineTool.isArgumentError(error):
                 return CommandLineTool.usageError("\(error)", spec: spec)
             case .failed(let error):

@@ -60,8 +60,8 @@ struct WideAreaBrowseRun {
                 if options.terminate, unsettled.contains(target) { status = 1 }
             case .settled:
                 unsettled.remove(target)
-            case .typeFound, .domainFound, .domainRemoved:
-                break  // a type browse sees no enumeration
+            case .typeFound, .domainFound, .domainRemoved, .records:
+                break  // a type browse sees no enumeration and no lookup
             }
             if options.terminate && unsettled.isEmpty { break }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import Ciao
@@ -21,7 +22,8 @@ import Testing
         let backend = FakeBackend()
         let resolution = Task {
             try await CiaoResolver.resolveHost(
-                "alpha", families: [.ipv4, .ipv6], interfaceIndex: 0, timeout: .seconds(30), backend: backend)
+                "alpha", families: [.ipv4, .ipv6], interfaceIndex: 0, timeout: .seconds(30),
+                backends: .init(local: backend))
         }
         let (token, lookup) = try await backend.lookup()
         #expect(lookup.name.description == "alpha.local.")
@@ -41,7 +43,8 @@ import Testing
         let backend = FakeBackend()
         let both = Task {
             try await CiaoResolver.resolveHost(
-                "alpha", families: [.ipv4, .ipv6], interfaceIndex: 0, timeout: .seconds(30), backend: backend)
+                "alpha", families: [.ipv4, .ipv6], interfaceIndex: 0, timeout: .seconds(30),
+                backends: .init(local: backend))
         }
         let token = try await backend.lookup().token
         Thread {
@@ -55,7 +58,7 @@ import Testing
         // An hour's window: only a wrong wait outlasts the test's limit, however busy the machine.
         let sixOnly = Task {
             try await CiaoResolver.resolveHost(
-                "alpha", families: [.ipv6], interfaceIndex: 0, timeout: .seconds(7200), backend: other,
+                "alpha", families: [.ipv6], interfaceIndex: 0, timeout: .seconds(7200), backends: .init(local: other),
                 window: .seconds(3600))
         }
         let (sixToken, lookup) = try await other.lookup()
@@ -76,7 +79,8 @@ import Testing
         // An hour's window: only a wrong wait outlasts the test's limit, however busy the machine.
         let both = Task {
             try await CiaoResolver.resolveHost(
-                "alpha", families: [.ipv4, .ipv6], interfaceIndex: 0, timeout: .seconds(7200), backend: backend,
+                "alpha", families: [.ipv4, .ipv6], interfaceIndex: 0, timeout: .seconds(7200),
+                backends: .init(local: backend),
                 window: .seconds(3600))
         }
         let token = try await backend.lookup().token
@@ -91,7 +95,8 @@ import Testing
         let backend = FakeBackend()
         let query = Task {
             try await CiaoResolver.query(
-                name: "alpha.local.", type: .a, interfaceIndex: 0, timeout: .seconds(7200), backend: backend)
+                name: "alpha.local.", type: .a, interfaceIndex: 0, timeout: .seconds(7200),
+                backends: .init(local: backend))
         }
         let token = try await backend.lookup().token
         backend.emitRecords(token, [.noSuchRecord(.a, Self.onlyIPv6)])
@@ -101,7 +106,8 @@ import Testing
         let other = FakeBackend()
         let host = Task {
             try await CiaoResolver.resolveHost(
-                "alpha", families: [.ipv4, .ipv6], interfaceIndex: 0, timeout: .seconds(7200), backend: other)
+                "alpha", families: [.ipv4, .ipv6], interfaceIndex: 0, timeout: .seconds(7200),
+                backends: .init(local: other))
         }
         let hostToken = try await other.lookup().token
         other.emitRecords(hostToken, [.noSuchRecord(.a, Self.onlyIPv6)])
@@ -113,13 +119,15 @@ import Testing
         let backend = FakeBackend()
         await #expect(throws: CiaoError.timedOut) {
             try await CiaoResolver.query(
-                name: "nobody.local", type: .a, interfaceIndex: 0, timeout: .milliseconds(50), backend: backend)
+                name: "nobody.local", type: .a, interfaceIndex: 0, timeout: .milliseconds(50),
+                backends: .init(local: backend))
         }
         #expect(backend.isCancelled(try await backend.lookup().token))
         backend.state.update { $0.interfacesPresent = false }
         await #expect(throws: CiaoError.noUsableInterface) {
             try await CiaoResolver.query(
-                name: "nobody.local", type: .a, interfaceIndex: 0, timeout: .milliseconds(50), backend: backend)
+                name: "nobody.local", type: .a, interfaceIndex: 0, timeout: .milliseconds(50),
+                backends: .init(local: backend))
         }
     }
 
@@ -129,7 +137,8 @@ import Testing
         let backend = FakeBackend()
         let query = Task {
             try await CiaoResolver.query(
-                name: "alpha.local.", type: .a, interfaceIndex: 0, timeout: .seconds(30), backend: backend)
+                name: "alpha.local.", type: .a, interfaceIndex: 0, timeout: .seconds(30),
+                backends: .init(local: backend))
         }
         let token = try await backend.lookup().token
         backend.emitRecords(token, [.added(Self.v4)])
@@ -146,7 +155,8 @@ import Testing
         let backend = FakeBackend()
         let query = Task {
             try await CiaoResolver.query(
-                name: "_ciao._tcp.local", type: .ptr, interfaceIndex: 0, timeout: .seconds(30), backend: backend)
+                name: "_ciao._tcp.local", type: .ptr, interfaceIndex: 0, timeout: .seconds(30),
+                backends: .init(local: backend))
         }
         let token = try await backend.lookup().token
         func ptr(_ label: String) -> DNSRecord {
@@ -168,7 +178,7 @@ import Testing
         let backend = FakeBackend()
         let resolution = Task {
             try await CiaoResolver.resolveAddress(
-                "198.18.0.1", interfaceIndex: 0, timeout: .seconds(30), backend: backend)
+                "198.18.0.1", interfaceIndex: 0, timeout: .seconds(30), backends: .init(local: backend))
         }
         let (token, lookup) = try await backend.lookup()
         #expect(lookup.name.description == "1.0.18.198.in-addr.arpa.")
@@ -182,24 +192,77 @@ import Testing
         let backend = FakeBackend()
         await #expect(throws: CiaoError.self) {
             try await CiaoResolver.query(
-                name: "alpha.local", type: .a, interfaceIndex: 0, timeout: .zero, backend: backend)
+                name: "alpha.local", type: .a, interfaceIndex: 0, timeout: .zero, backends: .init(local: backend))
         }
         await #expect(throws: CiaoError.self) {
             try await CiaoResolver.resolveHost(
-                "www.example.com", families: [.ipv4], interfaceIndex: 0, timeout: .seconds(1), backend: backend)
+                "alpha", families: [], interfaceIndex: 0, timeout: .seconds(1), backends: .init(local: backend))
         }
         await #expect(throws: CiaoError.self) {
             try await CiaoResolver.resolveAddress(
-                "not-an-address", interfaceIndex: 0, timeout: .seconds(1), backend: backend)
+                "not-an-address", interfaceIndex: 0, timeout: .seconds(1), backends: .init(local: backend))
         }
         #expect(backend.calls.isEmpty)
+    }
+
+    /// A name of two labels or more outside `local.` and the reverse-mapping zones is a unicast
+    /// DNS question, as `dns-sd -Q` sends it; a name in `local.`, a single label and a reverse
+    /// name stay with multicast DNS.
+    @Test func namesOutsideLocalAreAskedOfUnicastDNS() async throws {
+        let multicast = FakeBackend()
+        let unicast = FakeBackend()
+        let domains = Mutex<[String]>([])
+        let backends = BackendSelection(local: multicast) { domain in
+            domains.withLock { $0.append(domain) }
+            return unicast
+        }
+        let printer = Self.record("printer.lab.example.", .a, "198.18.0.50", data: [198, 18, 0, 50], interface: 0)
+        let query = Task {
+            try await CiaoResolver.query(
+                name: "printer.lab.example", type: .a, interfaceIndex: 0, timeout: .seconds(30), backends: backends)
+        }
+        let (token, lookup) = try await unicast.lookup()
+        #expect(lookup.name.description == "printer.lab.example." && lookup.types == [.a])
+        unicast.emitRecords(token, [.added(printer)])
+        #expect(try await result(of: query) == [printer])
+        let host = Task {
+            try await CiaoResolver.resolveHost(
+                "printer.lab.example.", families: [.ipv4, .ipv6], interfaceIndex: 0, timeout: .seconds(30),
+                backends: backends)
+        }
+        let hostLookup = try await unicast.lookup(1)
+        #expect(hostLookup.lookup.types == [.a, .aaaa])
+        unicast.emitRecords(hostLookup.token, [.added(printer)])
+        _ = try await result(of: host)
+        let session = RecordQuerySession(name: "lab.example", types: [.txt], interfaceIndex: 0, backends: backends)
+        #expect(try await unicast.lookup(2).lookup.name.description == "lab.example.")
+        session.stop()
+        #expect(domains.withLock { $0 } == ["printer.lab.example.", "printer.lab.example.", "lab.example."])
+
+        let sessions = [
+            "alpha.local", "alpha", "1.0.18.198.in-addr.arpa",
+            "1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.d.f.ip6.arpa",
+        ]
+        .map { RecordQuerySession(name: $0, types: [.ptr], interfaceIndex: 0, backends: backends) }
+        let hostSession = HostSession(hostName: "alpha", families: [.ipv4], interfaceIndex: 0, backends: backends)
+        var asked: [String] = []
+        for index in 0..<5 { asked.append(try await multicast.lookup(index).lookup.name.description) }
+        #expect(
+            Set(asked) == [
+                "alpha.local.", "alpha.", "1.0.18.198.in-addr.arpa.",
+                "1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.d.f.ip6.arpa.",
+            ])
+        for session in sessions { session.stop() }
+        hostSession.stop()
+        #expect(domains.withLock { $0 }.count == 3)
     }
 
     @Test func cancellingTheCallerEndsTheLookup() async throws {
         let backend = FakeBackend()
         let query = Task {
             try await CiaoResolver.query(
-                name: "alpha.local", type: .a, interfaceIndex: 0, timeout: .seconds(30), backend: backend)
+                name: "alpha.local", type: .a, interfaceIndex: 0, timeout: .seconds(30), backends: .init(local: backend)
+            )
         }
         let token = try await backend.lookup().token
         query.cancel()
@@ -211,7 +274,8 @@ import Testing
     /// the new one, and a goodbye as a removal; stopping it stops the lookup.
     @Test func aHostSessionFollowsAddressesAsTheyChange() async throws {
         let backend = FakeBackend()
-        let session = HostSession(hostName: "alpha.local", families: [.ipv4], interfaceIndex: 0, backend: backend)
+        let session = HostSession(
+            hostName: "alpha.local", families: [.ipv4], interfaceIndex: 0, backends: .init(local: backend))
         let events = StreamRecorder(session.events)
         let (token, lookup) = try await backend.lookup()
         #expect(lookup.types == [.a])
@@ -230,7 +294,8 @@ import Testing
 
     @Test func aRecordSessionPassesEveryEventOnAndRefusesABadName() async throws {
         let backend = FakeBackend()
-        let session = RecordQuerySession(name: "_ciao._tcp.local", types: [.ptr], interfaceIndex: 3, backend: backend)
+        let session = RecordQuerySession(
+            name: "_ciao._tcp.local", types: [.ptr], interfaceIndex: 3, backends: .init(local: backend))
         let events = StreamRecorder(session.events)
         let (token, lookup) = try await backend.lookup()
         #expect(lookup.interfaceIndex == 3)
@@ -239,7 +304,7 @@ import Testing
         #expect(try await events.remainder() == [.added(Self.v4), .removed(Self.v4)])
 
         let refused = StreamRecorder(
-            RecordQuerySession(name: "a..b", types: [.a], interfaceIndex: 0, backend: backend).events)
+            RecordQuerySession(name: "a..b", types: [.a], interfaceIndex: 0, backends: .init(local: backend)).events)
         await #expect(throws: CiaoError.self) { _ = try await refused.next() }
     }
 }

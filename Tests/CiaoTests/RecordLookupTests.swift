@@ -99,10 +99,10 @@ import Testing
     }
 
     @Test func namesAndAddressesAreCheckedBeforeAnyNetworkWork() {
-        #expect(throws: CiaoError.self) {
-            try RecordLookup(hostName: "printer.example.com", families: [.ipv4], interfaceIndex: 0)
-        }
         #expect(throws: CiaoError.self) { try RecordLookup(hostName: "alpha", families: [], interfaceIndex: 0) }
+        #expect(throws: CiaoError.self) {
+            try RecordLookup(hostName: "printer..example.com", families: [.ipv4], interfaceIndex: 0)
+        }
         #expect(throws: CiaoError.self) { try RecordLookup(name: "", types: [.a], interfaceIndex: 0) }
         #expect(throws: CiaoError.self) {
             try RecordLookup(name: String(repeating: "x", count: 64) + ".local", types: [.a], interfaceIndex: 0)

@@ -161,6 +161,8 @@ private typealias S = FakeDNSServer
         #expect(try client.takeCompletions().first?.result.get().records.count == 600)
     }
 
+    /// The SOA of a negative answer is kept with it, its TTL the negative TTL, counting down in
+    /// the cache; an SOA of a zone the name is not in is not the answer's.
     @Test func nxdomainAndNodataAreCachedForTheSOAMinimum() throws {
         var client = S.client()
         client.query(name, type: .ptr, at: .zero)
@@ -170,16 +172,18 @@ private typealias S = FakeDNSServer
             from: S.primary, at: .zero)
         let answer = try #require(try client.takeCompletions().first?.result.get())
         #expect(answer.outcome == .nameError && answer.ttl == 30)
+        #expect(answer.soa?.type == .soa && answer.soa?.name == Names.name("lab.example.") && answer.soa?.ttl == 30)
         client.query(name, type: .ptr, at: .seconds(29))
         #expect(client.takeTransmissions().isEmpty)
-        #expect(try client.takeCompletions().first?.result.get().outcome == .nameError)
+        let cached = try #require(try client.takeCompletions().first?.result.get())
+        #expect(cached.outcome == .nameError && cached.soa?.ttl == 1)
         client.query(name, type: .ptr, at: .seconds(30))
         let again = try #require(client.takeTransmissions().first)
         client.receive(
             S.reply(to: again.message, authorities: [S.soa("other.example.", minimum: 30)]), on: again.attempt,
             from: S.primary, at: .seconds(30))
         let nodata = try #require(try client.takeCompletions().first?.result.get())
-        #expect(nodata.outcome == .noData && nodata.ttl == 0)
+        #expect(nodata.outcome == .noData && nodata.ttl == 0 && nodata.soa == nil)
     }
 
     @Test func cnameChainIsFollowedInsideTheReplyOnlyAndBounded() throws {

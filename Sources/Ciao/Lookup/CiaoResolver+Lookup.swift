@@ -27,7 +27,7 @@ extension CiaoResolver {
         name: String, type: DNSRecordType, interfaceIndex: UInt32 = 0, timeout: Duration = .seconds(10)
     ) async throws -> [DNSRecord] {
         try await query(
-            name: name, type: type, interfaceIndex: interfaceIndex, timeout: timeout, backend: MDNSRuntime.shared)
+            name: name, type: type, interfaceIndex: interfaceIndex, timeout: timeout, backends: .shared)
     }
 
     /// The addresses of `hostName` (`raspberrypi`, `raspberrypi.local` or `raspberrypi.local.`)
@@ -37,7 +37,7 @@ extension CiaoResolver {
         timeout: Duration = .seconds(10)
     ) async throws -> [HostAddress] {
         try await resolveHost(
-            hostName, families: families, interfaceIndex: interfaceIndex, timeout: timeout, backend: MDNSRuntime.shared)
+            hostName, families: families, interfaceIndex: interfaceIndex, timeout: timeout, backends: .shared)
     }
 
     /// The host name that `address` (`192.0.2.7`, `fe80::1%eth0`) maps back to by its reverse PTR
@@ -45,24 +45,25 @@ extension CiaoResolver {
     public static func resolveAddress(
         _ address: String, interfaceIndex: UInt32 = 0, timeout: Duration = .seconds(10)
     ) async throws -> String {
-        try await resolveAddress(address, interfaceIndex: interfaceIndex, timeout: timeout, backend: MDNSRuntime.shared)
+        try await resolveAddress(address, interfaceIndex: interfaceIndex, timeout: timeout, backends: .shared)
     }
 
     static func query(
-        name: String, type: DNSRecordType, interfaceIndex: UInt32, timeout: Duration, backend: any DiscoveryBackend
+        name: String, type: DNSRecordType, interfaceIndex: UInt32, timeout: Duration, backends: BackendSelection
     ) async throws -> [DNSRecord] {
         try checkTimeout(timeout)
         let lookup = try RecordLookup(name: name, types: [type], interfaceIndex: interfaceIndex)
-        return try await collect(lookup, timeout: timeout, backend: backend)
+        return try await collect(lookup, timeout: timeout, backend: try backends.backend(for: lookup))
     }
 
     static func resolveHost(
         _ hostName: String, families: Set<NetworkScope.AddressFamily>, interfaceIndex: UInt32, timeout: Duration,
-        backend: any DiscoveryBackend, window: Duration = sharedAnswerWindow
+        backends: BackendSelection, window: Duration = sharedAnswerWindow
     ) async throws -> [HostAddress] {
         try checkTimeout(timeout)
         let lookup = try RecordLookup(hostName: hostName, families: families, interfaceIndex: interfaceIndex)
-        let records = try await collect(lookup, timeout: timeout, backend: backend, window: window)
+        let records = try await collect(
+            lookup, timeout: timeout, backend: try backends.backend(for: lookup), window: window)
         var addresses: [HostAddress] = []
         for address in records.compactMap(HostAddress.init) where !addresses.contains(address) {
             addresses.append(address)
@@ -71,11 +72,11 @@ extension CiaoResolver {
     }
 
     static func resolveAddress(
-        _ address: String, interfaceIndex: UInt32, timeout: Duration, backend: any DiscoveryBackend
+        _ address: String, interfaceIndex: UInt32, timeout: Duration, backends: BackendSelection
     ) async throws -> String {
         try checkTimeout(timeout)
         let lookup = try RecordLookup(reverseOf: address, interfaceIndex: interfaceIndex)
-        let records = try await collect(lookup, timeout: timeout, backend: backend)
+        let records = try await collect(lookup, timeout: timeout, backend: try backends.backend(for: lookup))
         // The lookup asks for PTR records alone, and returns only with one at least.
         return records.first { $0.type == .ptr }?.value ?? records[0].value
     }

@@ -14,12 +14,12 @@ public final class HostSession: Sendable {
     public convenience init(
         hostName: String, families: Set<NetworkScope.AddressFamily> = [.ipv4, .ipv6], interfaceIndex: UInt32 = 0
     ) {
-        self.init(hostName: hostName, families: families, interfaceIndex: interfaceIndex, backend: MDNSRuntime.shared)
+        self.init(hostName: hostName, families: families, interfaceIndex: interfaceIndex, backends: .shared)
     }
 
     init(
         hostName: String, families: Set<NetworkScope.AddressFamily>, interfaceIndex: UInt32,
-        backend: any DiscoveryBackend
+        backends: BackendSelection
     ) {
         let (events, sink) = AsyncThrowingStream<HostAddressEvent, any Error>.makeStream()
         self.events = events
@@ -27,6 +27,7 @@ public final class HostSession: Sendable {
         do {
             let lookup = try RecordLookup(hostName: hostName, families: families, interfaceIndex: interfaceIndex)
             let present = Mutex(RecordSet())
+            let backend = try backends.backend(for: lookup)
             let token = try backend.lookUp(lookup) { events in
                 present.withLock { present in
                     for event in events {

@@ -10,15 +10,16 @@ public final class RecordQuerySession: Sendable {
     /// Asks for `type` records of `name` (such as `printer.local.` or `_ipp._tcp.local.`; a
     /// trailing dot is optional) on every interface, or on the one with `interfaceIndex`.
     public convenience init(name: String, type: DNSRecordType, interfaceIndex: UInt32 = 0) {
-        self.init(name: name, types: [type], interfaceIndex: interfaceIndex, backend: MDNSRuntime.shared)
+        self.init(name: name, types: [type], interfaceIndex: interfaceIndex, backends: .shared)
     }
 
-    init(name: String, types: [DNSRecordType], interfaceIndex: UInt32, backend: any DiscoveryBackend) {
+    init(name: String, types: [DNSRecordType], interfaceIndex: UInt32, backends: BackendSelection) {
         let (events, sink) = AsyncThrowingStream<RecordEvent, any Error>.makeStream()
         self.events = events
         self.sink = sink
         do {
             let lookup = try RecordLookup(name: name, types: types, interfaceIndex: interfaceIndex)
+            let backend = try backends.backend(for: lookup)
             let token = try backend.lookUp(lookup) { events in
                 for event in events { sink.yield(event) }
             }

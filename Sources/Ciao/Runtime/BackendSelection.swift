@@ -28,6 +28,12 @@ struct BackendSelection: Sendable {
         self.wideArea = wideArea
     }
 
+    /// The backend that asks `lookup`: multicast DNS, or unicast DNS for a name it does not serve
+    /// (``RecordLookup/isMulticast``).
+    func backend(for lookup: RecordLookup) throws(CiaoError) -> any DiscoveryBackend {
+        lookup.isMulticast ? local : try wideArea(lookup.name.description)
+    }
+
     /// The backend serving `domain`, checked to be a domain name when it is not `local.`.
     func backend(for domain: String) throws(CiaoError) -> any DiscoveryBackend {
         if Service.isLocalDomain(domain) { return local }

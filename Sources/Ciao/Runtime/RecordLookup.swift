@@ -9,6 +9,18 @@ struct RecordLookup: Hashable, Sendable {
     var types: [RecordType]
     /// 0 for every interface.
     var interfaceIndex: UInt32
+
+    /// Whether multicast DNS asks it: a name in `local.` (RFC 6762 §3), a reverse-mapping name,
+    /// which the host with the address answers on the link (§4), or a single label. Any other
+    /// name is a unicast DNS question for the system's servers, as `dns-sd -Q` sends it.
+    var isMulticast: Bool {
+        name.labelCount < 2 || Self.multicastDomains.contains { name.isSubdomain(of: $0) }
+    }
+
+    private static let multicastDomains = [
+        ServiceDirectory.localDomain, try! DomainName(labels: ["in-addr", "arpa"]),
+        try! DomainName(labels: ["ip6", "arpa"]),
+    ]
 }
 
 extension RecordLookup {
@@ -25,21 +37,12 @@ extension RecordLookup {
         self.init(name: parsed, types: types.map(\.wireType), interfaceIndex: interfaceIndex)
     }
 
-    /// The A and AAAA lookup of a host name in `local.` (RFC 6762 §3): `raspberrypi`,
-    /// `raspberrypi.local` and `raspberrypi.local.` are the same host; a name in another domain is
-    /// `invalidConfiguration`, since multicast DNS serves only `local.`.
+    /// The A and AAAA lookup of a host name: `raspberrypi`, `raspberrypi.local` and
+    /// `raspberrypi.local.` are the same host in `local.` (RFC 6762 §3); a name of two labels or
+    /// more in another domain, such as `printer.example.com`, is asked of unicast DNS.
     init(hostName: String, families: Set<NetworkScope.AddressFamily>, interfaceIndex: UInt32) throws(CiaoError) {
         let bare = hostName.hasSuffix(".") ? String(hostName.dropLast()) : hostName
-        let lowered = bare.lowercased()
-        let full: String
-        if lowered.hasSuffix(".local") {
-            full = bare
-        } else if !bare.contains(".") {
-            full = bare + ".local"
-        } else {
-            throw .invalidConfiguration(
-                "host name \"\(hostName)\" is not in local., the only domain multicast DNS serves")
-        }
+        let full = bare.contains(".") ? bare : bare + ".local"
         guard !families.isEmpty else { throw .invalidConfiguration("choose at least one address family") }
         let types = NetworkScope.AddressFamily.allCases.filter(families.contains).map {
             $0 == .ipv4 ? DNSRecordType.a : .aaaa

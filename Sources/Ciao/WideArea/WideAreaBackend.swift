@@ -245,7 +245,17 @@ final class WideAreaBackend: DiscoveryBackend {
     func lookUp(_ lookup: RecordLookup, onUpdate: @escaping @Sendable ([RecordEvent]) -> Void) throws(CiaoError)
         -> BackendToken
     {
-        throw .invalidConfiguration("record lookups go over multicast DNS only, not in \(domain)")
+        let token = makeToken()
+        start(browser.lookupEvents(lookup), as: token) { event in
+            switch event {
+            case .records(let events): onUpdate(events)
+            case .failed(let error):
+                // asked again next round; a lookup has no event for it, so the log tells
+                DiagnosticHub.shared.emit(.warning, .query, "looking up \(lookup.name): \(error)")
+            default: break
+            }
+        }
+        return token
     }
 
     func cancel(_ token: BackendToken) {

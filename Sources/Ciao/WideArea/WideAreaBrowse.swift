@@ -30,7 +30,9 @@ package struct WideAreaBrowse: Sendable {
         case domainRemoved(String)
         /// The first round is complete: every instance found then is reported and resolved.
         case settled
-        /// The type's PTR could not be asked for; the browse asks again in the next round.
+        /// The changes to the records a lookup asked for, in one round.
+        case records([RecordEvent])
+        /// A question could not be asked; it is asked again in the next round.
         case failed(CiaoError)
     }
 
@@ -152,6 +154,29 @@ package struct WideAreaBrowse: Sendable {
                 report(.domainFound(domain, isDefault: isDefault))
             }
             return ttl == .max ? 0 : ttl
+        }
+    }
+
+    /// The records answering `lookup`, each type asked for in turn, and asked for again as a
+    /// browse asks, until the stream is cancelled: a round's changes as one `records` event, a
+    /// question no server answered as `failed`.
+    func lookupEvents(_ lookup: RecordLookup) -> AsyncStream<Event> {
+        let loop = loop
+        return Self.polling(UnicastRecordSet()) { reported, cacheUse, report in
+            var changes: [RecordEvent] = []
+            var ttl = UInt32.max
+            for type in lookup.types {
+                switch await loop.query(lookup.name, type, cacheUse: cacheUse) {
+                case .success(let answer):
+                    changes += reported.take(answer)
+                    ttl = min(ttl, answer.ttl)
+                case .failure(let error):
+                    report(.failed(.network(error.description)))
+                    ttl = 0
+                }
+            }
+            if !changes.isEmpty { report(.records(changes)) }
+            return ttl
         }
     }
 
