@@ -13,6 +13,8 @@ extension RecordData: CustomStringConvertible {
             options.map { "OPTION\($0.code)=\(Self.hex($0.data))" }.joined(separator: " ")
         case .unknown(.hinfo, let bytes) where Self.characterStrings(bytes)?.count == 2:
             Self.characterStrings(bytes)!.map(Self.quoted).joined(separator: " ")
+        case .unknown(.soa, let bytes) where SOAData(rdata: bytes) != nil:
+            SOAData(rdata: bytes)!.presentation
         case .unknown(_, let bytes): "\\# \(bytes.count)" + (bytes.isEmpty ? "" : " \(Self.hex(bytes))")
         }
     }

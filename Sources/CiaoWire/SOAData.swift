@@ -68,3 +68,10 @@ extension RecordData {
     /// A CNAME record's data pointing at `target`.
     public static func canonicalName(_ target: DomainName) -> RecordData { .unknown(.cname, target.storage + [0]) }
 }
+
+extension SOAData {
+    /// `MNAME RNAME SERIAL REFRESH RETRY EXPIRE MINIMUM`, as `dig` prints it (RFC 1035 §5.1).
+    var presentation: String {
+        "\(primaryServer) \(responsibleMailbox) \(serial) \(refresh) \(retry) \(expire) \(minimum)"
+    }
+}

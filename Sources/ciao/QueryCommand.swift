@@ -1,7 +1,7 @@
 import Ciao
 
-/// `ciao query NAME TYPE`: any record by multicast DNS, once as `dig` prints it, or continuously
-/// as `dns-sd -Q` does.
+/// `ciao query NAME TYPE`: any record by multicast DNS, or by unicast DNS for a name outside
+/// `local.`, once as `dig` prints it, or continuously as `dns-sd -Q` does.
 enum QueryCommand {
     static let spec = CommandSpec(
         name: "query",
@@ -15,7 +15,7 @@ enum QueryCommand {
                 help: "give up (or, with -c, stop) after this long (default 5; -c none)"),
         ] + CommonOptions.network + LookupPrinter.options,
         positionals: [
-            .init(name: "NAME", help: "the name, such as alpha.local or _http._tcp.local"),
+            .init(name: "NAME", help: "the name, such as alpha.local, _http._tcp.local or www.example.com"),
             .init(name: "TYPE", help: "A, AAAA, PTR, SRV, TXT, NSEC, HINFO, ANY, TYPE65 or a number"),
         ],
         details: """
@@ -27,6 +27,11 @@ enum QueryCommand {
             record, RFC 6762 §6.1), the query ends at once with no such record; with -c an Add line
             shows TYPE with No Such Record for its data, as dns-sd -Q does. With --json one object
             per record per line; a denied type is the event noSuchRecord, with the NSEC in nsec.
+            A name of two labels or more outside local. and the reverse zones (in-addr.arpa,
+            ip6.arpa), such as www.example.com, is asked of the DNS servers of /etc/resolv.conf
+            by unicast DNS, as dns-sd -Q asks it, and asked again at 80 % of its TTL with -c; its
+            records show interface 0, and NODATA or NXDOMAIN is no such record, with the zone's
+            SOA in soa.
 
             Exit status: 0 answered, or with -c interrupted or timed out; 1 no answer in time, or
             no such record; 2 bad arguments.

@@ -38,6 +38,7 @@ import Testing
         #expect([soa.serial, soa.refresh, soa.retry, soa.expire, soa.minimum] == [7, 3600, 900, 604800, 30])
         #expect(RecordData.soa(soa).soa == soa)
         #expect(RecordType.soa.description == "SOA")
+        #expect(record.data.description == "ns.lab.example. hostmaster.lab.example. 7 3600 900 604800 30")
     }
 
     @Test(arguments: [
@@ -49,6 +50,7 @@ import Testing
     ])
     func malformedSOARDataIsNil(rdata: [UInt8]) {
         #expect(SOAData(rdata: rdata) == nil)
+        #expect(RecordData.unknown(.soa, rdata).description.hasPrefix("\\# \(rdata.count)"))
     }
 
     @Test func canonicalNameTarget() {

@@ -14,6 +14,7 @@ feature this build lacks say SKIP and name it.
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import json
 import os
 import re
@@ -24,7 +25,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bind  # noqa: E402
-from lab import IFNAME, V4NET, Failure, Host, JsonProc, Lab  # noqa: E402
+from lab import IFNAME, V4NET, V6NET, Failure, Host, JsonProc, Lab  # noqa: E402
 from runner import Skip, parse_scenario_arguments, run_scenarios  # noqa: E402
 
 
@@ -544,6 +545,65 @@ def scenario_domains(s: Suite) -> list[str]:
         return figures
 
 
+def scenario_lookups(s: Suite) -> list[str]:
+    """ciao query and resolve-host of names outside local.: asked of named, NODATA and NXDOMAIN no such record."""
+    if "unicast DNS" not in subprocess.run([s.ciao, "query", "--help"], capture_output=True, text=True).stdout:
+        raise Skip("this ciao asks multicast DNS alone for every name")
+    lab, named, _ = s.lab("lookups")
+    with lab:
+        client, dns = lab["client"], lab["dns"]
+        resolv = f"nameserver {dns.v4}\n"
+        printer = "printer." + bind.DOMAIN.rstrip(".")
+        figures = []
+
+        def ciao(label: str, *argv: str) -> tuple[float, subprocess.CompletedProcess]:
+            t0 = time.monotonic()
+            command = with_resolv_conf(client, f"resolv-{label}.conf", resolv, s.ciao, *argv)
+            r = subprocess.run(client.argv(*command), capture_output=True, text=True, timeout=30)
+            return time.monotonic() - t0, r
+
+        mark = named.mark()
+        took, r = ciao("a", "query", printer, "A")
+        fields = r.stdout.split()
+        if r.returncode != 0 or fields[:1] != [printer + "."] or fields[3:5] != ["A", f"{V4NET}.50"]:
+            raise Failure(f"ciao query {printer} A exited {r.returncode}: {r.stdout.strip()} {r.stderr.strip()}")
+        asked = [e["line"] for e in named.select(lambda e: f"query: {printer} IN A " in e.get("line", ""), after=mark)]
+        if not asked:
+            raise Failure(f"named logged no query for {printer} A: ciao did not ask it")
+        figures.append(f"query A: {fields[4]} from named in {took * 1000:.0f} ms")
+
+        took, r = ciao("host", "resolve-host", printer)
+        addresses = [line.split("\t")[-1] for line in r.stdout.splitlines()]
+        want = [f"{V4NET}.50", str(ipaddress.ip_address(f"{V6NET}:50"))]
+        if r.returncode != 0 or addresses != want:
+            raise Failure(f"ciao resolve-host {printer} exited {r.returncode}: {addresses}, not {want}; {r.stderr.strip()}")
+        figures.append(f"resolve-host: {', '.join(addresses)} in {took * 1000:.0f} ms")
+
+        for label, name, type_, what in (("nodata", printer, "TXT", "NODATA"),
+                                         ("nxdomain", "nobody." + bind.DOMAIN.rstrip("."), "A", "NXDOMAIN")):
+            took, r = ciao(label, "query", name, type_)
+            if r.returncode != 1 or "no such record" not in r.stderr or took > 3:
+                raise Failure(f"ciao query {name} {type_} ({what}) exited {r.returncode} after {took:.1f} s: "
+                              f"{r.stdout.strip()} {r.stderr.strip()}")
+            figures.append(f"query {type_} of {what}: no such record in {took * 1000:.0f} ms")
+
+        took, r = ciao("continuous", "query", "-c", "--json", "--timeout", "2", printer, "TXT")
+        events = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
+        denials = [e for e in events if e.get("event") == "noSuchRecord"]
+        if r.returncode != 0 or len(denials) != 1 or denials[0].get("name") != printer + "." \
+                or denials[0].get("type") != "TXT" or not denials[0].get("soa", "").startswith(f"ns.{bind.DOMAIN}"):
+            raise Failure(f"ciao query -c --json {printer} TXT: exit {r.returncode}, {events}")
+        figures.append(f"query -c TXT: one noSuchRecord with the zone's SOA ({denials[0]['soa'].split()[0]} ...)")
+
+        mark = named.mark()
+        took, r = ciao("local", "query", "--timeout", "1", "nothing.local", "A")
+        leaked = named.select(lambda e: "nothing.local" in e.get("line", ""), after=mark)
+        if r.returncode != 1 or leaked:
+            raise Failure(f"ciao query nothing.local A: exit {r.returncode}, named saw {len(leaked)} queries for it")
+        figures.append("a name in local. stays off named")
+        return figures
+
+
 def scenario_polling(s: Suite) -> list[str]:
     """Steady-state queries of a running browse and resolve, ciao beside Apple's mDNSResponder."""
     s.need_ciao()
@@ -672,6 +732,7 @@ SCENARIOS = {
     "bench": (scenario_bench, "200 services browsed and resolved, three runs"),
     "register": (scenario_register, "ciao publish -d: signed registration, rename, exact deletion, bad keys"),
     "domains": (scenario_domains, "ciao domains (-R) from the search list and from the reverse zone alone"),
+    "lookups": (scenario_lookups, "ciao query and resolve-host of names in the zone: answers, NODATA and NXDOMAIN"),
     "polling": (scenario_polling, "steady-state queries per hour, ciao beside mDNSResponder (CIAO_MDNSRESPONDER)"),
     "lease": (scenario_lease, "ciao publish -d refreshes the Update Lease a server grants (leaseserver.py)"),
     "api": (scenario_api, "the public API (interop agent) browses, resolves, reconfirms, lists types and publishes"),
