@@ -1,7 +1,8 @@
 /// One-shot lookups of any record, of a host's addresses and of an address's host name, as
 /// `dns-sd -Q`, `avahi-resolve -n` and `avahi-resolve -a` do.
 ///
-/// Each asks on the network (RFC 6762 §5.2) and returns what has answered once answers have
+/// Each asks on the network (RFC 6762 §5.2; a name of two labels or more outside `local.` and the
+/// reverse zones, of the unicast DNS servers of `/etc/resolv.conf`) and returns what has answered once answers have
 /// paused for ``answerPause``: long enough for a host's other family. Shared PTR records (the
 /// instances of a type, which many responders answer), and a host's addresses while only IPv6
 /// ones have come and its responder has not said it has no IPv4 address, are collected for
@@ -9,8 +10,8 @@
 /// answers only the second query, a second after the first (§6). It throws
 /// `invalidConfiguration` for a non-positive timeout or a name that cannot be asked for (before
 /// any network work), ``CiaoError/dnsService(_:)`` with ``CiaoError/Code/noSuchRecord`` at once
-/// when the name's responder says, by an NSEC record on any interface (§6.1), that it has none of
-/// the types asked for, `timedOut`
+/// when the name's responder says, by an NSEC record on any interface (§6.1), or its zone's
+/// server by NODATA or NXDOMAIN, that it has none of the types asked for, `timedOut`
 /// (``CiaoError/noUsableInterface`` when no interface could carry the query) when nothing
 /// answered in time, or `CancellationError`.
 extension CiaoResolver {
@@ -30,8 +31,8 @@ extension CiaoResolver {
             name: name, type: type, interfaceIndex: interfaceIndex, timeout: timeout, backends: .shared)
     }
 
-    /// The addresses of `hostName` (`raspberrypi`, `raspberrypi.local` or `raspberrypi.local.`)
-    /// over the families asked for, IPv4 first; an IPv6 link-local address carries its `%zone`.
+    /// The addresses of `hostName` (`raspberrypi`, `raspberrypi.local` or `raspberrypi.local.`;
+    /// `printer.example.com` by unicast DNS) over the families asked for, IPv4 first; an IPv6 link-local address carries its `%zone`.
     public static func resolveHost(
         _ hostName: String, families: Set<NetworkScope.AddressFamily> = [.ipv4, .ipv6], interfaceIndex: UInt32 = 0,
         timeout: Duration = .seconds(10)

@@ -1,6 +1,7 @@
 import CiaoWire
 
-/// A record received by multicast DNS in answer to a query, as ``RecordQuerySession`` and
+/// A record received in answer to a query (by multicast DNS, or unicast DNS for a name outside
+/// `local.`), as ``RecordQuerySession`` and
 /// ``CiaoResolver/query(name:type:interfaceIndex:timeout:)`` report it.
 public struct DNSRecord: Hashable, Sendable, CustomStringConvertible {
     /// The owner name with its trailing dot, labels escaped as in zone files (`My\032Printer._ipp._tcp.local.`).

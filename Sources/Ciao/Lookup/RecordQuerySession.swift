@@ -8,7 +8,9 @@ public final class RecordQuerySession: Sendable {
     private let sink: AsyncThrowingStream<RecordEvent, any Error>.Continuation
 
     /// Asks for `type` records of `name` (such as `printer.local.` or `_ipp._tcp.local.`; a
-    /// trailing dot is optional) on every interface, or on the one with `interfaceIndex`.
+    /// trailing dot is optional) on every interface, or on the one with `interfaceIndex`. A name
+    /// of two labels or more outside `local.` and the reverse zones, such as `www.example.com.`, is
+    /// asked of the unicast DNS servers of `/etc/resolv.conf`, again at 80 % of its TTL.
     public convenience init(name: String, type: DNSRecordType, interfaceIndex: UInt32 = 0) {
         self.init(name: name, types: [type], interfaceIndex: interfaceIndex, backends: .shared)
     }

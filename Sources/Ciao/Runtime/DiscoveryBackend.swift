@@ -30,8 +30,9 @@ protocol DiscoveryBackend: Sendable {
         -> BackendToken
     /// Enumerates the service types on the network (RFC 6763 §9), each reported once.
     func browseTypes(onUpdate: @escaping @Sendable (ServiceType) -> Void) throws(CiaoError) -> BackendToken
-    /// Asks for records of a name continuously (RFC 6762 §5.2); each callback carries the changes
-    /// of one batch, in order, records already cached first.
+    /// Asks for records of a name continuously (RFC 6762 §5.2; in unicast DNS, again at 80 % of
+    /// the TTL); each callback carries the changes of one batch, in order, records already cached
+    /// first.
     func lookUp(_ lookup: RecordLookup, onUpdate: @escaping @Sendable ([RecordEvent]) -> Void) throws(CiaoError)
         -> BackendToken
     /// Stops what `token` started; a publication is withdrawn with goodbyes (RFC 6762 §10.1).
