@@ -593,7 +593,13 @@ def scenario_lookups(s: Suite) -> list[str]:
         if r.returncode != 0 or len(denials) != 1 or denials[0].get("name") != printer + "." \
                 or denials[0].get("type") != "TXT" or not denials[0].get("soa", "").startswith(f"ns.{bind.DOMAIN}"):
             raise Failure(f"ciao query -c --json {printer} TXT: exit {r.returncode}, {events}")
-        figures.append(f"query -c TXT: one noSuchRecord with the zone's SOA ({denials[0]['soa'].split()[0]} ...)")
+        took, r = ciao("continuous-human", "query", "-c", "--timeout", "2", printer, "TXT")
+        adds = [l.split(None, 2)[2] for l in r.stdout.splitlines() if l.split()[1:2] == ["Add"]]
+        if r.returncode != 0 or len(adds) != 1 or adds[0].split("\t")[0] != printer + "." \
+                or adds[0].split("\t")[3:5] != ["TXT", "No Such Record"]:
+            raise Failure(f"ciao query -c {printer} TXT: exit {r.returncode}, {r.stdout!r}")
+        figures.append(f"query -c TXT: one noSuchRecord with the zone's SOA ({denials[0]['soa'].split()[0]} ...), "
+                       "an Add line of TXT, No Such Record")
 
         mark = named.mark()
         took, r = ciao("local", "query", "--timeout", "1", "nothing.local", "A")
