@@ -4,9 +4,10 @@ import Ciao
 /// timeout, the network options), and a lookup of each in turn, as `avahi-resolve` does.
 enum LookupRun {
     /// Parses `arguments` by `spec`, whose variadic positional `each` names what to look up, then
-    /// runs `lookUp` for each (see ``CommonOptions/lookUpEach(_:spec:_:describingFailure:)``).
+    /// runs `lookUp` for each (see ``CommonOptions/lookUpEach(_:spec:_:describingFailure:)``),
+    /// first saying when no interface can carry those that `asksMulticastDNS`.
     static func run(
-        _ arguments: [String], spec: CommandSpec, each: String,
+        _ arguments: [String], spec: CommandSpec, each: String, asksMulticastDNS: (String) -> Bool,
         lookUp: (String, Duration, NetworkScope, LookupPrinter) async throws -> Void,
         describingFailure: @escaping (String, Duration) -> String
     ) async -> Int32 {
@@ -23,8 +24,10 @@ enum LookupRun {
         } catch {
             return CommandLineTool.usageError("\(error)", spec: spec)
         }
-        await CommonOptions.waitForInterface(scope, atMost: .zero)
-        CommonOptions.warnAboutMembershipFailures()
+        if targets.contains(where: asksMulticastDNS) {
+            await CommonOptions.waitForInterface(scope, atMost: .zero)
+            CommonOptions.warnAboutMembershipFailures()
+        }
         let printer = LookupPrinter(format: LookupPrinter.format(parsed), scope: scope)
         return await CommonOptions.lookUpEach(targets, spec: spec) { target in
             try await lookUp(target, timeout, scope, printer)

@@ -60,8 +60,10 @@ enum QueryCommand {
         } catch {
             return CommandLineTool.usageError("\(error)", spec: spec)
         }
-        await CommonOptions.waitForInterface(scope, atMost: parsed.has("--continuous") ? nil : .zero)
-        CommonOptions.warnAboutMembershipFailures()
+        if CiaoResolver.asksMulticastDNS(name) {
+            await CommonOptions.waitForInterface(scope, atMost: parsed.has("--continuous") ? nil : .zero)
+            CommonOptions.warnAboutMembershipFailures()
+        }
         let printer = LookupPrinter(format: LookupPrinter.format(parsed), scope: scope)
         guard parsed.has("--continuous") else {
             return await CommonOptions.lookUpEach([name], spec: spec) { name in

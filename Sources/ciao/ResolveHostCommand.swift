@@ -30,17 +30,14 @@ enum ResolveHostCommand {
             """)
 
     static func run(_ arguments: [String]) async -> Int32 {
-        await LookupRun.run(arguments, spec: spec, each: "NAME") { name, timeout, scope, printer in
+        await LookupRun.run(
+            arguments, spec: spec, each: "NAME",
+            asksMulticastDNS: { CiaoResolver.asksMulticastDNS($0, isHostName: true) }
+        ) { name, timeout, scope, printer in
             let addresses = try await CiaoResolver.resolveHost(name, families: scope.families, timeout: timeout)
-            for address in addresses { printer.print(address, of: Self.displayName(name)) }
+            for address in addresses { printer.print(address, of: CiaoResolver.qualifiedHostName(name)) }
         } describingFailure: { name, timeout in
             "\(name) was not resolved within \(timeout)"
         }
-    }
-
-    /// The name as resolved: `alpha` is `alpha.local.`.
-    private static func displayName(_ name: String) -> String {
-        let bare = name.hasSuffix(".") ? String(name.dropLast()) : name
-        return bare.lowercased().hasSuffix(".local") ? bare + "." : bare + ".local."
     }
 }

@@ -231,6 +231,8 @@ final class FakeBackend: DiscoveryBackend, Sendable {
         var interfacesPresent = true
         /// What ``asksOverIPv4`` says: false for a scope of IPv6 alone.
         var asksOverIPv4 = true
+        /// What ``timeoutError(of:)`` says of every lookup, instead of ``timeoutError``.
+        var lookupFailure: CiaoError?
         /// The subtype each browse asked for, if any.
         var browseSubtypes: [BackendToken: String] = [:]
         /// The resolution timeout each browse asked for, when it resolves what it finds.
@@ -354,6 +356,10 @@ final class FakeBackend: DiscoveryBackend, Sendable {
     var hasUsableInterface: Bool { state.read { $0.interfacesPresent } }
 
     var asksOverIPv4: Bool { state.read { $0.asksOverIPv4 } }
+
+    func timeoutError(of token: BackendToken) -> CiaoError {
+        state.read { $0.lookupFailure } ?? timeoutError
+    }
 
     // MARK: Inspection
 

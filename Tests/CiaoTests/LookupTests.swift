@@ -257,6 +257,18 @@ import Testing
         #expect(domains.withLock { $0 }.count == 3)
     }
 
+    /// A one-shot lookup that times out without an answer throws why its backend could not ask
+    /// (a DNS server refusing), when the backend knows, rather than `timedOut`.
+    @Test func aLookupThatTimesOutSaysWhyItCouldNotAsk() async throws {
+        let backend = FakeBackend()
+        backend.state.update { $0.lookupFailure = .network("the DNS server refused") }
+        await #expect(throws: CiaoError.network("the DNS server refused")) {
+            try await CiaoResolver.query(
+                name: "www.lab.example", type: .a, interfaceIndex: 0, timeout: .milliseconds(200),
+                backends: .init(local: backend) { _ in backend })
+        }
+    }
+
     @Test func cancellingTheCallerEndsTheLookup() async throws {
         let backend = FakeBackend()
         let query = Task {

@@ -98,6 +98,25 @@ import Testing
         #expect(harness.recordBatches.dropFirst(batches).first?.map(\.kind) == ["noSuchRecord"])
     }
 
+    /// A host name of one label is in `local.`; one of two labels or more is asked as written, of
+    /// unicast DNS unless it is in `local.`; the command-line tool decides the same way whether to
+    /// wait for an interface.
+    @Test func hostNamesOfOneLabelAreInLocal() throws {
+        for (written, asked, isMulticast) in [
+            ("alpha", "alpha.local.", true), ("alpha.", "alpha.local.", true), ("Alpha.LOCAL", "Alpha.LOCAL.", true),
+            ("printer.lab.example", "printer.lab.example.", false),
+            ("printer.lab.example.", "printer.lab.example.", false),
+        ] {
+            let lookup = try RecordLookup(hostName: written, families: [.ipv4], interfaceIndex: 0)
+            #expect(lookup.name.description == asked && lookup.isMulticast == isMulticast, "\(written)")
+            #expect(CiaoResolver.qualifiedHostName(written) == asked)
+            #expect(CiaoResolver.asksMulticastDNS(written, isHostName: true) == isMulticast)
+        }
+        #expect(!CiaoResolver.asksMulticastDNS("www.example.com"))
+        #expect(CiaoResolver.asksMulticastDNS("7.0.18.198.in-addr.arpa"))
+        #expect(CiaoResolver.asksMulticastDNS("a..b"), "a name that cannot be asked for")
+    }
+
     @Test func namesAndAddressesAreCheckedBeforeAnyNetworkWork() {
         #expect(throws: CiaoError.self) { try RecordLookup(hostName: "alpha", families: [], interfaceIndex: 0) }
         #expect(throws: CiaoError.self) {

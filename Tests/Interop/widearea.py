@@ -575,7 +575,8 @@ def scenario_lookups(s: Suite) -> list[str]:
         took, r = ciao("host", "resolve-host", printer)
         addresses = [line.split("\t")[-1] for line in r.stdout.splitlines()]
         want = [f"{V4NET}.50", str(ipaddress.ip_address(f"{V6NET}:50"))]
-        if r.returncode != 0 or addresses != want:
+        names = {line.split("\t")[0] for line in r.stdout.splitlines()}
+        if r.returncode != 0 or addresses != want or names != {printer}:
             raise Failure(f"ciao resolve-host {printer} exited {r.returncode}: {addresses}, not {want}; {r.stderr.strip()}")
         figures.append(f"resolve-host: {', '.join(addresses)} in {took * 1000:.0f} ms")
 
@@ -600,6 +601,15 @@ def scenario_lookups(s: Suite) -> list[str]:
             raise Failure(f"ciao query -c {printer} TXT: exit {r.returncode}, {r.stdout!r}")
         figures.append(f"query -c TXT: one noSuchRecord with the zone's SOA ({denials[0]['soa'].split()[0]} ...), "
                        "an Add line of TXT, No Such Record")
+
+        # a host without a DNS server: its kernel refuses, and the lookup says so at its timeout
+        refusing = lab["peer"]
+        command = with_resolv_conf(client, "resolv-refused.conf", f"nameserver {refusing.v4}\n",
+                                   s.ciao, "query", "--timeout", "2", printer, "A")
+        r = subprocess.run(client.argv(*command), capture_output=True, text=True, timeout=30)
+        if r.returncode != 1 or "refused" not in r.stderr or "waiting for a network interface" in r.stderr:
+            raise Failure(f"ciao query {printer} A of a refusing server: exit {r.returncode}, {r.stderr.strip()}")
+        figures.append("a refusing server: " + r.stderr.strip().splitlines()[-1].removeprefix("ciao: ")[:70])
 
         mark = named.mark()
         took, r = ciao("local", "query", "--timeout", "1", "nothing.local", "A")

@@ -123,7 +123,7 @@ extension CiaoResolver {
     /// `isComplete`; while `awaitsSecondQuery` holds, not before `window` (``sharedAnswerWindow``)
     /// has passed since the start (a responder that multicast what is missing within the last
     /// second gives it only to the second query, a second after the first: RFC 6762 §6). At
-    /// `timeout`, the value if it answers; otherwise the backend's timeout error.
+    /// `timeout`, the value if it answers; otherwise the backend's timeout error for the lookup.
     static func settle<Update: Sendable, Value>(
         _ initial: Value, timeout: Duration, backend: any DiscoveryBackend, window: Duration = sharedAnswerWindow,
         start: (_ onUpdate: @escaping @Sendable (Update) -> Void) throws(CiaoError) -> BackendToken,
@@ -165,7 +165,7 @@ extension CiaoResolver {
             case .paused:
                 continue
             case .timedOut:
-                guard answers(value) else { throw backend.timeoutError }
+                guard answers(value) else { throw backend.timeoutError(of: token) }
                 return value
             }
         }

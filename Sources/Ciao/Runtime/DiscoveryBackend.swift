@@ -35,6 +35,9 @@ protocol DiscoveryBackend: Sendable {
     /// first.
     func lookUp(_ lookup: RecordLookup, onUpdate: @escaping @Sendable ([RecordEvent]) -> Void) throws(CiaoError)
         -> BackendToken
+    /// The error for a lookup of `token` that timed out without an answer: ``timeoutError``,
+    /// or why its last question could not be asked, when the backend knows.
+    func timeoutError(of token: BackendToken) -> CiaoError
     /// Stops what `token` started; a publication is withdrawn with goodbyes (RFC 6762 §10.1).
     func cancel(_ token: BackendToken)
     /// Returns once everything asked before has been carried out, goodbyes sent included.
@@ -51,6 +54,8 @@ extension DiscoveryBackend {
     /// The error for an operation that timed out: `timedOut`, or ``CiaoError/noUsableInterface``
     /// when there was no interface to carry it.
     var timeoutError: CiaoError { hasUsableInterface ? .timedOut : .noUsableInterface }
+
+    func timeoutError(of token: BackendToken) -> CiaoError { timeoutError }
 
     var asksOverIPv4: Bool { true }
 }

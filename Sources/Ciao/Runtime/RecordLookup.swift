@@ -41,13 +41,11 @@ extension RecordLookup {
     /// `raspberrypi.local.` are the same host in `local.` (RFC 6762 §3); a name of two labels or
     /// more in another domain, such as `printer.example.com`, is asked of unicast DNS.
     init(hostName: String, families: Set<NetworkScope.AddressFamily>, interfaceIndex: UInt32) throws(CiaoError) {
-        let bare = hostName.hasSuffix(".") ? String(hostName.dropLast()) : hostName
-        let full = bare.contains(".") ? bare : bare + ".local"
         guard !families.isEmpty else { throw .invalidConfiguration("choose at least one address family") }
         let types = NetworkScope.AddressFamily.allCases.filter(families.contains).map {
             $0 == .ipv4 ? DNSRecordType.a : .aaaa
         }
-        try self.init(name: full, types: types, interfaceIndex: interfaceIndex)
+        try self.init(name: CiaoResolver.qualifiedHostName(hostName), types: types, interfaceIndex: interfaceIndex)
     }
 
     /// The PTR lookup that maps `address` (`192.0.2.7`, `fe80::1`, a `%zone` ignored) back to a
@@ -57,5 +55,25 @@ extension RecordLookup {
             throw .invalidConfiguration("\"\(address)\" is not an IPv4 or IPv6 address")
         }
         self.init(name: parsed.reverseMappingName, types: [.ptr], interfaceIndex: interfaceIndex)
+    }
+}
+
+extension CiaoResolver {
+    /// `hostName` as a lookup asks for it, with its trailing dot: a single label is a name in
+    /// `local.` (`raspberrypi` is `raspberrypi.local.`), any other name is as written.
+    package static func qualifiedHostName(_ hostName: String) -> String {
+        let bare = hostName.hasSuffix(".") ? String(hostName.dropLast()) : hostName
+        return (bare.contains(".") ? bare : bare + ".local") + "."
+    }
+
+    /// Whether a lookup of `name` (a host name when `isHostName`) asks multicast DNS rather than
+    /// unicast DNS (``RecordLookup/isMulticast``); a name that cannot be asked for counts as
+    /// multicast, its lookup failing as it starts.
+    package static func asksMulticastDNS(_ name: String, isHostName: Bool = false) -> Bool {
+        let lookup =
+            isHostName
+            ? try? RecordLookup(hostName: name, families: [.ipv4], interfaceIndex: 0)
+            : try? RecordLookup(name: name, types: [.a], interfaceIndex: 0)
+        return lookup?.isMulticast ?? true
     }
 }

@@ -21,6 +21,9 @@ final class WideAreaBackend: DiscoveryBackend {
     private let delivery = Mutex(())
     /// The instances each resolving browse has found and not lost, each with its resolution.
     private let automatic = Mutex<[BackendToken: AutomaticResolutions]>([:])
+    /// Why the last question of each lookup that has failed since its last answer could not be
+    /// asked, for ``timeoutError(of:)``.
+    private let lookupFailures = Mutex<[BackendToken: CiaoError]>([:])
 
     /// A resolving browse's instances, and how long the resolution of each may go without a result.
     private struct AutomaticResolutions {
@@ -246,11 +249,15 @@ final class WideAreaBackend: DiscoveryBackend {
         -> BackendToken
     {
         let token = makeToken()
-        start(browser.lookupEvents(lookup), as: token) { event in
+        start(browser.lookupEvents(lookup), as: token) { [self] event in
             switch event {
-            case .records(let events): onUpdate(events)
+            case .records(let events):
+                lookupFailures.withLock { $0[token] = nil }
+                onUpdate(events)
             case .failed(let error):
-                // asked again next round; a lookup has no event for it, so the log tells
+                // asked again next round; a lookup has no event for it, so the log tells, and a
+                // one-shot lookup that times out says it
+                lookupFailures.withLock { $0[token] = error }
                 DiagnosticHub.shared.emit(.warning, .query, "looking up \(lookup.name): \(error)")
             default: break
             }
@@ -258,7 +265,12 @@ final class WideAreaBackend: DiscoveryBackend {
         return token
     }
 
+    func timeoutError(of token: BackendToken) -> CiaoError {
+        lookupFailures.withLock { $0[token] } ?? timeoutError
+    }
+
     func cancel(_ token: BackendToken) {
+        lookupFailures.withLock { $0[token] = nil }
         if let resolutions = automatic.withLock({ $0.removeValue(forKey: token) }) {
             for entry in resolutions.present.values { entry.cancel() }
         }
