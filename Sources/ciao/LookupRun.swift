@@ -3,11 +3,19 @@ import Ciao
 /// What `resolve-host` and `resolve-address` share: their arguments (names or addresses, a
 /// timeout, the network options), and a lookup of each in turn, as `avahi-resolve` does.
 enum LookupRun {
-    /// Parses `arguments` by `spec`, whose variadic positional `each` names what to look up, then
-    /// runs `lookUp` for each (see ``CommonOptions/lookUpEach(_:spec:_:describingFailure:)``),
-    /// first saying when no interface can carry those that `asksMulticastDNS`.
+    /// What a run looks up.
+    enum Target {
+        /// Host names, in `local.` or asked of unicast DNS.
+        case hostName
+        /// Addresses, whose reverse names multicast DNS asks.
+        case address
+    }
+
+    /// Parses `arguments` by `spec`, whose variadic positional `each` names the targets to look
+    /// up, then runs `lookUp` for each (see ``CommonOptions/lookUpEach(_:spec:_:describingFailure:)``),
+    /// first saying when no interface can carry those that multicast DNS asks.
     static func run(
-        _ arguments: [String], spec: CommandSpec, each: String, asksMulticastDNS: (String) -> Bool,
+        _ arguments: [String], spec: CommandSpec, each: String, of target: Target,
         lookUp: (String, Duration, NetworkScope, LookupPrinter) async throws -> Void,
         describingFailure: @escaping (String, Duration) -> String
     ) async -> Int32 {
@@ -24,7 +32,7 @@ enum LookupRun {
         } catch {
             return CommandLineTool.usageError("\(error)", spec: spec)
         }
-        if targets.contains(where: asksMulticastDNS) {
+        if target == .address || targets.contains(where: { CiaoResolver.asksMulticastDNS($0, isHostName: true) }) {
             await CommonOptions.waitForInterface(scope, atMost: .zero)
             CommonOptions.warnAboutMembershipFailures()
         }

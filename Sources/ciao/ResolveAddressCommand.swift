@@ -17,8 +17,7 @@ enum ResolveAddressCommand {
             """)
 
     static func run(_ arguments: [String]) async -> Int32 {
-        await LookupRun.run(arguments, spec: spec, each: "ADDRESS", asksMulticastDNS: { _ in true }) {
-            address, timeout, _, printer in
+        await LookupRun.run(arguments, spec: spec, each: "ADDRESS", of: .address) { address, timeout, _, printer in
             let hostName = try await CiaoResolver.resolveAddress(address, timeout: timeout)
             printer.print(hostName: hostName, of: address)
         } describingFailure: { address, timeout in

@@ -30,10 +30,7 @@ enum ResolveHostCommand {
             """)
 
     static func run(_ arguments: [String]) async -> Int32 {
-        await LookupRun.run(
-            arguments, spec: spec, each: "NAME",
-            asksMulticastDNS: { CiaoResolver.asksMulticastDNS($0, isHostName: true) }
-        ) { name, timeout, scope, printer in
+        await LookupRun.run(arguments, spec: spec, each: "NAME", of: .hostName) { name, timeout, scope, printer in
             let addresses = try await CiaoResolver.resolveHost(name, families: scope.families, timeout: timeout)
             for address in addresses { printer.print(address, of: CiaoResolver.qualifiedHostName(name)) }
         } describingFailure: { name, timeout in
