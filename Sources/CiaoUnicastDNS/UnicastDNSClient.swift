@@ -220,17 +220,18 @@ public struct UnicastDNSClient<Random: RandomNumberGenerator & Sendable>: Sendab
     }
 
     /// The answer a matching reply gives: the RRset of the question's type at the end of the
-    /// CNAME chain that starts at the question's name (at most ``maximumCNAMEChain`` links);
-    /// every record off that chain is ignored. With none, NODATA or NXDOMAIN, cached for the
-    /// SOA's TTL bounded by its MINIMUM (RFC 2308 §5).
+    /// CNAME chain that starts at the question's name (at most ``maximumCNAMEChain`` links), or
+    /// for ANY every record at the name, however few the server chose to give (RFC 8482); every
+    /// record off that chain is ignored. With none, NODATA or NXDOMAIN, cached for the SOA's TTL
+    /// bounded by its MINIMUM (RFC 2308 §5).
     static func answer(to question: Question, in message: Message) -> DNSAnswer {
         var owner = question.name
         var records: [ResourceRecord] = []
         for _ in 0...maximumCNAMEChain {
             records = message.answers.filter {
-                $0.name == owner && $0.rrClass == .internet && $0.type == question.type
+                $0.name == owner && $0.rrClass == .internet && (question.type == .any || $0.type == question.type)
             }
-            guard records.isEmpty, question.type != .cname,
+            guard records.isEmpty, question.type != .cname, question.type != .any,
                 let next = message.answers.first(where: {
                     $0.name == owner && $0.rrClass == .internet && $0.type == .cname
                 })?.data.canonicalName
@@ -241,7 +242,9 @@ public struct UnicastDNSClient<Random: RandomNumberGenerator & Sendable>: Sendab
             var unique: [ResourceRecord] = []
             for var record in records {
                 record.ttl = min(record.ttl, maximumTTL)
-                if !unique.contains(where: { $0.data == record.data }) { unique.append(record) }
+                if !unique.contains(where: { $0.type == record.type && $0.data == record.data }) {
+                    unique.append(record)
+                }
             }
             return DNSAnswer(
                 name: question.name, type: question.type, outcome: .records, records: unique,

@@ -19,7 +19,7 @@ enum CommandLineTool {
           resolve NAME TYPE              print a service's host, port, addresses and TXT
           types                          list the service types on the network
           domains                        list the domains recommended for browsing (-R: registering)
-          resolve-host NAME...           print the addresses of hosts in local.
+          resolve-host NAME...           print the addresses of hosts
           resolve-address ADDRESS...     print the host name each address maps back to
           query NAME TYPE                print records of any type, once or as they change (-c)
           decode [FILE]                  print the DNS messages in a capture, hex dump or raw file

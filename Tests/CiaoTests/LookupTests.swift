@@ -237,7 +237,7 @@ import Testing
         let session = RecordQuerySession(name: "lab.example", types: [.txt], interfaceIndex: 0, backends: backends)
         #expect(try await unicast.lookup(2).lookup.name.description == "lab.example.")
         session.stop()
-        #expect(domains.withLock { $0 } == ["printer.lab.example.", "printer.lab.example.", "lab.example."])
+        #expect(domains.withLock { $0 } == ["lab.example.", "lab.example.", "example."])
 
         let sessions = [
             "alpha.local", "alpha", "1.0.18.198.in-addr.arpa",
@@ -267,6 +267,18 @@ import Testing
                 name: "www.lab.example", type: .a, interfaceIndex: 0, timeout: .milliseconds(200),
                 backends: .init(local: backend) { _ in backend })
         }
+    }
+
+    /// An IPv6 link-local address names the interface it came over as its zone; one from unicast
+    /// DNS (interface 0) has no link to name, and no zone.
+    @Test func aLinkLocalAddressHasAZoneOnlyWhenItCameOverAnInterface() throws {
+        let data: [UInt8] = [0xFE, 0x80] + [UInt8](repeating: 0, count: 13) + [7]
+        let overLoopback = try #require(
+            HostAddress(Self.record("alpha.local.", .aaaa, "fe80::7", data: data, interface: 1)))
+        #expect(overLoopback.address.hasPrefix("fe80::7%") && overLoopback.address != "fe80::7%0")
+        let fromDNS = try #require(
+            HostAddress(Self.record("alpha.lab.example.", .aaaa, "fe80::7", data: data, interface: 0)))
+        #expect(fromDNS.address == "fe80::7")
     }
 
     @Test func cancellingTheCallerEndsTheLookup() async throws {

@@ -29,17 +29,20 @@ import Testing
 
     static func record(_ record: ResourceRecord) -> DNSRecord { DNSRecord(unicast: record) }
 
+    static let start = ContinuousClock.now
+
     /// New records are added, on interface 0 and unique; a round that only lowers TTLs reports
     /// nothing; a changed RRset is the old records removed (with the TTL last received) and the
     /// new ones added.
     @Test func aChangedRRsetIsItsRemovalsAndAdditions() {
         var set = UnicastRecordSet()
-        let first = set.take(Self.answer([Self.address(50), Self.address(51)]))
+        let first = set.take(Self.answer([Self.address(50), Self.address(51)]), at: Self.start)
         #expect(first == [.added(Self.record(Self.address(50))), .added(Self.record(Self.address(51)))])
         #expect(first.allSatisfy { $0.record.interfaceIndex == 0 && $0.record.isUnique })
-        #expect(set.take(Self.answer([Self.address(50, ttl: 240), Self.address(51, ttl: 240)])).isEmpty)
         #expect(
-            set.take(Self.answer([Self.address(51), Self.address(52)]))
+            set.take(Self.answer([Self.address(50, ttl: 240), Self.address(51, ttl: 240)]), at: Self.start).isEmpty)
+        #expect(
+            set.take(Self.answer([Self.address(51), Self.address(52)]), at: Self.start)
                 == [.removed(Self.record(Self.address(50, ttl: 240))), .added(Self.record(Self.address(52)))])
     }
 
@@ -47,15 +50,18 @@ import Testing
     /// with the SOA as the record that says so; records that come later lift the denial.
     @Test func aNegativeAnswerDeniesTheTypeOnceWithItsSOA() {
         var set = UnicastRecordSet()
-        _ = set.take(Self.answer([Self.address(50)]))
+        _ = set.take(Self.answer([Self.address(50)]), at: Self.start)
         #expect(
-            set.take(Self.negative(.noData))
+            set.take(Self.negative(.noData), at: Self.start)
                 == [.removed(Self.record(Self.address(50))), .noSuchRecord(.a, Self.record(Self.soa))])
-        #expect(set.take(Self.negative(.nameError)).isEmpty)
-        #expect(set.take(Self.negative(.noData, type: .aaaa)) == [.noSuchRecord(.aaaa, Self.record(Self.soa))])
-        #expect(set.take(Self.answer([Self.address(50)])) == [.added(Self.record(Self.address(50)))])
+        #expect(set.take(Self.negative(.nameError), at: Self.start).isEmpty)
         #expect(
-            set.take(Self.negative(.nameError)) == [
+            set.take(Self.negative(.noData, type: .aaaa), at: Self.start) == [
+                .noSuchRecord(.aaaa, Self.record(Self.soa))
+            ])
+        #expect(set.take(Self.answer([Self.address(50)]), at: Self.start) == [.added(Self.record(Self.address(50)))])
+        #expect(
+            set.take(Self.negative(.nameError), at: Self.start) == [
                 .removed(Self.record(Self.address(50))), .noSuchRecord(.a, Self.record(Self.soa)),
             ])
     }
@@ -64,8 +70,24 @@ import Testing
     /// no record to show for it.
     @Test func aNegativeAnswerWithoutAnSOADeniesNothing() {
         var set = UnicastRecordSet()
-        _ = set.take(Self.answer([Self.address(50)]))
-        #expect(set.take(Self.negative(.noData, soa: nil)) == [.removed(Self.record(Self.address(50)))])
-        #expect(set.take(Self.negative(.noData)) == [.noSuchRecord(.a, Self.record(Self.soa))])
+        _ = set.take(Self.answer([Self.address(50)]), at: Self.start)
+        #expect(set.take(Self.negative(.noData, soa: nil), at: Self.start) == [.removed(Self.record(Self.address(50)))])
+        #expect(set.take(Self.negative(.noData), at: Self.start) == [.noSuchRecord(.a, Self.record(Self.soa))])
+    }
+
+    /// While the servers cannot be asked, each record is removed once its own TTL has run out
+    /// since its answer came, once.
+    @Test func recordsExpireByTheirTTLsWhileTheServerCannotBeAsked() {
+        var set = UnicastRecordSet()
+        _ = set.take(Self.answer([Self.address(50, ttl: 60), Self.address(51, ttl: 300)]), at: Self.start)
+        #expect(set.expire(.a, at: Self.start + .seconds(59)).isEmpty)
+        #expect(set.expire(.a, at: Self.start + .seconds(60)) == [.removed(Self.record(Self.address(50, ttl: 60)))])
+        #expect(set.expire(.a, at: Self.start + .seconds(61)).isEmpty)
+        #expect(set.expire(.aaaa, at: Self.start + .seconds(3600)).isEmpty)
+        #expect(set.expire(.a, at: Self.start + .seconds(300)) == [.removed(Self.record(Self.address(51, ttl: 300)))])
+        #expect(
+            set.take(Self.answer([Self.address(51)]), at: Self.start + .seconds(301)) == [
+                .added(Self.record(Self.address(51)))
+            ])
     }
 }

@@ -216,6 +216,23 @@ private typealias S = FakeDNSServer
         #expect(try resolve([outside]).outcome == .noData)
     }
 
+    /// ANY takes every record at the name, of whatever types the server chose to give
+    /// (RFC 8482), and no record of another name.
+    @Test func anyTakesEveryRecordAtTheName() throws {
+        let host = Names.name("printer.lab.example.")
+        var client = S.client()
+        client.query(host, type: .any, at: .zero)
+        let sent = try #require(client.takeTransmissions().first)
+        let records = [
+            ResourceRecord(name: host, ttl: 60, data: .a(IPv4Address(198, 18, 0, 7))),
+            ResourceRecord(name: host, ttl: 60, data: .txt(try TXTData(strings: [Array("x".utf8)]))),
+            ResourceRecord(name: Names.name("other.lab.example."), ttl: 60, data: .a(IPv4Address(198, 18, 0, 8))),
+        ]
+        client.receive(S.reply(to: sent.message, answers: records), on: sent.attempt, from: S.primary, at: .zero)
+        let answer = try #require(try client.takeCompletions().first?.result.get())
+        #expect(answer.outcome == .records && answer.records == Array(records.prefix(2)))
+    }
+
     @Test func hugeTTLIsCapped() throws {
         var client = S.client()
         client.query(name, type: .ptr, at: .zero)

@@ -580,6 +580,12 @@ def scenario_lookups(s: Suite) -> list[str]:
             raise Failure(f"ciao resolve-host {printer} exited {r.returncode}: {addresses}, not {want}; {r.stderr.strip()}")
         figures.append(f"resolve-host: {', '.join(addresses)} in {took * 1000:.0f} ms")
 
+        took, r = ciao("any", "query", printer, "ANY")
+        types = sorted(line.split("\t")[3] for line in r.stdout.splitlines())
+        if r.returncode != 0 or types != ["A", "AAAA"]:
+            raise Failure(f"ciao query {printer} ANY exited {r.returncode}: {r.stdout.strip()} {r.stderr.strip()}")
+        figures.append(f"query ANY: {' and '.join(types)}")
+
         for label, name, type_, what in (("nodata", printer, "TXT", "NODATA"),
                                          ("nxdomain", "nobody." + bind.DOMAIN.rstrip("."), "A", "NXDOMAIN")):
             took, r = ciao(label, "query", name, type_)
@@ -617,6 +623,15 @@ def scenario_lookups(s: Suite) -> list[str]:
         if r.returncode != 1 or leaked:
             raise Failure(f"ciao query nothing.local A: exit {r.returncode}, named saw {len(leaked)} queries for it")
         figures.append("a name in local. stays off named")
+
+        # named stops: a record followed with -c goes once its TTL (10 s) has run out
+        anchor = f"Anchor.{bind.LIVE_TYPE}.{bind.DOMAIN}"
+        command = with_resolv_conf(client, "resolv-expiry.conf", resolv, s.ciao, "query", "-c", "--json", anchor, "SRV")
+        follow = client.spawn("ciao-query-expiry", *command, parse=lambda l: json.loads(l) if l.startswith("{") else {"line": l})
+        added = follow.wait_for(lambda e: e.get("event") == "added", 10, what="the anchor's SRV added")
+        named.stop()
+        removed = follow.wait_for(lambda e: e.get("event") == "removed", 40, what="the anchor's SRV removed")
+        figures.append(f"named stopped: the SRV (TTL 10) removed {removed['t'] - added['t']:.1f} s after it came")
         return figures
 
 

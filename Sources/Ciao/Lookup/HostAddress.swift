@@ -32,8 +32,9 @@ extension HostAddress {
         case .aaaa: family = .ipv6
         default: return nil
         }
+        // A unicast DNS answer (interface 0) has no link to name a zone by.
         let isLinkLocal =
-            family == .ipv6 && record.data.count == 16 && record.data[0] == 0xFE
+            record.interfaceIndex != 0 && family == .ipv6 && record.data.count == 16 && record.data[0] == 0xFE
             && record.data[1] & 0xC0 == 0x80
         address =
             isLinkLocal

@@ -5,13 +5,13 @@ import Synchronization
 /// first. It lasts until ``stop()`` or until ``events`` is released.
 public final class HostSession: Sendable {
     /// The changes; finishes after ``stop()``, or with `invalidConfiguration` for a host name
-    /// DNS cannot carry or no family.
+    /// DNS cannot carry or no family, `network` if unicast DNS cannot start for it.
     public let events: AsyncThrowingStream<HostAddressEvent, any Error>
     private let sink: AsyncThrowingStream<HostAddressEvent, any Error>.Continuation
 
     /// Follows `hostName` (`raspberrypi`, `raspberrypi.local` or `raspberrypi.local.`; a name in
-    /// another domain, such as `printer.example.com`, by unicast DNS) over the families asked
-    /// for, on every interface or on the one with `interfaceIndex`.
+    /// another domain, such as `printer.example.com`, by unicast DNS, whatever `interfaceIndex`
+    /// says) over the families asked for, on every interface or on the one with `interfaceIndex`.
     public convenience init(
         hostName: String, families: Set<NetworkScope.AddressFamily> = [.ipv4, .ipv6], interfaceIndex: UInt32 = 0
     ) {

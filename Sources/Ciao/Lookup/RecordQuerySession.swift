@@ -3,14 +3,16 @@
 /// cached first. It lasts until ``stop()`` or until ``events`` is released.
 public final class RecordQuerySession: Sendable {
     /// The changes, each on one interface; finishes after ``stop()``, or with
-    /// `invalidConfiguration` if the name cannot be asked for.
+    /// `invalidConfiguration` if the name cannot be asked for, `network` if unicast DNS cannot
+    /// start for it.
     public let events: AsyncThrowingStream<RecordEvent, any Error>
     private let sink: AsyncThrowingStream<RecordEvent, any Error>.Continuation
 
     /// Asks for `type` records of `name` (such as `printer.local.` or `_ipp._tcp.local.`; a
     /// trailing dot is optional) on every interface, or on the one with `interfaceIndex`. A name
     /// of two labels or more outside `local.` and the reverse zones, such as `www.example.com.`, is
-    /// asked of the unicast DNS servers of `/etc/resolv.conf`, again at 80 % of its TTL.
+    /// asked of the unicast DNS servers of `/etc/resolv.conf`, again at 80 % of its TTL, whatever
+    /// `interfaceIndex` says; its records come on interface 0.
     public convenience init(name: String, type: DNSRecordType, interfaceIndex: UInt32 = 0) {
         self.init(name: name, types: [type], interfaceIndex: interfaceIndex, backends: .shared)
     }

@@ -31,7 +31,7 @@ struct BackendSelection: Sendable {
     /// The backend that asks `lookup`: multicast DNS, or unicast DNS for a name it does not serve
     /// (``RecordLookup/isMulticast``).
     func backend(for lookup: RecordLookup) throws(CiaoError) -> any DiscoveryBackend {
-        lookup.isMulticast ? local : try wideArea(lookup.name.description)
+        lookup.isMulticast ? local : try wideArea(lookup.name.parent.description)
     }
 
     /// The backend serving `domain`, checked to be a domain name when it is not `local.`.

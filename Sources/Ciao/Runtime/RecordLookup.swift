@@ -12,7 +12,8 @@ struct RecordLookup: Hashable, Sendable {
 
     /// Whether multicast DNS asks it: a name in `local.` (RFC 6762 §3), a reverse-mapping name,
     /// which the host with the address answers on the link (§4), or a single label. Any other
-    /// name is a unicast DNS question for the system's servers, as `dns-sd -Q` sends it.
+    /// name is a unicast DNS question for the system's servers, as `dns-sd -Q` sends it (which
+    /// asks unicast DNS for reverse names too, but for the link-local ones).
     var isMulticast: Bool {
         name.labelCount < 2 || Self.multicastDomains.contains { name.isSubdomain(of: $0) }
     }

@@ -5,8 +5,8 @@ import Synchronization
 /// resolving and type enumeration by asking again at 80 % of each TTL (``WideAreaBrowse``),
 /// publishing by signed DNS UPDATE (``WideAreaPublication``). Callbacks come from a task per
 /// token, in order; a resolving browse's also come from each find's resolution task and from its
-/// timeout on ``DeadlineScheduler``, one at a time (``delivering(_:)``). Record lookups are for
-/// `local.` only.
+/// timeout on ``DeadlineScheduler``, one at a time (``delivering(_:)``); record lookups of names
+/// outside `local.` by asking again likewise.
 final class WideAreaBackend: DiscoveryBackend {
     /// The domain served, with its trailing dot.
     let domain: String
@@ -21,8 +21,8 @@ final class WideAreaBackend: DiscoveryBackend {
     private let delivery = Mutex(())
     /// The instances each resolving browse has found and not lost, each with its resolution.
     private let automatic = Mutex<[BackendToken: AutomaticResolutions]>([:])
-    /// Why the last question of each lookup that has failed since its last answer could not be
-    /// asked, for ``timeoutError(of:)``.
+    /// Why a question of each lookup could not be asked, the last time one could not, for
+    /// ``timeoutError(of:)``.
     private let lookupFailures = Mutex<[BackendToken: CiaoError]>([:])
 
     /// A resolving browse's instances, and how long the resolution of each may go without a result.
@@ -251,9 +251,7 @@ final class WideAreaBackend: DiscoveryBackend {
         let token = makeToken()
         start(browser.lookupEvents(lookup), as: token) { [self] event in
             switch event {
-            case .records(let events):
-                lookupFailures.withLock { $0[token] = nil }
-                onUpdate(events)
+            case .records(let events): onUpdate(events)
             case .failed(let error):
                 // asked again next round; a lookup has no event for it, so the log tells, and a
                 // one-shot lookup that times out says it

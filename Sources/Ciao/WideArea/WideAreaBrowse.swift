@@ -158,24 +158,26 @@ package struct WideAreaBrowse: Sendable {
     }
 
     /// The records answering `lookup`, each type asked for in turn, and asked for again as a
-    /// browse asks, until the stream is cancelled: a round's changes as one `records` event, a
-    /// question no server answered as `failed`.
+    /// browse asks, until the stream is cancelled: each answer's changes as one `records` event;
+    /// a question no server answered as `failed`, with the removal of its records whose TTLs have
+    /// run out.
     func lookupEvents(_ lookup: RecordLookup) -> AsyncStream<Event> {
         let loop = loop
         return Self.polling(UnicastRecordSet()) { reported, cacheUse, report in
-            var changes: [RecordEvent] = []
             var ttl = UInt32.max
             for type in lookup.types {
+                let changes: [RecordEvent]
                 switch await loop.query(lookup.name, type, cacheUse: cacheUse) {
                 case .success(let answer):
-                    changes += reported.take(answer)
+                    changes = reported.take(answer, at: .now)
                     ttl = min(ttl, answer.ttl)
                 case .failure(let error):
                     report(.failed(.network(error.description)))
+                    changes = reported.expire(type, at: .now)
                     ttl = 0
                 }
+                if !changes.isEmpty { report(.records(changes)) }
             }
-            if !changes.isEmpty { report(.records(changes)) }
             return ttl
         }
     }
