@@ -30,8 +30,9 @@ enum QueryCommand {
             A name of two labels or more outside local. and the reverse zones (in-addr.arpa,
             ip6.arpa), such as www.example.com, is asked of the DNS servers of /etc/resolv.conf
             by unicast DNS, as dns-sd -Q asks it, and asked again at 80 % of its TTL with -c; its
-            records show interface 0, and NODATA or NXDOMAIN is no such record, with the zone's
-            SOA in soa.
+            records show interface 0 (a CNAME chain in the reply followed, the records at its end
+            under their own name), and NODATA or NXDOMAIN is no such record, with the zone's SOA
+            in soa.
 
             Exit status: 0 answered, or with -c interrupted or timed out; 1 no answer in time, or
             no such record; 2 bad arguments.
