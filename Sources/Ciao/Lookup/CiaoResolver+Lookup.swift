@@ -13,7 +13,8 @@
 /// when the name's responder says, by an NSEC record on any interface (§6.1), or its zone's
 /// server by NODATA or NXDOMAIN, that it has none of the types asked for, `timedOut`
 /// (``CiaoError/noUsableInterface`` when no interface could carry the query) when nothing
-/// answered in time, or `CancellationError`.
+/// answered in time, `network` instead when a unicast DNS server refused a question or could not
+/// be reached, or `CancellationError`.
 extension CiaoResolver {
     /// How long answers must pause before a one-shot lookup returns.
     public static let answerPause: Duration = .milliseconds(250)
