@@ -54,8 +54,8 @@ _ciao() {
             values='--server'
             ;;
         resolve-host)
-            options='--timeout -i --interface -4 -6 -v --verbose --json -h --help'
-            values='--timeout -i --interface'
+            options='--timeout --server -i --interface -4 -6 -v --verbose --json -h --help'
+            values='--timeout --server -i --interface'
             interfaces='-i --interface'
             ;;
         resolve-address)
@@ -64,8 +64,8 @@ _ciao() {
             interfaces='-i --interface'
             ;;
         query)
-            options='-c --continuous --timeout -i --interface -4 -6 -v --verbose --json -h --help'
-            values='--timeout -i --interface'
+            options='-c --continuous --timeout --server -i --interface -4 -6 -v --verbose --json -h --help'
+            values='--timeout --server -i --interface'
             interfaces='-i --interface'
             ;;
         decode)

@@ -29,6 +29,7 @@ enum LookupRun {
             guard !targets.isEmpty else { throw ArgumentError("give a \(each)") }
             timeout = try BrowseOptions.seconds(parsed.value("--timeout") ?? "5", option: "--timeout")
             scope = try CommonOptions.applyNetworkScope(parsed)
+            try CommonOptions.useServer(parsed)
         } catch {
             return CommandLineTool.usageError("\(error)", spec: spec)
         }

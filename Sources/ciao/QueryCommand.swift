@@ -13,6 +13,7 @@ enum QueryCommand {
             .init(
                 names: ["--timeout"], value: "SECONDS",
                 help: "give up (or, with -c, stop) after this long (default 5; -c none)"),
+            CommonOptions.server,
         ] + CommonOptions.network + LookupPrinter.options,
         positionals: [
             .init(name: "NAME", help: "the name, such as alpha.local, _http._tcp.local or www.example.com"),
@@ -29,7 +30,7 @@ enum QueryCommand {
             per record per line; a denied type is the event noSuchRecord, with the NSEC in nsec.
             A name of two labels or more outside local. and the reverse zones (in-addr.arpa,
             ip6.arpa), such as www.example.com, is asked of the DNS servers of /etc/resolv.conf
-            by unicast DNS, as dns-sd -Q asks it, and asked again at 80 % of its TTL with -c; its
+            (or of --server) by unicast DNS, as dns-sd -Q asks it, and asked again at 80 % of its TTL with -c; its
             records show interface 0 (a CNAME chain in the reply followed, the records at its end
             under their own name), and NODATA or NXDOMAIN is no such record, with the zone's SOA
             in soa.
@@ -58,6 +59,7 @@ enum QueryCommand {
                 try BrowseOptions.seconds(text, option: "--timeout")
             }
             scope = try CommonOptions.applyNetworkScope(parsed)
+            try CommonOptions.useServer(parsed)
         } catch {
             return CommandLineTool.usageError("\(error)", spec: spec)
         }

@@ -6,8 +6,10 @@ enum ResolveHostCommand {
     static let spec = CommandSpec(
         name: "resolve-host",
         summary: "Resolves host names to their addresses (A and AAAA records).",
-        options: [.init(names: ["--timeout"], value: "SECONDS", help: "give up after this long (default 5)")]
-            + CommonOptions.network + LookupPrinter.options,
+        options: [
+            .init(names: ["--timeout"], value: "SECONDS", help: "give up after this long (default 5)"),
+            CommonOptions.server,
+        ] + CommonOptions.network + LookupPrinter.options,
         positionals: [
             .init(
                 name: "NAME", help: "a host name such as raspberrypi, raspberrypi.local or printer.example.com",
@@ -22,7 +24,7 @@ enum ResolveHostCommand {
             host's responder says it has no IPv4 address (an NSEC record, RFC 6762 §6.1). When it
             says it has no address of the families asked for, the name fails at once. A name of
             one label is in local.; a name of two labels or more in another domain is asked of the
-            DNS servers of /etc/resolv.conf by unicast DNS, and fails at once on NODATA for both
+            DNS servers of /etc/resolv.conf (or of --server) by unicast DNS, and fails at once on NODATA for both
             families or NXDOMAIN.
 
             Exit status: 0 every name resolved; 1 a name not resolved in time, or without an

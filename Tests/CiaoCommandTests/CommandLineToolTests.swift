@@ -49,6 +49,8 @@ import Testing
         ["resolve-host"],
         ["resolve-host", "--timeout", "0", "alpha"],
         ["resolve-host", "-p", "alpha"],
+        ["resolve-host", "--server", "not-an-address", "printer.lab.example"],
+        ["resolve-address", "--server", "198.18.0.1", "192.0.2.7"],
         ["resolve-address"],
         ["resolve-address", "--timeout", "-1", "192.0.2.7"],
         ["query", "alpha.local"],
@@ -57,6 +59,7 @@ import Testing
         ["query", "alpha.local", "0"],
         ["query", "alpha.local", "A", "extra"],
         ["query", "-c", "--timeout", "x", "alpha.local", "A"],
+        ["query", "--server", "198.18.0.1#notaport", "printer.lab.example", "A"],
     ])
     func badArgumentsExitWithStatus2(_ arguments: [String]) async {
         #expect(await CommandLineTool.run(arguments) == 2)

@@ -572,6 +572,14 @@ def scenario_lookups(s: Suite) -> list[str]:
             raise Failure(f"named logged no query for {printer} A: ciao did not ask it")
         figures.append(f"query A: {fields[4]} from named in {took * 1000:.0f} ms")
 
+        # --server: the one server named, whatever /etc/resolv.conf says (here, the lab's own)
+        t0 = time.monotonic()
+        r = subprocess.run(client.argv(s.ciao, "query", "--server", dns.v4, printer, "AAAA"), capture_output=True,
+                           text=True, timeout=30)
+        if r.returncode != 0 or r.stdout.split()[3:5] != ["AAAA", str(ipaddress.ip_address(f"{V6NET}:50"))]:
+            raise Failure(f"ciao query --server {dns.v4} {printer} AAAA exited {r.returncode}: {r.stdout} {r.stderr}")
+        figures.append(f"query --server AAAA in {(time.monotonic() - t0) * 1000:.0f} ms")
+
         took, r = ciao("host", "resolve-host", printer)
         addresses = [line.split("\t")[-1] for line in r.stdout.splitlines()]
         want = [f"{V4NET}.50", str(ipaddress.ip_address(f"{V6NET}:50"))]

@@ -32,7 +32,7 @@ package enum DomainSearch {
             configuration.servers = servers
             loop = try UnicastDNSLoop(configuration: configuration)
         } else {
-            loop = try UnicastDNSLoop.system.get()
+            loop = try SystemResolver.loop.get()
         }
         return WideAreaBrowse(loop: loop).domainEvents(
             purpose.kinds, searchDomains: configuration.searchDomains,

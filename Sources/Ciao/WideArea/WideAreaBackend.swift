@@ -69,7 +69,7 @@ final class WideAreaBackend: DiscoveryBackend {
     /// The backend for `domain` on the process's unicast DNS loop, which asks the servers of
     /// `/etc/resolv.conf` as they were when it started.
     static func shared(for domain: String) throws(CiaoError) -> any DiscoveryBackend {
-        WideAreaBackend(domain: domain, loop: try UnicastDNSLoop.system.get())
+        WideAreaBackend(domain: domain, loop: try SystemResolver.loop.get())
     }
 
     var hasUsableInterface: Bool { true }
@@ -317,10 +317,4 @@ final class WideAreaBackend: DiscoveryBackend {
     private func makeToken() -> BackendToken {
         BackendToken(rawValue: nextToken.add(1, ordering: .relaxed).newValue)
     }
-}
-
-extension UnicastDNSLoop {
-    /// The process's loop for unicast domains, started at its first use, asking the servers
-    /// `/etc/resolv.conf` named then.
-    static let system = Result { () throws(CiaoError) in try UnicastDNSLoop(configuration: .system()) }
 }
