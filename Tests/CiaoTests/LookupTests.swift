@@ -14,6 +14,8 @@ import Testing
 
     static let v4 = record("alpha.local.", .a, "198.18.0.1", data: [198, 18, 0, 1])
     static let v4Moved = record("alpha.local.", .a, "198.18.0.9", data: [198, 18, 0, 9])
+    /// The SOA a unicast DNS server sends with NODATA.
+    static let soa = record("lab.example.", DNSRecordType(rawValue: 6), "ns.lab.example.", data: [], interface: 0)
     static let v6 = record("alpha.local.", .aaaa, "fd00::1", data: [0xFD] + [UInt8](repeating: 0, count: 14) + [1])
 
     /// A host's answers may come in several packets: all that come before answers pause are
@@ -232,7 +234,7 @@ import Testing
         }
         let hostLookup = try await unicast.lookup(1)
         #expect(hostLookup.lookup.types == [.a, .aaaa])
-        unicast.emitRecords(hostLookup.token, [.added(printer)])
+        unicast.emitRecords(hostLookup.token, [.added(printer), .noSuchRecord(.aaaa, Self.soa)])
         _ = try await result(of: host)
         let session = RecordQuerySession(name: "lab.example", types: [.txt], interfaceIndex: 0, backends: backends)
         #expect(try await unicast.lookup(2).lookup.name.description == "lab.example.")
@@ -255,6 +257,39 @@ import Testing
         for session in sessions { session.stop() }
         hostSession.stop()
         #expect(domains.withLock { $0 }.count == 3)
+    }
+
+    /// A unicast DNS server answers each question once and whole: a lookup of a name outside
+    /// `local.` returns once every type has its records or its denial, however long after the
+    /// answer pause the last one comes; a denial answers a type.
+    @Test func aUnicastLookupReturnsOnceEveryTypeIsAnswered() async throws {
+        let unicast = FakeBackend()
+        let backends = BackendSelection(local: FakeBackend()) { _ in unicast }
+        let v4 = Self.record("printer.lab.example.", .a, "198.18.0.50", data: [198, 18, 0, 50], interface: 0)
+        let v6 = Self.record(
+            "printer.lab.example.", .aaaa, "fd00::50", data: [0xFD] + [UInt8](repeating: 0, count: 14) + [0x50],
+            interface: 0)
+        func resolving() -> Task<[HostAddress], any Error> {
+            // An hour's timeout: only a wrong wait outlasts the test's limit.
+            Task {
+                try await CiaoResolver.resolveHost(
+                    "printer.lab.example", families: [.ipv4, .ipv6], interfaceIndex: 0, timeout: .seconds(3600),
+                    backends: backends)
+            }
+        }
+        let both = resolving()
+        let token = try await unicast.lookup().token
+        Thread {
+            unicast.emitRecords(token, [.added(v4)])
+            // Twice the answer pause: a multicast lookup would have returned with IPv4 alone.
+            Thread.sleep(forTimeInterval: 0.5)
+            unicast.emitRecords(token, [.added(v6)])
+        }.start()
+        #expect(try await result(of: both).map(\.address) == ["198.18.0.50", "fd00::50"])
+        let denied = resolving()
+        let second = try await unicast.lookup(1).token
+        unicast.emitRecords(second, [.added(v4), .noSuchRecord(.aaaa, Self.soa)])
+        #expect(try await result(of: denied).map(\.address) == ["198.18.0.50"])
     }
 
     /// A one-shot lookup that times out without an answer throws why its backend could not ask

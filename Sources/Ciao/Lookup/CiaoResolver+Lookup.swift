@@ -95,25 +95,37 @@ extension CiaoResolver {
     /// come, or AAAA records without the A records also asked for (a dual-stack responder that
     /// multicast its A records within the last second, or avahi, which by default sends them over
     /// IPv4 only) unless an NSEC says there are none; `noSuchRecord` as soon as NSEC records deny
-    /// every type asked for while nothing has answered.
+    /// every type asked for while nothing has answered. A unicast DNS server answers each question
+    /// once and whole: a lookup of a name outside `local.` returns as soon as every type has its
+    /// records or its denial, or at the timeout with what has come.
     static func collect(
         _ lookup: RecordLookup, timeout: Duration, backend: any DiscoveryBackend,
         window: Duration = sharedAnswerWindow
     ) async throws -> [DNSRecord] {
         let asksForIPv4 = lookup.types.contains(.a)
         let asked = Set(lookup.types.map { DNSRecordType(rawValue: $0.rawValue) })
+        let isUnicast = !lookup.isMulticast
+        let everyTypeAnswered = { (present: RecordSet) in
+            asked.allSatisfy { type in
+                present.deniedTypes.contains(type) || present.records.contains { type == .any || $0.type == type }
+            }
+        }
         let present = try await settle(
-            RecordSet(), timeout: timeout, backend: backend, window: window,
+            RecordSet(), timeout: timeout, backend: backend, window: isUnicast ? timeout : window,
             start: { onUpdate throws(CiaoError) in try backend.lookUp(lookup, onUpdate: onUpdate) },
             fold: { present, events in for event in events { _ = present.apply(event) } },
             answers: { !$0.records.isEmpty },
             awaitsSecondQuery: { present in
+                guard !isUnicast else { return !everyTypeAnswered(present) }
                 // A shared PTR, not an address record some responders send without the cache-flush bit.
-                present.records.contains { !$0.isUnique && $0.type == .ptr }
+                return present.records.contains { !$0.isUnique && $0.type == .ptr }
                     || asksForIPv4 && present.records.contains { $0.type == .aaaa }
                         && !present.records.contains { $0.type == .a } && !present.deniedTypes.contains(.a)
             },
-            isComplete: { $0.records.isEmpty && asked.isSubset(of: $0.deniedTypes) })
+            isComplete: { present in
+                isUnicast
+                    ? everyTypeAnswered(present) : present.records.isEmpty && asked.isSubset(of: present.deniedTypes)
+            })
         // `settle` returns a value without records only when it is complete: every type denied.
         guard !present.records.isEmpty else { throw CiaoError.dnsService(CiaoError.Code.noSuchRecord) }
         return present.records

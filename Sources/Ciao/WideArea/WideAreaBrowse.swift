@@ -157,28 +157,33 @@ package struct WideAreaBrowse: Sendable {
         }
     }
 
-    /// The records answering `lookup`, each type asked for in turn, and asked for again as a
-    /// browse asks, until the stream is cancelled: each answer's changes as one `records` event;
-    /// a question no server answered as `failed`, with the removal of its records whose TTLs have
-    /// run out.
+    /// The records answering `lookup`, its types asked for together, and asked for again as a
+    /// browse asks, until the stream is cancelled: each answer's changes as one `records` event
+    /// as it comes; a question no server answered as `failed`, with the removal of its records
+    /// whose TTLs have run out.
     func lookupEvents(_ lookup: RecordLookup) -> AsyncStream<Event> {
         let loop = loop
         return Self.polling(UnicastRecordSet()) { reported, cacheUse, report in
-            var ttl = UInt32.max
-            for type in lookup.types {
-                let changes: [RecordEvent]
-                switch await loop.query(lookup.name, type, cacheUse: cacheUse) {
-                case .success(let answer):
-                    changes = reported.take(answer, at: .now)
-                    ttl = min(ttl, answer.ttl)
-                case .failure(let error):
-                    report(.failed(.network(error.description)))
-                    changes = reported.expire(type, at: .now)
-                    ttl = 0
+            await withTaskGroup(of: (RecordType, Result<DNSAnswer, UnicastDNSError>).self) { questions in
+                for type in lookup.types {
+                    questions.addTask { (type, await loop.query(lookup.name, type, cacheUse: cacheUse)) }
                 }
-                if !changes.isEmpty { report(.records(changes)) }
+                var ttl = UInt32.max
+                for await (type, result) in questions {
+                    let changes: [RecordEvent]
+                    switch result {
+                    case .success(let answer):
+                        changes = reported.take(answer, at: .now)
+                        ttl = min(ttl, answer.ttl)
+                    case .failure(let error):
+                        report(.failed(.network(error.description)))
+                        changes = reported.expire(type, at: .now)
+                        ttl = 0
+                    }
+                    if !changes.isEmpty { report(.records(changes)) }
+                }
+                return ttl
             }
-            return ttl
         }
     }
 
