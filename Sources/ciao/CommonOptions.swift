@@ -211,13 +211,15 @@ enum CommonOptions {
         }
     }
 
-    /// Where to ask for a domain other than `local.`: the --server given, else resolv.conf's.
     /// With `--server`, makes the process ask that server for names outside `local.`.
     static func useServer(_ arguments: ParsedArguments) throws(ArgumentError) {
         guard arguments.value("--server") != nil else { return }
-        SystemResolver.use(servers: try resolverConfiguration(arguments).servers)
+        guard SystemResolver.use(servers: try resolverConfiguration(arguments).servers) else {
+            throw ArgumentError("--server came after this process had asked unicast DNS already")
+        }
     }
 
+    /// Where to ask for a domain other than `local.`: the --server given, else resolv.conf's.
     static func resolverConfiguration(_ arguments: ParsedArguments) throws(ArgumentError) -> ResolverConfiguration {
         if let text = arguments.value("--server") {
             guard let server = DNSServer(parsing: text) else {

@@ -23,17 +23,18 @@ enum QueryCommand {
             Output: each record as dig prints it, "NAME TTL IN TYPE DATA" separated by tabs, with
             "; INTERFACE" after it; types this tool does not parse print as \\# LENGTH HEX (RFC 3597).
             Once, every record that answers before answers pause for a quarter of a second is
-            printed, for two seconds at least when they are shared (PTR). With -c each line starts with the time and Add, Upd (the record's data
-            changed) or Rmv. When the name's responder says it has no record of TYPE (an NSEC
-            record, RFC 6762 §6.1), the query ends at once with no such record; with -c an Add line
-            shows TYPE with No Such Record for its data, as dns-sd -Q does. With --json one object
-            per record per line; a denied type is the event noSuchRecord, with the NSEC in nsec.
+            printed, for two seconds at least when they are shared (PTR). With -c each line starts
+            with the time and Add, Upd (the record's data changed) or Rmv. When the name's
+            responder says it has no record of TYPE (an NSEC record, RFC 6762 §6.1), the query
+            ends at once with no such record; with -c an Add line shows TYPE with No Such Record
+            for its data, as dns-sd -Q does. With --json one object per record per line; a denied
+            type is the event noSuchRecord, with the NSEC in nsec.
             A name of two labels or more outside local. and the reverse zones (in-addr.arpa,
             ip6.arpa), such as www.example.com, is asked of the DNS servers of /etc/resolv.conf
-            (or of --server) by unicast DNS, as dns-sd -Q asks it, and asked again at 80 % of its TTL with -c; its
-            records show interface 0 (a CNAME chain in the reply followed, the records at its end
-            under their own name), and NODATA or NXDOMAIN is no such record, with the zone's SOA
-            in soa.
+            (or of --server) by unicast DNS, as dns-sd -Q asks it, and asked again at 80 % of its
+            TTL with -c. Its records show interface any (a CNAME chain in the reply followed, the
+            records at its end under their own name); the query ends once every type has its
+            answer; NODATA or NXDOMAIN is no such record, with the zone's SOA in soa.
 
             Exit status: 0 answered, or with -c interrupted or timed out; 1 no answer in time, or
             no such record; 2 bad arguments.

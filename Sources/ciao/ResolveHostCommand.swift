@@ -24,8 +24,9 @@ enum ResolveHostCommand {
             host's responder says it has no IPv4 address (an NSEC record, RFC 6762 §6.1). When it
             says it has no address of the families asked for, the name fails at once. A name of
             one label is in local.; a name of two labels or more in another domain is asked of the
-            DNS servers of /etc/resolv.conf (or of --server) by unicast DNS, and fails at once on NODATA for both
-            families or NXDOMAIN.
+            DNS servers of /etc/resolv.conf (or of --server) by unicast DNS, its addresses printed
+            once both families have their answer; it fails at once on NODATA for both families
+            or NXDOMAIN.
 
             Exit status: 0 every name resolved; 1 a name not resolved in time, or without an
             address of the families asked for; 2 bad arguments.

@@ -174,7 +174,8 @@ import Testing
         init() { service.delegate = delegate }
     }
 
-    /// The delegate calls of `service` once there are `count` of them (or after 5 s), read on its thread.
+    /// The delegate calls of `service` once there are `count` of them (or after two minutes), read
+    /// on its thread.
     static func calls(of resolution: Resolution, on thread: RunLoopThread, count: Int) async -> [String] {
         await thread.read(count: count) { resolution.delegate.calls }
     }

@@ -89,6 +89,8 @@ class WideAreaZone:
             "_ipp._tcp PTR Office\\032Printer._ipp._tcp", "Office\\032Printer._ipp._tcp SRV 0 0 631 printer",
             'Office\\032Printer._ipp._tcp TXT "txtvers=1" "rp=ipp/print"',
             f"printer A {V4NET}.50", f"printer AAAA {V6NET}:50",
+            # a short TTL, longer than a lookup's 10 s between rounds: its expiry while named is down
+            f"short-lived 30 A {V4NET}.51",
             f"Anchor.{LIVE_TYPE} 10 SRV 0 0 9 printer", f"Anchor.{LIVE_TYPE} 10 TXT \"\"",
             f"{LIVE_TYPE} 10 PTR Anchor.{LIVE_TYPE}",
         ]

@@ -36,7 +36,7 @@ protocol DiscoveryBackend: Sendable {
     func lookUp(_ lookup: RecordLookup, onUpdate: @escaping @Sendable ([RecordEvent]) -> Void) throws(CiaoError)
         -> BackendToken
     /// The error for a lookup of `token` that timed out without an answer: ``timeoutError``,
-    /// or why its last question could not be asked, when the backend knows.
+    /// or why a question of it last could not be asked, when the backend knows.
     func timeoutError(of token: BackendToken) -> CiaoError
     /// Stops what `token` started; a publication is withdrawn with goodbyes (RFC 6762 §10.1).
     func cancel(_ token: BackendToken)

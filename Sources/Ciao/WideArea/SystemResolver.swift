@@ -5,19 +5,31 @@ import Synchronization
 /// it: those `/etc/resolv.conf` names when the first such question is asked, unless a command line
 /// chose others before (`ciao query --server`).
 package enum SystemResolver {
-    private static let chosenServers = Mutex<[DNSServer]?>(nil)
+    private static let choice = Mutex(Choice())
 
-    /// Asks `servers` instead of those of `/etc/resolv.conf`; takes effect only before the first
-    /// unicast question of the process.
-    package static func use(servers: [DNSServer]) {
-        chosenServers.withLock { $0 = servers }
+    private struct Choice {
+        var servers: [DNSServer]?
+        /// Whether ``loop`` has started, after which the servers stay as they are.
+        var isMade = false
+    }
+
+    /// Asks `servers` instead of those of `/etc/resolv.conf`; false, changing nothing, once the
+    /// process has asked its first unicast question.
+    package static func use(servers: [DNSServer]) -> Bool {
+        choice.withLock { choice in
+            guard !choice.isMade else { return false }
+            choice.servers = servers
+            return true
+        }
     }
 
     /// The process's loop, started at its first use.
     static let loop = Result { () throws(CiaoError) in
-        if let servers = chosenServers.withLock({ $0 }) {
-            return try UnicastDNSLoop(configuration: ResolverConfiguration(servers: servers))
+        let servers = choice.withLock { choice in
+            choice.isMade = true
+            return choice.servers
         }
+        if let servers { return try UnicastDNSLoop(configuration: ResolverConfiguration(servers: servers)) }
         return try UnicastDNSLoop(configuration: .system())
     }
 }

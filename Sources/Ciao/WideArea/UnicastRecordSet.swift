@@ -5,8 +5,9 @@ import CiaoWire
 /// values each new answer makes of it: records added and removed, and
 /// ``RecordEvent/noSuchRecord(_:_:)`` with the zone's SOA when the server says the name has none
 /// of the type or does not exist (NODATA or NXDOMAIN, RFC 2308 §2). While the servers cannot be
-/// asked, records are removed as their TTLs run out, as a cache would drop them. Unicast answers
-/// carry no interface: their records are reported on interface 0.
+/// asked, records are removed as their TTLs run out, as a cache would drop them; a denial stays
+/// until an answer lifts it. Unicast answers carry no interface: their records are reported on
+/// interface 0.
 struct UnicastRecordSet: Sendable {
     /// The records last reported of each type, and when the answer that brought them came.
     private var reported: [RecordType: (records: [ResourceRecord], received: ContinuousClock.Instant)] = [:]
