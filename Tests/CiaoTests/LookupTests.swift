@@ -18,6 +18,17 @@ import Testing
     static let soa = record("lab.example.", DNSRecordType(rawValue: 6), "ns.lab.example.", data: [], interface: 0)
     static let v6 = record("alpha.local.", .aaaa, "fd00::1", data: [0xFD] + [UInt8](repeating: 0, count: 14) + [1])
 
+    /// Emits `first`, then `later` twice the answer pause after it, from a thread of its own: the
+    /// lookup has seen answers pause with `first` alone.
+    static func emit(_ first: [RecordEvent], then later: [RecordEvent], to token: BackendToken, on backend: FakeBackend)
+    {
+        Thread {
+            backend.emitRecords(token, first)
+            Thread.sleep(forTimeInterval: 0.5)
+            backend.emitRecords(token, later)
+        }.start()
+    }
+
     /// A host's answers may come in several packets: all that come before answers pause are
     /// returned, IPv4 first, a replaced address as its replacement.
     @Test func resolveHostReturnsWhatCameBeforeAnswersPaused() async throws {
@@ -49,12 +60,7 @@ import Testing
                 backends: .init(local: backend))
         }
         let token = try await backend.lookup().token
-        Thread {
-            backend.emitRecords(token, [.added(Self.v6)])
-            // Twice the answer pause: the lookup has seen answers pause with IPv6 alone.
-            Thread.sleep(forTimeInterval: 0.5)
-            backend.emitRecords(token, [.added(Self.v4)])
-        }.start()
+        Self.emit([.added(Self.v6)], then: [.added(Self.v4)], to: token, on: backend)
         #expect(try await result(of: both).map(\.address) == ["198.18.0.1", "fd00::1"])
         let other = FakeBackend()
         // An hour's window: only a wrong wait outlasts the test's limit, however busy the machine.
@@ -167,12 +173,7 @@ import Testing
                 value: "\(label)._ciao._tcp.local.", isUnique: false, interfaceIndex: 2)
         }
         let (first, later) = (ptr("First"), ptr("Later"))
-        Thread {
-            backend.emitRecords(token, [.added(first)])
-            // Twice the answer pause: the lookup has seen answers pause with First alone.
-            Thread.sleep(forTimeInterval: 0.5)
-            backend.emitRecords(token, [.added(later)])
-        }.start()
+        Self.emit([.added(first)], then: [.added(later)], to: token, on: backend)
         #expect(try await result(of: query).map(\.value) == ["First._ciao._tcp.local.", "Later._ciao._tcp.local."])
     }
 
@@ -279,12 +280,8 @@ import Testing
         }
         let both = resolving()
         let token = try await unicast.lookup().token
-        Thread {
-            unicast.emitRecords(token, [.added(v4)])
-            // Twice the answer pause: a multicast lookup would have returned with IPv4 alone.
-            Thread.sleep(forTimeInterval: 0.5)
-            unicast.emitRecords(token, [.added(v6)])
-        }.start()
+        // A multicast lookup would have returned with IPv4 alone.
+        Self.emit([.added(v4)], then: [.added(v6)], to: token, on: unicast)
         #expect(try await result(of: both).map(\.address) == ["198.18.0.50", "fd00::50"])
         let denied = resolving()
         let second = try await unicast.lookup(1).token
