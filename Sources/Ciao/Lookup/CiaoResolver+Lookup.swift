@@ -1,9 +1,9 @@
 /// One-shot lookups of any record, of a host's addresses and of an address's host name, as
 /// `dns-sd -Q`, `avahi-resolve -n` and `avahi-resolve -a` do.
 ///
-/// Each asks on the network (RFC 6762 §5.2; a name of two labels or more outside `local.` and the
-/// reverse zones, of the unicast DNS servers of `/etc/resolv.conf`) and returns what has answered once answers have
-/// paused for ``answerPause``: long enough for a host's other family. Shared PTR records (the
+/// Each asks on the network (RFC 6762 §5.2; a name of two labels or more outside `local.` and
+/// the reverse zones, of the unicast DNS servers of `/etc/resolv.conf`) and returns what has
+/// answered once answers have paused for ``answerPause``: long enough for a host's other family. Shared PTR records (the
 /// instances of a type, which many responders answer), and a host's addresses while only IPv6
 /// ones have come and its responder has not said it has no IPv4 address, are collected for
 /// ``sharedAnswerWindow`` at least: a responder that multicast its answer within the last second
@@ -33,7 +33,8 @@ extension CiaoResolver {
     }
 
     /// The addresses of `hostName` (`raspberrypi`, `raspberrypi.local` or `raspberrypi.local.`;
-    /// `printer.example.com` by unicast DNS) over the families asked for, IPv4 first; an IPv6 link-local address carries its `%zone`.
+    /// `printer.example.com` by unicast DNS) over the families asked for, IPv4 first; an IPv6
+    /// link-local address carries its `%zone`.
     public static func resolveHost(
         _ hostName: String, families: Set<NetworkScope.AddressFamily> = [.ipv4, .ipv6], interfaceIndex: UInt32 = 0,
         timeout: Duration = .seconds(10)
