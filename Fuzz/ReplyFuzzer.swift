@@ -307,7 +307,7 @@ private func checkAnswer(_ answer: DNSAnswer, to question: Question, in message:
             fail("no records, outcome \(answer.outcome), RCODE \(message.header.rcode)")
         }
         if message.answers.contains(where: {
-            $0.name == question.name && $0.rrClass == .internet && $0.type == question.type
+            $0.name == question.name && $0.rrClass == .internet && (question.type == .any || $0.type == question.type)
         }) {
             fail("the reply holds the question's RRset, the answer is \(answer.outcome)")
         }
@@ -315,23 +315,33 @@ private func checkAnswer(_ answer: DNSAnswer, to question: Question, in message:
             record.data.soa.map { answer.ttl <= min(record.ttl, $0.minimum) } ?? false
         }
         guard answer.ttl == 0 || allowed else { fail("negative TTL \(answer.ttl) that no SOA allows") }
+        if let soa = answer.soa {
+            guard soa.type == .soa, soa.ttl == answer.ttl,
+                message.authorities.contains(where: { $0.name == soa.name && $0.data == soa.data })
+            else { fail("the negative answer's SOA \(soa) is not the reply's, at its TTL \(answer.ttl)") }
+        }
         return
     }
-    guard answer.outcome == .records else { fail("records with outcome \(answer.outcome)") }
+    guard answer.outcome == .records, answer.soa == nil else { fail("records with outcome \(answer.outcome)") }
+    // ANY takes every record at the name itself, following no CNAME (RFC 8482).
+    guard question.type != .any || owner == question.name else { fail("ANY answered at \(owner)") }
     guard reachable(from: question.name, in: message).contains(owner) else {
         fail("the records' owner \(owner) is not on the CNAME chain from \(question.name)")
     }
     for record in answer.records {
-        guard record.name == owner, record.type == question.type, record.rrClass == .internet else {
+        guard record.name == owner, question.type == .any || record.type == question.type, record.rrClass == .internet
+        else {
             fail("\(record) is not in the one RRset \(question.type) IN at \(owner)")
         }
         guard
             message.answers.contains(where: {
-                $0.name == owner && $0.rrClass == .internet && $0.data == record.data
+                $0.name == owner && $0.rrClass == .internet && $0.type == record.type && $0.data == record.data
                     && min($0.ttl, maximumTTL) == record.ttl
             })
         else { fail("\(record) is not in the reply's answer section") }
-        guard answer.records.filter({ $0.data == record.data }).count == 1 else { fail("\(record) twice") }
+        guard answer.records.filter({ $0.type == record.type && $0.data == record.data }).count == 1 else {
+            fail("\(record) twice")
+        }
     }
     guard answer.ttl == answer.records.map(\.ttl).min() else { fail("answer TTL \(answer.ttl) is not its least") }
 }
