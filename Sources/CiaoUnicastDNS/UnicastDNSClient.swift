@@ -252,10 +252,10 @@ public struct UnicastDNSClient<Random: RandomNumberGenerator & Sendable>: Sendab
         }
         var soa = message.authorities.first { $0.type == .soa && (owner == $0.name || owner.isSubdomain(of: $0.name)) }
         let negativeTTL = soa.flatMap { record in record.data.soa.map { min(record.ttl, $0.minimum, maximumTTL) } }
-        soa?.ttl = negativeTTL ?? 0
+        // An SOA whose data does not parse gives no negative TTL, and is not the answer's.
+        if let negativeTTL { soa?.ttl = negativeTTL } else { soa = nil }
         return DNSAnswer(
             name: question.name, type: question.type,
-            outcome: message.header.rcode == 3 ? .nameError : .noData, records: [], ttl: negativeTTL ?? 0,
-            soa: soa.flatMap { $0.data.soa == nil ? nil : $0 })
+            outcome: message.header.rcode == 3 ? .nameError : .noData, records: [], ttl: negativeTTL ?? 0, soa: soa)
     }
 }
