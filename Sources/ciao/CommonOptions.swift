@@ -19,7 +19,7 @@ enum CommonOptions {
         .init(names: ["-6"], value: nil, help: "use IPv6 only"),
         .init(
             names: ["-v", "--verbose"], value: nil,
-            help: "log on standard error what multicast DNS does, and the counters at the end"),
+            help: "log on standard error what Ciao does on the network, and the counters at the end"),
     ]
 
     /// `browse -t` and `types -t`: list what is there and exit (see

@@ -1,8 +1,9 @@
 import Ciao
 import Synchronization
 
-/// `-v` / `--verbose`: every diagnostic of the mDNS runtime on standard error as it happens, one
-/// line each led by the time of day, and its counters when the command ends.
+/// `-v` / `--verbose`: every diagnostic of the runtimes (multicast and unicast DNS) on standard
+/// error as it happens, one line each led by the time of day, and the mDNS runtime's counters
+/// when the command ends.
 enum Verbose {
     private static let isOn = Atomic<Bool>(false)
 
