@@ -60,7 +60,7 @@ struct WideAreaBrowseRun {
                 if options.terminate, unsettled.contains(target) { status = 1 }
             case .settled:
                 unsettled.remove(target)
-            case .typeFound, .domainFound, .domainRemoved, .records:
+            case .typeFound, .domainFound, .domainRemoved, .records, .questionFailed:
                 break  // a type browse sees no enumeration and no lookup
             }
             if options.terminate && unsettled.isEmpty { break }

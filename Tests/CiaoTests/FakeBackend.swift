@@ -222,7 +222,7 @@ final class FakeBackend: DiscoveryBackend, Sendable {
         var browseCallbacks: [BackendToken: @Sendable ([BrowseUpdate]) -> Void] = [:]
         var resolveCallbacks: [BackendToken: @Sendable (ResolvedService) -> Void] = [:]
         var typeCallbacks: [BackendToken: @Sendable (ServiceType) -> Void] = [:]
-        var lookupCallbacks: [BackendToken: @Sendable ([RecordEvent]) -> Void] = [:]
+        var lookupCallbacks: [BackendToken: @Sendable (LookupUpdate) -> Void] = [:]
         /// The next call of each operation throws this error instead.
         var failures: [Operation: CiaoError] = [:]
         /// Run inside the next ``updateTXT(_:of:)``, synchronously on the caller's thread.
@@ -231,8 +231,6 @@ final class FakeBackend: DiscoveryBackend, Sendable {
         var interfacesPresent = true
         /// What ``asksOverIPv4`` says: false for a scope of IPv6 alone.
         var asksOverIPv4 = true
-        /// What ``timeoutError(of:)`` says of every lookup, instead of ``timeoutError``.
-        var lookupFailure: CiaoError?
         /// The subtype each browse asked for, if any.
         var browseSubtypes: [BackendToken: String] = [:]
         /// The resolution timeout each browse asked for, when it resolves what it finds.
@@ -333,7 +331,7 @@ final class FakeBackend: DiscoveryBackend, Sendable {
         }.get()
     }
 
-    func lookUp(_ lookup: RecordLookup, onUpdate: @escaping @Sendable ([RecordEvent]) -> Void) throws(CiaoError)
+    func lookUp(_ lookup: RecordLookup, onUpdate: @escaping @Sendable (LookupUpdate) -> Void) throws(CiaoError)
         -> BackendToken
     {
         try state.update { state -> Result<BackendToken, CiaoError> in
@@ -356,10 +354,6 @@ final class FakeBackend: DiscoveryBackend, Sendable {
     var hasUsableInterface: Bool { state.read { $0.interfacesPresent } }
 
     var asksOverIPv4: Bool { state.read { $0.asksOverIPv4 } }
-
-    func timeoutError(of token: BackendToken) -> CiaoError {
-        state.read { $0.lookupFailure } ?? timeoutError
-    }
 
     // MARK: Inspection
 
@@ -471,10 +465,14 @@ final class FakeBackend: DiscoveryBackend, Sendable {
     }
 
     func emitRecords(_ token: BackendToken, _ events: [RecordEvent]) {
+        emitLookup(token, .changes(events))
+    }
+
+    func emitLookup(_ token: BackendToken, _ update: LookupUpdate) {
         guard let callback = state.read({ $0.lookupCallbacks[token] }) else {
             Issue.record("no lookup has token \(token.rawValue)")
             return
         }
-        callback(events)
+        callback(update)
     }
 }

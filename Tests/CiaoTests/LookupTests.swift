@@ -289,16 +289,43 @@ import Testing
         #expect(try await result(of: denied).map(\.address) == ["198.18.0.50"])
     }
 
-    /// A one-shot lookup that times out without an answer throws why its backend could not ask
-    /// (a DNS server refusing), when the backend knows, rather than `timedOut`.
+    /// A unicast lookup whose question no server answered ends at once: with the records of the
+    /// other types if some came, or throwing why it could not ask, not waiting for its timeout.
+    @Test func aUnicastLookupThatCannotAskEndsAtOnce() async throws {
+        let unicast = FakeBackend()
+        let backends = BackendSelection(local: FakeBackend()) { _ in unicast }
+        let refused = CiaoError.network("198.18.0.53: Connection refused")
+        // An hour's timeout: only a wait for it outlasts the test's limit.
+        let alone = Task {
+            try await CiaoResolver.query(
+                name: "www.lab.example", type: .a, interfaceIndex: 0, timeout: .seconds(3600), backends: backends)
+        }
+        unicast.emitLookup(try await unicast.lookup().token, .failed(.a, refused))
+        await #expect(throws: refused) { try await result(of: alone) }
+        let both = Task {
+            try await CiaoResolver.resolveHost(
+                "printer.lab.example", families: [.ipv4, .ipv6], interfaceIndex: 0, timeout: .seconds(3600),
+                backends: backends)
+        }
+        let token = try await unicast.lookup(1).token
+        unicast.emitRecords(
+            token,
+            [.added(Self.record("printer.lab.example.", .a, "198.18.0.50", data: [198, 18, 0, 50], interface: 0))])
+        unicast.emitLookup(token, .failed(.aaaa, refused))
+        #expect(try await result(of: both).map(\.address) == ["198.18.0.50"])
+    }
+
+    /// A one-shot lookup that times out without an answer throws why a question of it could not
+    /// be asked (a DNS server refusing), rather than `timedOut`.
     @Test func aLookupThatTimesOutSaysWhyItCouldNotAsk() async throws {
         let backend = FakeBackend()
-        backend.state.update { $0.lookupFailure = .network("the DNS server refused") }
-        await #expect(throws: CiaoError.network("the DNS server refused")) {
-            try await CiaoResolver.query(
-                name: "www.lab.example", type: .a, interfaceIndex: 0, timeout: .milliseconds(200),
+        let lookup = Task {
+            try await CiaoResolver.resolveHost(
+                "printer.lab.example", families: [.ipv4, .ipv6], interfaceIndex: 0, timeout: .milliseconds(200),
                 backends: .init(local: backend) { _ in backend })
         }
+        backend.emitLookup(try await backend.lookup().token, .failed(.aaaa, .network("the DNS server refused")))
+        await #expect(throws: CiaoError.network("the DNS server refused")) { try await result(of: lookup) }
     }
 
     /// An IPv6 link-local address names the interface it came over as its zone; one from unicast

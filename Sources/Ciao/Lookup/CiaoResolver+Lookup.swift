@@ -13,8 +13,8 @@
 /// when the name's responder says, by an NSEC record on any interface (§6.1), or its zone's
 /// server by NODATA or NXDOMAIN, that it has none of the types asked for, `timedOut`
 /// (``CiaoError/noUsableInterface`` when no interface could carry the query) when nothing
-/// answered in time, `network` instead when a unicast DNS server refused a question or could not
-/// be reached, or `CancellationError`.
+/// answered in time, `network` at once when no unicast DNS server would answer a question (one
+/// refused it or none could be reached) and no other type has records, or `CancellationError`.
 extension CiaoResolver {
     /// How long answers must pause before a one-shot lookup returns.
     public static let answerPause: Duration = .milliseconds(250)
@@ -98,38 +98,41 @@ extension CiaoResolver {
     /// IPv4 only) unless an NSEC says there are none; `noSuchRecord` as soon as NSEC records deny
     /// every type asked for while nothing has answered. A unicast DNS server answers each question
     /// once and whole: a lookup of a name outside `local.` returns as soon as every type has its
-    /// records or its denial, or at the timeout with what has come.
+    /// records or its denial or could not be asked, or at the timeout with what has come; without
+    /// records, it throws why a type could not be asked.
     static func collect(
         _ lookup: RecordLookup, timeout: Duration, backend: any DiscoveryBackend,
         window: Duration = sharedAnswerWindow
     ) async throws -> [DNSRecord] {
         let asksForIPv4 = lookup.types.contains(.a)
-        let asked = Set(lookup.types.map { DNSRecordType(rawValue: $0.rawValue) })
+        let asked = lookup.types.map { DNSRecordType(rawValue: $0.rawValue) }
         let isUnicast = !lookup.isMulticast
-        let everyTypeAnswered = { (present: RecordSet) in
-            asked.allSatisfy { type in
-                present.deniedTypes.contains(type) || present.records.contains { type == .any || $0.type == type }
-            }
-        }
-        let present = try await settle(
-            RecordSet(), timeout: timeout, backend: backend, window: isUnicast ? timeout : window,
+        let everyTypeSettled = { (progress: LookupProgress) in asked.allSatisfy(progress.isSettled) }
+        let progress = try await settle(
+            LookupProgress(), timeout: timeout, backend: backend, window: isUnicast ? timeout : window,
             start: { onUpdate throws(CiaoError) in try backend.lookUp(lookup, onUpdate: onUpdate) },
-            fold: { present, events in for event in events { _ = present.apply(event) } },
-            answers: { !$0.records.isEmpty },
-            awaitsSecondQuery: { present in
-                guard !isUnicast else { return !everyTypeAnswered(present) }
+            fold: { progress, update in progress.apply(update) },
+            answers: { !$0.present.records.isEmpty },
+            awaitsSecondQuery: { progress in
+                guard !isUnicast else { return !everyTypeSettled(progress) }
+                let present = progress.present
                 // A shared PTR, not an address record some responders send without the cache-flush bit.
                 return present.records.contains { !$0.isUnique && $0.type == .ptr }
                     || asksForIPv4 && present.records.contains { $0.type == .aaaa }
                         && !present.records.contains { $0.type == .a } && !present.deniedTypes.contains(.a)
             },
-            isComplete: { present in
+            isComplete: { progress in
                 isUnicast
-                    ? everyTypeAnswered(present) : present.records.isEmpty && asked.isSubset(of: present.deniedTypes)
-            })
-        // `settle` returns a value without records only when it is complete: every type denied.
-        guard !present.records.isEmpty else { throw CiaoError.dnsService(CiaoError.Code.noSuchRecord) }
-        return present.records
+                    ? everyTypeSettled(progress)
+                    : progress.present.records.isEmpty && asked.allSatisfy(progress.present.deniedTypes.contains)
+            },
+            failure: { progress in progress.failure(amongst: asked) })
+        // `settle` returns a value without records only when it is complete: every type denied,
+        // or, in unicast DNS, some could not be asked.
+        guard !progress.present.records.isEmpty else {
+            throw progress.failure(amongst: asked) ?? CiaoError.dnsService(CiaoError.Code.noSuchRecord)
+        }
+        return progress.present.records
     }
 
     /// Runs a one-shot lookup that `start` begins, folding its updates into a value, and returns
@@ -137,12 +140,13 @@ extension CiaoResolver {
     /// `isComplete`; while `awaitsSecondQuery` holds, not before `window` (``sharedAnswerWindow``)
     /// has passed since the start (a responder that multicast what is missing within the last
     /// second gives it only to the second query, a second after the first: RFC 6762 §6). At
-    /// `timeout`, the value if it answers; otherwise the backend's timeout error for the lookup.
+    /// `timeout`, the value if it answers; otherwise the value's `failure`, or the backend's
+    /// ``DiscoveryBackend/timeoutError``.
     static func settle<Update: Sendable, Value>(
         _ initial: Value, timeout: Duration, backend: any DiscoveryBackend, window: Duration = sharedAnswerWindow,
         start: (_ onUpdate: @escaping @Sendable (Update) -> Void) throws(CiaoError) -> BackendToken,
         fold: (inout Value, Update) -> Void, answers: (Value) -> Bool, awaitsSecondQuery: (Value) -> Bool,
-        isComplete: (Value) -> Bool = { _ in false }
+        isComplete: (Value) -> Bool = { _ in false }, failure: (Value) -> CiaoError? = { _ in nil }
     ) async throws -> Value {
         let (signals, sink) = AsyncStream<LookupSignal<Update>>.makeStream()
         let started = ContinuousClock.now
@@ -179,12 +183,41 @@ extension CiaoResolver {
             case .paused:
                 continue
             case .timedOut:
-                guard answers(value) else { throw backend.timeoutError(of: token) }
+                guard answers(value) else { throw failure(value) ?? backend.timeoutError }
                 return value
             }
         }
         try Task.checkCancellation()
         throw CancellationError()
+    }
+}
+
+/// What a one-shot lookup has learnt: the records present and denied, and why the question of
+/// each type last could not be asked.
+private struct LookupProgress {
+    var present = RecordSet()
+    private var failures: [DNSRecordType: CiaoError] = [:]
+
+    mutating func apply(_ update: LookupUpdate) {
+        switch update {
+        case .changes(let events): for event in events { _ = present.apply(event) }
+        case .failed(let type, let error): failures[type] = error
+        }
+    }
+
+    /// Whether `type` has records (any, for ANY) or a denial.
+    func isAnswered(_ type: DNSRecordType) -> Bool {
+        present.deniedTypes.contains(type) || present.records.contains { type == .any || $0.type == type }
+    }
+
+    /// Whether the question for `type` is done with: answered, or it could not be asked.
+    func isSettled(_ type: DNSRecordType) -> Bool {
+        isAnswered(type) || failures[type] != nil
+    }
+
+    /// Why the first of `types` without an answer could not be asked, if it could not.
+    func failure(amongst types: [DNSRecordType]) -> CiaoError? {
+        types.lazy.filter { !self.isAnswered($0) }.compactMap { self.failures[$0] }.first
     }
 }
 

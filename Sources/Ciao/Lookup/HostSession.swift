@@ -29,7 +29,9 @@ public final class HostSession: Sendable {
             let lookup = try RecordLookup(hostName: hostName, families: families, interfaceIndex: interfaceIndex)
             let present = Mutex(RecordSet())
             let backend = try backends.backend(for: lookup)
-            let token = try backend.lookUp(lookup) { events in
+            let token = try backend.lookUp(lookup) { update in
+                // A question that could not be asked is asked again; the backend logs it.
+                guard case .changes(let events) = update else { return }
                 present.withLock { present in
                     for event in events {
                         let (removed, added) = present.apply(event)

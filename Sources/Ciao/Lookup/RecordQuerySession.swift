@@ -24,7 +24,9 @@ public final class RecordQuerySession: Sendable {
         do {
             let lookup = try RecordLookup(name: name, types: types, interfaceIndex: interfaceIndex)
             let backend = try backends.backend(for: lookup)
-            let token = try backend.lookUp(lookup) { events in
+            let token = try backend.lookUp(lookup) { update in
+                // A question that could not be asked is asked again; the backend logs it.
+                guard case .changes(let events) = update else { return }
                 for event in events { sink.yield(event) }
             }
             sink.onTermination = { [backend] _ in backend.cancel(token) }

@@ -32,12 +32,9 @@ protocol DiscoveryBackend: Sendable {
     func browseTypes(onUpdate: @escaping @Sendable (ServiceType) -> Void) throws(CiaoError) -> BackendToken
     /// Asks for records of a name continuously (RFC 6762 §5.2; in unicast DNS, again at 80 % of
     /// the TTL); each callback carries the changes of one batch, in order, records already cached
-    /// first.
-    func lookUp(_ lookup: RecordLookup, onUpdate: @escaping @Sendable ([RecordEvent]) -> Void) throws(CiaoError)
+    /// first, or a question that could not be asked.
+    func lookUp(_ lookup: RecordLookup, onUpdate: @escaping @Sendable (LookupUpdate) -> Void) throws(CiaoError)
         -> BackendToken
-    /// The error for a lookup of `token` that timed out without an answer: ``timeoutError``,
-    /// or why a question of it last could not be asked, when the backend knows.
-    func timeoutError(of token: BackendToken) -> CiaoError
     /// Stops what `token` started; a publication is withdrawn with goodbyes (RFC 6762 §10.1).
     func cancel(_ token: BackendToken)
     /// Returns once everything asked before has been carried out, goodbyes sent included.
@@ -54,8 +51,6 @@ extension DiscoveryBackend {
     /// The error for an operation that timed out: `timedOut`, or ``CiaoError/noUsableInterface``
     /// when there was no interface to carry it.
     var timeoutError: CiaoError { hasUsableInterface ? .timedOut : .noUsableInterface }
-
-    func timeoutError(of token: BackendToken) -> CiaoError { timeoutError }
 
     var asksOverIPv4: Bool { true }
 }

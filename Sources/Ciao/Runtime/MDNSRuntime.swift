@@ -103,12 +103,12 @@ final class MDNSRuntime: DiscoveryBackend {
         return token
     }
 
-    func lookUp(_ lookup: RecordLookup, onUpdate: @escaping @Sendable ([RecordEvent]) -> Void) throws(CiaoError)
+    func lookUp(_ lookup: RecordLookup, onUpdate: @escaping @Sendable (LookupUpdate) -> Void) throws(CiaoError)
         -> BackendToken
     {
         let token = newToken()
         try submit(.lookUp(lookup, token)) { update in
-            if case .records(_, let events) = update { onUpdate(events) }
+            if case .records(_, let events) = update { onUpdate(.changes(events)) }
         }
         return token
     }

@@ -21,9 +21,6 @@ final class WideAreaBackend: DiscoveryBackend {
     private let delivery = Mutex(())
     /// The instances each resolving browse has found and not lost, each with its resolution.
     private let automatic = Mutex<[BackendToken: AutomaticResolutions]>([:])
-    /// Why a question of each lookup could not be asked, the last time one could not, for
-    /// ``timeoutError(of:)``.
-    private let lookupFailures = Mutex<[BackendToken: CiaoError]>([:])
 
     /// A resolving browse's instances, and how long the resolution of each may go without a result.
     private struct AutomaticResolutions {
@@ -245,30 +242,24 @@ final class WideAreaBackend: DiscoveryBackend {
         return token
     }
 
-    func lookUp(_ lookup: RecordLookup, onUpdate: @escaping @Sendable ([RecordEvent]) -> Void) throws(CiaoError)
+    func lookUp(_ lookup: RecordLookup, onUpdate: @escaping @Sendable (LookupUpdate) -> Void) throws(CiaoError)
         -> BackendToken
     {
         let token = makeToken()
-        start(browser.lookupEvents(lookup), as: token) { [self] event in
+        start(browser.lookupEvents(lookup), as: token) { event in
             switch event {
-            case .records(let events): onUpdate(events)
-            case .failed(let error):
-                // asked again next round; a lookup has no event for it, so the log tells, and a
-                // one-shot lookup that times out says it
-                lookupFailures.withLock { $0[token] = error }
-                DiagnosticHub.shared.emit(.warning, .query, "looking up \(lookup.name): \(error)")
+            case .records(let events): onUpdate(.changes(events))
+            case .questionFailed(let type, let error):
+                // A continuous lookup has no event for it, so the log tells.
+                DiagnosticHub.shared.emit(.warning, .query, "looking up \(type) records of \(lookup.name): \(error)")
+                onUpdate(.failed(DNSRecordType(rawValue: type.rawValue), error))
             default: break
             }
         }
         return token
     }
 
-    func timeoutError(of token: BackendToken) -> CiaoError {
-        lookupFailures.withLock { $0[token] } ?? timeoutError
-    }
-
     func cancel(_ token: BackendToken) {
-        lookupFailures.withLock { $0[token] = nil }
         if let resolutions = automatic.withLock({ $0.removeValue(forKey: token) }) {
             for entry in resolutions.present.values { entry.cancel() }
         }

@@ -34,6 +34,8 @@ package struct WideAreaBrowse: Sendable {
         case records([RecordEvent])
         /// A question could not be asked; it is asked again in the next round.
         case failed(CiaoError)
+        /// A lookup's question for a type could not be asked; it is asked again in the next round.
+        case questionFailed(RecordType, CiaoError)
     }
 
     /// The shortest and longest wait between two rounds.
@@ -159,7 +161,7 @@ package struct WideAreaBrowse: Sendable {
 
     /// The records answering `lookup`, its types asked for together, and asked for again as a
     /// browse asks, until the stream is cancelled: each answer's changes as one `records` event
-    /// as it comes; a question no server answered as `failed`, with the removal of its records
+    /// as it comes; a question no server answered as `questionFailed`, with the removal of its records
     /// whose TTLs have run out.
     func lookupEvents(_ lookup: RecordLookup) -> AsyncStream<Event> {
         let loop = loop
@@ -176,7 +178,7 @@ package struct WideAreaBrowse: Sendable {
                         changes = reported.take(answer, at: .now)
                         ttl = min(ttl, answer.ttl)
                     case .failure(let error):
-                        report(.failed(.network(error.description)))
+                        report(.questionFailed(type, .network(error.description)))
                         changes = reported.expire(type, at: .now)
                         ttl = 0
                     }
