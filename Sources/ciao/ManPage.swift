@@ -79,7 +79,7 @@ enum ManPage {
         page.macro("TP")
         page.line(Roff.bold("CIAO_LOG"))
         page.text(
-            "debug, info, warning or error: logs the multicast DNS diagnostics of that level and above on "
+            "debug, info, warning or error: logs Ciao's diagnostics (multicast and unicast DNS) of that level and above on "
                 + "standard error, one line each, as -v does at the debug level (without the counters at the end). "
                 + "Another value is reported on standard error and otherwise ignored.")
 
