@@ -12,7 +12,8 @@ public enum CiaoResolver {
     /// §6, and avahi by default sends them over IPv4 only). From the servers of
     /// `/etc/resolv.conf` for another domain, at once. Throws `invalidConfiguration` for a
     /// non-positive timeout (before any network work), `timedOut` (``CiaoError/noUsableInterface``
-    /// when no interface could carry the queries), or `CancellationError`.
+    /// when no interface could carry the queries), `network` at once when the servers of another
+    /// domain refuse, cannot be reached or have no SRV record for it, or `CancellationError`.
     public static func resolve(_ service: Service, timeout: Duration = .seconds(10)) async throws -> ResolvedService {
         try await resolve(service, timeout: timeout, backends: .shared)
     }
@@ -29,16 +30,31 @@ public enum CiaoResolver {
         // A unicast DNS server's answer is whole: there is no other family to wait for.
         let isMulticast = Service.isLocalDomain(service.domain)
         let waitsForIPv4 = isMulticast && backend.asksOverIPv4
-        let result = try await settle(
-            ResolvedService?.none, timeout: timeout, backend: backend, window: window,
+        // The latest result, or why the latest round failed while none has come.
+        let outcome = try await settle(
+            Result<ResolvedService, CiaoError>?.none, timeout: timeout, backend: backend, window: window,
             start: { onUpdate throws(CiaoError) in try backend.resolve(service, onUpdate: onUpdate) },
-            fold: { latest, update in latest = update }, answers: { $0 != nil },
-            awaitsSecondQuery: { waitsForIPv4 && $0.map { $0.hasAddress(of: .ipv6) && !$0.isSettled(.ipv4) } ?? false },
-            isComplete: { latest in latest.map { !isMulticast || $0.isSettled(.ipv4) && $0.isSettled(.ipv6) } ?? false
-            })
-        // `settle` returns only a value that answers.
-        guard let result else { throw backend.timeoutError }
-        return result
+            fold: { outcome, update in
+                switch update {
+                case .resolved(let resolved): outcome = .success(resolved)
+                case .failed(let error): if outcome?.resolved == nil { outcome = .failure(error) }
+                }
+            },
+            answers: { $0?.resolved != nil },
+            awaitsSecondQuery: { outcome in
+                waitsForIPv4 && outcome?.resolved.map { $0.hasAddress(of: .ipv6) && !$0.isSettled(.ipv4) } ?? false
+            },
+            isComplete: { outcome in
+                switch outcome {
+                case .success(let resolved): !isMulticast || resolved.isSettled(.ipv4) && resolved.isSettled(.ipv6)
+                case .failure: true
+                case nil: false
+                }
+            },
+            failure: { outcome in if case .failure(let error) = outcome { error } else { nil } })
+        // `settle` returns only an outcome that answers or has failed.
+        guard let outcome else { throw backend.timeoutError }
+        return try outcome.get()
     }
 }
 
@@ -50,6 +66,11 @@ extension Service {
             throw .invalidConfiguration("the instance name must be 1 to 63 bytes of UTF-8, not \(name.utf8.count)")
         }
     }
+}
+
+extension Result<ResolvedService, CiaoError> {
+    /// The result, if it is one.
+    fileprivate var resolved: ResolvedService? { try? get() }
 }
 
 extension ResolvedService {

@@ -54,6 +54,18 @@ import Testing
         #expect(local.calls.isEmpty)
     }
 
+    /// A resolution in a unicast domain whose round failed (the server refused, or the service
+    /// has no SRV record) throws why at once, not `timedOut` at its timeout; a failure after a
+    /// result changes nothing.
+    @Test func aUnicastResolutionThatFailsSaysWhyAtOnce() async throws {
+        let service = Service(name: "Web", type: http, domain: "lab.example.")
+        let noSRV = CiaoError.network("cannot resolve Web: no SRV record")
+        // An hour's timeout: only a wait for it outlasts the test's limit.
+        let failing = Task { try await CiaoResolver.resolve(service, timeout: .seconds(3600), backends: backends) }
+        wideArea.emitResolution(try await wideArea.resolution(of: service), .failed(noSRV))
+        await #expect(throws: noSRV) { try await result(of: failing) }
+    }
+
     /// A unicast DNS server's answer is whole: an IPv6-only result is returned at once, not held
     /// for a second query as in `local.` (where the result right behind it would win).
     @Test func aUnicastResolutionWaitsForNoOtherFamily() async throws {

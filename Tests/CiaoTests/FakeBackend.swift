@@ -220,7 +220,7 @@ final class FakeBackend: DiscoveryBackend, Sendable {
         var lastToken: UInt64 = 0
         var publishCallbacks: [BackendToken: @Sendable (PublicationUpdate) -> Void] = [:]
         var browseCallbacks: [BackendToken: @Sendable ([BrowseUpdate]) -> Void] = [:]
-        var resolveCallbacks: [BackendToken: @Sendable (ResolvedService) -> Void] = [:]
+        var resolveCallbacks: [BackendToken: @Sendable (ResolutionUpdate) -> Void] = [:]
         var typeCallbacks: [BackendToken: @Sendable (ServiceType) -> Void] = [:]
         var lookupCallbacks: [BackendToken: @Sendable (LookupUpdate) -> Void] = [:]
         /// The next call of each operation throws this error instead.
@@ -309,7 +309,7 @@ final class FakeBackend: DiscoveryBackend, Sendable {
         state.update { state in state.calls.append(.reconfirm(browse, service)) }
     }
 
-    func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError)
+    func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolutionUpdate) -> Void) throws(CiaoError)
         -> BackendToken
     {
         try state.update { state -> Result<BackendToken, CiaoError> in
@@ -449,11 +449,15 @@ final class FakeBackend: DiscoveryBackend, Sendable {
     }
 
     func emitResolved(_ token: BackendToken, _ resolved: ResolvedService) {
+        emitResolution(token, .resolved(resolved))
+    }
+
+    func emitResolution(_ token: BackendToken, _ update: ResolutionUpdate) {
         guard let callback = state.read({ $0.resolveCallbacks[token] }) else {
             Issue.record("no resolution has token \(token.rawValue)")
             return
         }
-        callback(resolved)
+        callback(update)
     }
 
     func emitType(_ token: BackendToken, _ type: ServiceType) {

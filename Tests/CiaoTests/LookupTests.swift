@@ -313,6 +313,16 @@ import Testing
             [.added(Self.record("printer.lab.example.", .a, "198.18.0.50", data: [198, 18, 0, 50], interface: 0))])
         unicast.emitLookup(token, .failed(.aaaa, refused))
         #expect(try await result(of: both).map(\.address) == ["198.18.0.50"])
+        // One type denied, the other not asked: not "no such record", which only the first says.
+        let half = Task {
+            try await CiaoResolver.resolveHost(
+                "printer.lab.example", families: [.ipv4, .ipv6], interfaceIndex: 0, timeout: .seconds(3600),
+                backends: backends)
+        }
+        let third = try await unicast.lookup(2).token
+        unicast.emitRecords(third, [.noSuchRecord(.a, Self.soa)])
+        unicast.emitLookup(third, .failed(.aaaa, refused))
+        await #expect(throws: refused) { try await result(of: half) }
     }
 
     /// A one-shot lookup that times out without an answer throws why a question of it could not
@@ -321,7 +331,7 @@ import Testing
         let backend = FakeBackend()
         let lookup = Task {
             try await CiaoResolver.resolveHost(
-                "printer.lab.example", families: [.ipv4, .ipv6], interfaceIndex: 0, timeout: .milliseconds(200),
+                "printer.lab.example", families: [.ipv4, .ipv6], interfaceIndex: 0, timeout: .seconds(2),
                 backends: .init(local: backend) { _ in backend })
         }
         backend.emitLookup(try await backend.lookup().token, .failed(.aaaa, .network("the DNS server refused")))

@@ -399,12 +399,13 @@ def scenario_api(s: Suite) -> list[str]:
         resolve_ms = (time.monotonic() - t1) * 1000
         if one["event"] != "resolved" or problems(one) or one.get("addresses") != found.get("addresses"):
             raise Failure(f"CiaoResolver.resolve gave {one}, not what the browse resolved {found}")
-        agent.send(cmd="resolve", id="gone", name="Nobody Here", type="_http._tcp", domain=bind.DOMAIN, timeout=3)
+        # named says NXDOMAIN for its SRV: the resolution fails at once with that, not timedOut at 10 s
+        agent.send(cmd="resolve", id="gone", name="Nobody Here", type="_http._tcp", domain=bind.DOMAIN, timeout=10)
         t2 = time.monotonic()
-        gone = agent.wait_for(lambda e: e.get("id") == "gone" and e["event"] in ("resolved", "resolveFailed"), 10)
+        gone = agent.wait_for(lambda e: e.get("id") == "gone" and e["event"] in ("resolved", "resolveFailed"), 20)
         gone_s = time.monotonic() - t2
-        if gone["event"] != "resolveFailed" or gone_s > 4.5:
-            raise Failure(f"resolving a service not in the zone gave {gone} after {gone_s:.1f} s (timeout 3 s)")
+        if gone["event"] != "resolveFailed" or gone_s > 5 or "no SRV record" not in gone.get("message", ""):
+            raise Failure(f"resolving a service not in the zone gave {gone} after {gone_s:.1f} s (timeout 10 s)")
         # automatic resolution times out in the backend: Ghost (a PTR without SRV) fails, the printer does not
         t3 = time.monotonic()
         agent.send(cmd="browse", id="g", type="_ipp._tcp", domain=bind.DOMAIN, resolutionTimeout=2)
@@ -493,7 +494,8 @@ def scenario_api(s: Suite) -> list[str]:
         if refused["event"] != "publishFailed" or "REFUSED" not in refused.get("message", ""):
             raise Failure(f"a start outside the update-policy gave {refused}")
         return [f"CiaoBrowser in {bind.DOMAIN}: {bind.PRINTER!r} found and resolved exactly in {browse_ms:.0f} ms; "
-                f"CiaoResolver.resolve {resolve_ms:.0f} ms; a missing service fails after {gone_s:.1f} s (timeout 3 s)",
+                f"CiaoResolver.resolve {resolve_ms:.0f} ms; a missing service fails after {gone_s:.1f} s (timeout 10 s): "
+                f"{gone['message'].split(': ', 1)[-1][:60]}",
                 f"automatic resolution of a PTR without SRV fails after {ghost_s:.1f} s (resolutionTimeout 2 s); "
                 "the printer beside it resolves",
                 f"ServiceTypeSession: {', '.join(types)}",

@@ -13,8 +13,9 @@
 /// when the name's responder says, by an NSEC record on any interface (§6.1), or its zone's
 /// server by NODATA or NXDOMAIN, that it has none of the types asked for, `timedOut`
 /// (``CiaoError/noUsableInterface`` when no interface could carry the query) when nothing
-/// answered in time, `network` at once when no unicast DNS server would answer a question (one
-/// refused it or none could be reached) and no other type has records, or `CancellationError`.
+/// answered in time, `network` when no unicast DNS server would answer a question (one refused it
+/// or none could be reached) and no other type has records (at once, or at the timeout while
+/// another type is unanswered), or `CancellationError`.
 extension CiaoResolver {
     /// How long answers must pause before a one-shot lookup returns.
     public static let answerPause: Duration = .milliseconds(250)
@@ -91,7 +92,7 @@ extension CiaoResolver {
     }
 
     /// What answers `lookup`, as
-    /// ``settle(_:timeout:backend:window:start:fold:answers:awaitsSecondQuery:isComplete:)``
+    /// ``settle(_:timeout:backend:window:start:fold:answers:awaitsSecondQuery:isComplete:failure:)``
     /// collects it: past the answer pause, to the end of `window`, while a shared PTR record has
     /// come, or AAAA records without the A records also asked for (a dual-stack responder that
     /// multicast its A records within the last second, or avahi, which by default sends them over

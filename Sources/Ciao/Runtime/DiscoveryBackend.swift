@@ -25,8 +25,9 @@ protocol DiscoveryBackend: Sendable {
     /// publisher answers within about ten seconds; a unicast DNS backend asks its server again
     /// at once, whose answer has authority.
     func reconfirm(_ service: Service, of browse: BackendToken)
-    /// Resolves a service continuously: a callback each time host, port, addresses or TXT change.
-    func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError)
+    /// Resolves a service continuously: a callback each time host, port, addresses or TXT change,
+    /// or a round fails.
+    func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolutionUpdate) -> Void) throws(CiaoError)
         -> BackendToken
     /// Enumerates the service types on the network (RFC 6763 §9), each reported once.
     func browseTypes(onUpdate: @escaping @Sendable (ServiceType) -> Void) throws(CiaoError) -> BackendToken

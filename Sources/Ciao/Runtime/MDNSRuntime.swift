@@ -84,13 +84,13 @@ final class MDNSRuntime: DiscoveryBackend {
         submitIfRunning { loop in loop.handle(.reconfirm(service, of: browse)) }
     }
 
-    func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError)
+    func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolutionUpdate) -> Void) throws(CiaoError)
         -> BackendToken
     {
         try service.checkResolvable()
         let token = newToken()
         try submit(.resolve(service, token)) { update in
-            if case .resolved(_, let resolved) = update { onUpdate(resolved) }
+            if case .resolved(_, let resolved) = update { onUpdate(.resolved(resolved)) }
         }
         return token
     }

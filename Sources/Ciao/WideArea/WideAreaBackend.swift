@@ -224,12 +224,19 @@ final class WideAreaBackend: DiscoveryBackend {
         automatic.withLock { $0[browse]?.present[service]?.trigger }?.fire()
     }
 
-    func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolvedService) -> Void) throws(CiaoError)
+    func resolve(_ service: Service, onUpdate: @escaping @Sendable (ResolutionUpdate) -> Void) throws(CiaoError)
         -> BackendToken
     {
         let token = makeToken()
-        start(try browser.resolveEvents(service), as: token) { event in
-            if case .resolved(let resolved) = event { onUpdate(resolved) }
+        start(try browser.resolveEvents(service), as: token) { [domain] event in
+            switch event {
+            case .resolved(let resolved): onUpdate(.resolved(resolved))
+            case .resolutionFailed(_, let error):
+                // A continuous resolution has no event for it, so the log tells.
+                DiagnosticHub.shared.emit(.warning, .query, "resolving \(service) in \(domain): \(error)")
+                onUpdate(.failed(error))
+            default: break
+            }
         }
         return token
     }

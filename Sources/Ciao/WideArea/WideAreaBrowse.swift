@@ -32,7 +32,8 @@ package struct WideAreaBrowse: Sendable {
         case settled
         /// The changes to the records a lookup asked for, in one round.
         case records([RecordEvent])
-        /// A question could not be asked; it is asked again in the next round.
+        /// A question of a browse, type or domain round could not be asked; it is asked again in
+        /// the next round.
         case failed(CiaoError)
         /// A lookup's question for a type could not be asked; it is asked again in the next round.
         case questionFailed(RecordType, CiaoError)
@@ -224,7 +225,7 @@ package struct WideAreaBrowse: Sendable {
 
     /// Resolves `service` continuously (RFC 6763 §6, §12): `resolved` the first time its SRV, TXT
     /// and addresses are known and each time they change, asked for again as a browse asks;
-    /// failed rounds report nothing and are retried. Until the stream is cancelled. Firing
+    /// a failed round is `resolutionFailed`, and retried. Until the stream is cancelled. Firing
     /// `trigger` brings the next round forward, asking the servers rather than the cache.
     package func resolveEvents(_ service: Service, trigger: RoundTrigger? = nil) throws(CiaoError) -> AsyncStream<Event>
     {
@@ -237,7 +238,8 @@ package struct WideAreaBrowse: Sendable {
                     report(.resolved(resolved))
                 }
                 return ttl
-            case .failure:
+            case .failure(let error):
+                report(.resolutionFailed(service, error))
                 return 0
             }
         }
@@ -382,7 +384,11 @@ private struct BrowseRound {
                 if case .srv(let srv) = record.data { srv } else { nil }
             }).first
         else {
-            let reason = (try? srvResult.get()).map { _ in "no SRV record" } ?? "\(srvResult)"
+            let reason =
+                switch srvResult {
+                case .success: "no SRV record"
+                case .failure(let error): error.description
+                }
             return .failure(.network("cannot resolve \(service): \(reason)"))
         }
         var txtRecord = TXTRecord.empty
