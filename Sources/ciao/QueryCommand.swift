@@ -34,10 +34,13 @@ enum QueryCommand {
             (or of --server) by unicast DNS, as dns-sd -Q asks it, and asked again at 80 % of its
             TTL with -c. Its records show interface any (a CNAME chain in the reply followed, the
             records at its end under their own name); the query ends once every type has its
-            answer; NODATA or NXDOMAIN is no such record, with the zone's SOA in soa.
+            answer; NODATA or NXDOMAIN is no such record, with the zone's SOA in soa. When no
+            server will answer (refused, or none within resolv.conf's timeout), the query ends
+            then with the reason; with -c the reason is printed on standard error each round, and
+            the question asked again.
 
-            Exit status: 0 answered, or with -c interrupted or timed out; 1 no answer in time, or
-            no such record; 2 bad arguments.
+            Exit status: 0 answered, or with -c interrupted or timed out; 1 no answer in time, no
+            such record, or no server would answer; 2 bad arguments.
             """)
 
     static func run(_ arguments: [String]) async -> Int32 {
@@ -78,20 +81,22 @@ enum QueryCommand {
                 "no \(type) record of \(name) answered within \(timeout!)"
             }
         }
-        return await follow(RecordQuerySession(name: name, type: type), of: name, until: timeout, printer: printer)
+        return await follow(name, type, until: timeout, printer: printer)
     }
 
-    /// Prints the events of `session`, which asks for `name`, until SIGINT or SIGTERM, or until
-    /// `timeout`.
+    /// Prints the events of a session asking for `type` records of `name`, and each question no
+    /// server would answer on standard error, until SIGINT or SIGTERM, or until `timeout`.
     private static func follow(
-        _ session: RecordQuerySession, of name: String, until timeout: Duration?, printer: LookupPrinter
+        _ name: String, _ type: DNSRecordType, until timeout: Duration?, printer: LookupPrinter
     ) async -> Int32 {
         enum Input {
             case event(RecordEvent)
+            case questionFailed(CiaoError)
             case failed(any Error)
             case done
         }
         let (feed, sink) = AsyncStream<Input>.makeStream()
+        let session = RecordQuerySession(name: name, type: type) { sink.yield(.questionFailed($0)) }
         let tasks = [
             Task {
                 do {
@@ -118,6 +123,7 @@ enum QueryCommand {
         for await input in feed {
             switch input {
             case .event(let event): printer.print(event.record, change: event, askedName: name)
+            case .questionFailed(let error): CommandLineTool.printError("\(type) records of \(name): \(error)")
             case .failed(let error) where CommandLineTool.isArgumentError(error):
                 return CommandLineTool.usageError("\(error)", spec: spec)
             case .failed(let error):

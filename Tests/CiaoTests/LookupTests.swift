@@ -385,6 +385,25 @@ import Testing
         try await backend.cancellation(of: token)
     }
 
+    /// A continuous lookup tells why a question could not be asked, and carries on: the records of
+    /// a later round still come.
+    @Test func aRecordSessionSaysWhyAQuestionFailedAndCarriesOn() async throws {
+        let unicast = FakeBackend()
+        let failures = Mutex<[CiaoError]>([])
+        let session = RecordQuerySession(
+            name: "www.lab.example", types: [.a], interfaceIndex: 0,
+            backends: BackendSelection(local: FakeBackend()) { _ in unicast },
+            questionFailed: { error in failures.withLock { $0.append(error) } })
+        let events = StreamRecorder(session.events)
+        let token = try await unicast.lookup().token
+        let refused = CiaoError.network("198.18.0.53: Connection refused")
+        unicast.emitLookup(token, .failed(.a, refused))
+        unicast.emitRecords(token, [.added(Self.v4)])
+        session.stop()
+        #expect(try await events.remainder() == [.added(Self.v4)])
+        #expect(failures.withLock { $0 } == [refused])
+    }
+
     @Test func aRecordSessionPassesEveryEventOnAndRefusesABadName() async throws {
         let backend = FakeBackend()
         let session = RecordQuerySession(

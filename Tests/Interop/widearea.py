@@ -633,6 +633,15 @@ def scenario_lookups(s: Suite) -> list[str]:
                           f"{r.stderr.strip()}")
         figures.append(f"a refusing server, in {took * 1000:.0f} ms with a 20 s timeout: "
                        + r.stderr.strip().splitlines()[-1].removeprefix("ciao: ")[:70])
+        # -c says it on standard error and keeps asking
+        command = with_resolv_conf(client, "resolv-refused-c.conf", f"nameserver {refusing.v4}\n",
+                                   s.ciao, "query", "-c", "--timeout", "3", printer, "A")
+        r = subprocess.run(client.argv(*command), capture_output=True, text=True, timeout=60)
+        said = [l for l in r.stderr.splitlines() if f"A records of {printer}" in l and "refused" in l]
+        if r.returncode != 0 or not said or any(l.split()[1:2] == ["Add"] for l in r.stdout.splitlines()):
+            raise Failure(f"ciao query -c {printer} A of a refusing server: exit {r.returncode}, "
+                          f"{r.stdout.strip()!r} {r.stderr.strip()!r}")
+        figures.append(f"query -c of a refusing server: {len(said)} line(s) on standard error in 3 s, exit 0")
 
         mark = named.mark()
         took, r = ciao("local", "query", "--timeout", "1", "nothing.local", "A")

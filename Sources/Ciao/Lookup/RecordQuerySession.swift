@@ -17,7 +17,22 @@ public final class RecordQuerySession: Sendable {
         self.init(name: name, types: [type], interfaceIndex: interfaceIndex, backends: .shared)
     }
 
-    init(name: String, types: [DNSRecordType], interfaceIndex: UInt32, backends: BackendSelection) {
+    /// As ``init(name:type:interfaceIndex:)``, telling `questionFailed` why each time no unicast
+    /// DNS server would answer (one refused, or none could be reached); the question is asked
+    /// again in the next round. `ciao query -c` says it on standard error.
+    package convenience init(
+        name: String, type: DNSRecordType, interfaceIndex: UInt32 = 0,
+        questionFailed: @escaping @Sendable (CiaoError) -> Void
+    ) {
+        self.init(
+            name: name, types: [type], interfaceIndex: interfaceIndex, backends: .shared, questionFailed: questionFailed
+        )
+    }
+
+    init(
+        name: String, types: [DNSRecordType], interfaceIndex: UInt32, backends: BackendSelection,
+        questionFailed: (@Sendable (CiaoError) -> Void)? = nil
+    ) {
         let (events, sink) = AsyncThrowingStream<RecordEvent, any Error>.makeStream()
         self.events = events
         self.sink = sink
@@ -25,9 +40,10 @@ public final class RecordQuerySession: Sendable {
             let lookup = try RecordLookup(name: name, types: types, interfaceIndex: interfaceIndex)
             let backend = try backends.backend(for: lookup)
             let token = try backend.lookUp(lookup) { update in
-                // A question that could not be asked is asked again; the backend logs it.
-                guard case .changes(let events) = update else { return }
-                for event in events { sink.yield(event) }
+                switch update {
+                case .changes(let events): for event in events { sink.yield(event) }
+                case .failed(_, let error): questionFailed?(error)
+                }
             }
             sink.onTermination = { [backend] _ in backend.cancel(token) }
         } catch {
