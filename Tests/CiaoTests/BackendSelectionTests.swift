@@ -55,8 +55,7 @@ import Testing
     }
 
     /// A resolution in a unicast domain whose round failed (the server refused, or the service
-    /// has no SRV record) throws why at once, not `timedOut` at its timeout; a failure after a
-    /// result changes nothing.
+    /// has no SRV record) throws why at once, not `timedOut` at its timeout.
     @Test func aUnicastResolutionThatFailsSaysWhyAtOnce() async throws {
         let service = Service(name: "Web", type: http, domain: "lab.example.")
         let noSRV = CiaoError.network("cannot resolve Web: no SRV record")
